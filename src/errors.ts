@@ -1,0 +1,96 @@
+/**
+ * The one error family of agui-wire. Every error the library throws on purpose is an
+ * {@link AguiWireError} with a stable string `code`, so callers can branch on `err.code` without
+ * parsing messages, and messages say what was expected and what was found.
+ *
+ * @module
+ */
+import type { core } from "zod";
+
+/**
+ * Stable codes carried by {@link AguiWireError.code}.
+ *
+ * - `invalid_event`: an event does not match the event model.
+ * - `invalid_input`: a `RunAgentInput` (or another non-event value) does not match the model.
+ * - `unknown_event_type`: an event's type is not one of the 16 the protocol defines.
+ * - `malformed_frame`: binary bytes that are not a well-formed encoded event.
+ * - `malformed_event`: SSE text whose data is not JSON.
+ * - `frame_too_large`: a frame or SSE event larger than the configured bound.
+ * - `truncated_stream`: a stream that ended inside a frame or an event, or a run that ended
+ *   without RUN_FINISHED or RUN_ERROR.
+ * - `unsupported_media_type`: a content type that is neither of the two transports.
+ * - `http_status`: an HTTP response whose status is not 2xx.
+ * - `protocol_violation`: events out of the order the protocol requires.
+ * - `network_error`: the request could not be made or the connection failed.
+ * - `aborted`: the caller cancelled the run.
+ */
+export type ErrorCode =
+  | "invalid_event"
+  | "invalid_input"
+  | "unknown_event_type"
+  | "malformed_frame"
+  | "malformed_event"
+  | "frame_too_large"
+  | "truncated_stream"
+  | "unsupported_media_type"
+  | "http_status"
+  | "protocol_violation"
+  | "network_error"
+  | "aborted";
+
+/** Options accepted by every error constructor of the family. */
+export interface AguiWireErrorOptions {
+  /** The underlying error or value that led to this one. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error agui-wire throws on purpose.
+ *
+ * `code` is stable across versions; `message` is for people and may be reworded.
+ */
+export class AguiWireError extends Error {
+  /** Stable machine-readable code; see {@link ErrorCode}. */
+  readonly code: ErrorCode;
+
+  /**
+   * @param code - The stable error code.
+   * @param message - What was expected and what was found.
+   * @param options - `cause`: the underlying error, kept for debugging.
+   */
+  constructor(code: ErrorCode, message: string, options?: AguiWireErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = "AguiWireError";
+  }
+}
+
+/**
+ * A value that does not match the event model (`invalid_event`, `unknown_event_type`) or the
+ * `RunAgentInput` model (`invalid_input`). `issues` keeps every zod issue, each with its `path`.
+ */
+export class ValidationError extends AguiWireError {
+  /** The zod issues behind the error; empty when the failure was found before zod ran. */
+  readonly issues: readonly core.$ZodIssue[];
+
+  /**
+   * @param code - `invalid_event`, `unknown_event_type` or `invalid_input`.
+   * @param message - The summary, naming the path and the problem of the first issue.
+   * @param issues - The zod issues, kept for callers that want all of them.
+   */
+  constructor(
+    code: "invalid_event" | "unknown_event_type" | "invalid_input",
+    message: string,
+    issues: readonly core.$ZodIssue[] = [],
+    options?: AguiWireErrorOptions,
+  ) {
+    super(code, message, options);
+    this.issues = issues;
+    this.name = "ValidationError";
+  }
+}
+
+/** Tells whether `value` is an {@link AguiWireError}, and of the given code when one is given. */
+export function isAguiWireError(value: unknown, code?: ErrorCode): value is AguiWireError {
+  return value instanceof AguiWireError && (code === undefined || value.code === code);
+}
