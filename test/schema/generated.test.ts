@@ -1,0 +1,40 @@
+// src/gen/ must be exactly what `buf generate` makes of proto/, and proto/ must pass `buf lint`,
+// so that the committed code and the schema cannot drift apart.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "../..");
+const buf = join(root, "node_modules/.bin/buf");
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+describe("generated code", () => {
+  const out = mkdtempSync(join(tmpdir(), "agui-wire-gen-"));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("is what buf generate produces from proto/", () => {
+    execFileSync(buf, ["generate", "--output", out], { cwd: root, stdio: "pipe" });
+    const fresh = join(out, "src/gen");
+    const committed = join(root, "src/gen");
+    const freshFiles = listFiles(fresh).map((f) => relative(fresh, f)).sort();
+    const committedFiles = listFiles(committed).map((f) => relative(committed, f)).sort();
+    expect(committedFiles).toEqual(freshFiles);
+    expect(freshFiles.length).toBeGreaterThan(0);
+    for (const file of freshFiles) {
+      expect(readFileSync(join(committed, file), "utf8"), file).toBe(readFileSync(join(fresh, file), "utf8"));
+    }
+  });
+
+  it("comes from a schema that passes buf lint", () => {
+    // execFileSync throws, failing the test, when buf exits non-zero; its findings are in the error.
+    expect(() => execFileSync(buf, ["lint"], { cwd: root, stdio: "pipe" })).not.toThrow();
+  });
+});
