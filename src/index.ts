@@ -8,3 +8,4 @@
 export * from "./model/index.js";
 export { AguiWireError, ValidationError, isAguiWireError, type ErrorCode, type AguiWireErrorOptions } from "./errors.js";
 export { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "./media-types.js";
+export { encodeEvent, encodeFrame, decodeEvent, FrameDecoder, DEFAULT_MAX_FRAME_BYTES, type FrameDecoderOptions } from "./binary/index.js";

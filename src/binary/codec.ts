@@ -1,0 +1,69 @@
+/**
+ * One event to and from protobuf bytes (an `Event` message, no length prefix), and one framed
+ * event (4-byte big-endian length, then the message).
+ *
+ * @module
+ */
+import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
+import { parseEvent } from "../model/parse.js";
+import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import { Reader } from "./reader.js";
+import { beginWrite } from "./writer.js";
+
+/**
+ * Validates `event` and encodes it as one protobuf `Event` message, wire-compatible with
+ * `@ag-ui/proto`.
+ *
+ * The result may share its `ArrayBuffer` with other encoded events (it is a view on a pool), so
+ * do not transfer or detach `result.buffer`; copy with `slice()` if you need to.
+ *
+ * @throws {ValidationError} `invalid_event` or `unknown_event_type` when the event does not match
+ *   the model; nothing is encoded then.
+ */
+export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
+  const valid = parseEvent(event);
+  const w = beginWrite();
+  writeEvent(w, valid as EventFields);
+  return w.finish();
+}
+
+/**
+ * Validates `event` and encodes it as one frame: a 4-byte big-endian length, then the `Event`
+ * message, written into one buffer in one pass (the length is filled in afterwards).
+ *
+ * The same pooling note as {@link encodeEvent} applies.
+ *
+ * @throws {ValidationError} as {@link encodeEvent} does.
+ */
+export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
+  const valid = parseEvent(event);
+  const w = beginWrite();
+  w.ensure(4);
+  w.pos += 4;
+  writeEvent(w, valid as EventFields);
+  const len = w.pos - w.start - 4;
+  const buf = w.buf;
+  const at = w.start;
+  buf[at] = len >>> 24;
+  buf[at + 1] = (len >>> 16) & 0xff;
+  buf[at + 2] = (len >>> 8) & 0xff;
+  buf[at + 3] = len & 0xff;
+  return w.finish();
+}
+
+/**
+ * Decodes one protobuf `Event` message (no length prefix) and validates the result, so that the
+ * event returned is one `parseEvent` accepts unchanged.
+ *
+ * @param bytes - The message; `start`/`end` select a part of it without copying.
+ * @throws {AguiWireError} `malformed_frame` for bytes that are not a well-formed `Event` (truncated
+ *   varints, lengths past the end, wrong wire types, invalid UTF-8, a BaseEvent type that disagrees
+ *   with the arm, JSON nested deeper than 100 levels); `unknown_event_type` for an event arm this
+ *   schema lacks.
+ * @throws {ValidationError} `invalid_event` when the decoded event breaks a rule of the model (an
+ *   empty TEXT_MESSAGE_CONTENT delta, a role other than assistant, a missing patch value, ...).
+ */
+export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): AguiEvent {
+  const r = new Reader(bytes, start, end);
+  return parseEvent(readEvent(r, end));
+}

@@ -1,0 +1,160 @@
+/**
+ * Incremental decoding of length-prefixed frames: a 4-byte big-endian length, then one `Event`.
+ *
+ * @module
+ */
+import { AguiWireError } from "../errors.js";
+import type { AguiEvent } from "../model/events.js";
+import { decodeEvent } from "./codec.js";
+
+/** Default bound on one frame's announced length: 16 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+/** Options of {@link FrameDecoder}. */
+export interface FrameDecoderOptions {
+  /**
+   * Largest frame body accepted, in bytes (default 16 MiB). A header announcing more fails at once,
+   * before anything is allocated or buffered for it.
+   */
+  maxFrameBytes?: number;
+}
+
+/**
+ * Push-based decoder of a stream of frames, fed chunks as they arrive in any sizes.
+ *
+ * Frames that lie wholly inside one chunk are decoded in place, without a copy; only a frame split
+ * across chunks is gathered, once, when its last byte arrives. The chunks of an unfinished frame
+ * are kept as received, so memory grows with the bytes that actually arrived, never with what a
+ * header announces.
+ *
+ * After it throws, a decoder is finished: every later call throws the same error.
+ */
+export class FrameDecoder {
+  private readonly maxFrameBytes: number;
+  // Header bytes of a frame whose header is split across chunks.
+  private readonly header = new Uint8Array(4);
+  private headerFilled = 0;
+  // Body of a frame split across chunks: the parts received so far and the length announced.
+  private parts: Uint8Array[] = [];
+  private partsLength = 0;
+  private bodyLength = -1;
+  private frames = 0;
+  private failure: unknown;
+
+  /** @throws {RangeError} if `maxFrameBytes` is not a positive safe integer. */
+  constructor(options: FrameDecoderOptions = {}) {
+    const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxFrameBytes must be a positive integer, found ${max}`);
+    this.maxFrameBytes = max;
+  }
+
+  /** Number of frames decoded so far. */
+  get count(): number {
+    return this.frames;
+  }
+
+  /**
+   * Feeds the next chunk and returns the events it completed (possibly none).
+   *
+   * @throws {AguiWireError} `frame_too_large` for a header announcing more than `maxFrameBytes`;
+   *   `malformed_frame` or `unknown_event_type` for a frame that does not decode; the message
+   *   names the frame by its index in the stream.
+   * @throws {ValidationError} `invalid_event` for a decoded event the model rejects.
+   */
+  push(chunk: Uint8Array): AguiEvent[] {
+    if (this.failure !== undefined) throw this.failure;
+    const out: AguiEvent[] = [];
+    try {
+      this.consume(chunk, out);
+    } catch (err) {
+      this.failure = err;
+      throw err;
+    }
+    return out;
+  }
+
+  /**
+   * Declares the stream finished.
+   *
+   * @throws {AguiWireError} `truncated_stream` if it ended inside a frame's header or body.
+   */
+  end(): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.headerFilled > 0 || this.bodyLength >= 0) {
+      const got = this.bodyLength >= 0 ? `${this.partsLength} of its ${this.bodyLength} body bytes` : `${this.headerFilled} of its 4 header bytes`;
+      this.failure = new AguiWireError("truncated_stream", `stream ended inside frame #${this.frames}: got ${got}`);
+      throw this.failure;
+    }
+  }
+
+  private consume(chunk: Uint8Array, out: AguiEvent[]): void {
+    let pos = 0;
+    const n = chunk.length;
+    while (pos < n) {
+      if (this.bodyLength >= 0) {
+        // Continue a frame split across chunks.
+        const take = Math.min(this.bodyLength - this.partsLength, n - pos);
+        this.parts.push(chunk.subarray(pos, pos + take));
+        this.partsLength += take;
+        pos += take;
+        if (this.partsLength === this.bodyLength) {
+          const body = this.gather();
+          out.push(this.decode(body, 0, body.length));
+        }
+        continue;
+      }
+      let len: number;
+      if (this.headerFilled === 0 && n - pos >= 4) {
+        len = ((chunk[pos]! << 24) | (chunk[pos + 1]! << 16) | (chunk[pos + 2]! << 8) | chunk[pos + 3]!) >>> 0;
+        pos += 4;
+      } else {
+        while (this.headerFilled < 4 && pos < n) this.header[this.headerFilled++] = chunk[pos++]!;
+        if (this.headerFilled < 4) return;
+        const h = this.header;
+        len = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
+        this.headerFilled = 0;
+      }
+      if (len > this.maxFrameBytes) {
+        throw new AguiWireError(
+          "frame_too_large",
+          `frame #${this.frames} announces ${len} bytes, more than the ${this.maxFrameBytes} allowed (maxFrameBytes)`,
+        );
+      }
+      if (n - pos >= len) {
+        out.push(this.decode(chunk, pos, pos + len));
+        pos += len;
+      } else {
+        this.bodyLength = len;
+        this.parts.push(chunk.subarray(pos));
+        this.partsLength = n - pos;
+        pos = n;
+      }
+    }
+  }
+
+  private gather(): Uint8Array {
+    const body = this.parts.length === 1 ? this.parts[0]! : new Uint8Array(this.bodyLength);
+    if (this.parts.length > 1) {
+      let at = 0;
+      for (const part of this.parts) {
+        body.set(part, at);
+        at += part.length;
+      }
+    }
+    this.parts = [];
+    this.partsLength = 0;
+    this.bodyLength = -1;
+    return body;
+  }
+
+  private decode(bytes: Uint8Array, start: number, end: number): AguiEvent {
+    try {
+      const event = decodeEvent(bytes, start, end);
+      this.frames++;
+      return event;
+    } catch (err) {
+      if (err instanceof Error) err.message = `frame #${this.frames}: ${err.message}`;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * `google.protobuf.Value` (with `Struct` and `ListValue`) written straight from JSON values and
+ * read straight back into them, with no intermediate message objects.
+ *
+ * @module
+ */
+import { MAX_JSON_DEPTH, type JsonValue } from "../model/json.js";
+import { malformed, skipField, type Reader } from "./reader.js";
+import type { Writer } from "./writer.js";
+
+/** Writes the body of a `google.protobuf.Value` holding `v` (the caller writes tag and length). */
+export function writeValue(w: Writer, v: JsonValue): void {
+  switch (typeof v) {
+    case "string":
+      w.ensure(1);
+      w.byte(0x1a); // 3: string_value
+      w.string(v);
+      return;
+    case "number":
+      w.ensure(1);
+      w.byte(0x11); // 2: number_value
+      w.double(v);
+      return;
+    case "boolean":
+      w.ensure(2);
+      w.byte(0x20); // 4: bool_value
+      w.byte(v ? 1 : 0);
+      return;
+    default:
+      if (v === null) {
+        w.ensure(2);
+        w.byte(0x08); // 1: null_value, written explicitly so that null differs from absent
+        w.byte(0x00);
+      } else if (Array.isArray(v)) {
+        w.ensure(1);
+        w.byte(0x32); // 6: list_value
+        const list = w.fork();
+        for (let i = 0; i < v.length; i++) {
+          w.ensure(1);
+          w.byte(0x0a); // ListValue.values
+          const item = w.fork();
+          writeValue(w, v[i]!);
+          w.join(item);
+        }
+        w.join(list);
+      } else {
+        w.ensure(1);
+        w.byte(0x2a); // 5: struct_value
+        const struct = w.fork();
+        for (const key in v) {
+          w.ensure(1);
+          w.byte(0x0a); // Struct.fields entry
+          const entry = w.fork();
+          if (key !== "") {
+            // An empty key is the proto3 default and is not written, as other encoders do.
+            w.ensure(1);
+            w.byte(0x0a);
+            w.string(key);
+          }
+          w.ensure(1);
+          w.byte(0x12);
+          const value = w.fork();
+          writeValue(w, v[key]!);
+          w.join(value);
+          w.join(entry);
+        }
+        w.join(struct);
+      }
+  }
+}
+
+const VALUE_FIELDS = 0b1111110;
+const LIST_FIELDS = 0b10;
+const STRUCT_FIELDS = 0b10;
+const ENTRY_FIELDS = 0b110;
+
+/**
+ * Reads a `google.protobuf.Value` body ending at `end`. `depth` counts the arrays and objects that
+ * enclose it; one more than {@link MAX_JSON_DEPTH} is an error, which also bounds the recursion.
+ *
+ * @throws {AguiWireError} `malformed_frame` on a Value with no kind, a non-finite number, nesting
+ *   deeper than the bound, or any wire-level fault.
+ */
+export function readValue(r: Reader, end: number, depth: number): JsonValue {
+  let value: JsonValue | undefined;
+  while (r.pos < end) {
+    const tag = r.tag();
+    switch (tag) {
+      case 0x08:
+        r.uint32();
+        value = null;
+        break;
+      case 0x11: {
+        const n = r.double();
+        if (!Number.isFinite(n)) throw malformed(`number_value ${n} is not a JSON number`);
+        value = n;
+        break;
+      }
+      case 0x1a:
+        value = r.string();
+        break;
+      case 0x20:
+        value = r.uint32() !== 0;
+        break;
+      case 0x2a:
+        value = readStruct(r, r.delimited(), depth);
+        break;
+      case 0x32:
+        value = readList(r, r.delimited(), depth);
+        break;
+      default:
+        skipField(r, tag, VALUE_FIELDS, "google.protobuf.Value");
+    }
+  }
+  r.checkEnd(end, "google.protobuf.Value");
+  if (value === undefined) throw malformed("google.protobuf.Value has no kind set");
+  return value;
+}
+
+function enter(depth: number): void {
+  if (depth >= MAX_JSON_DEPTH) {
+    throw malformed(`JSON value nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+}
+
+function readList(r: Reader, end: number, depth: number): JsonValue[] {
+  enter(depth);
+  const out: JsonValue[] = [];
+  while (r.pos < end) {
+    const tag = r.tag();
+    if (tag === 0x0a) out.push(readValue(r, r.delimited(), depth + 1));
+    else skipField(r, tag, LIST_FIELDS, "google.protobuf.ListValue");
+  }
+  r.checkEnd(end, "google.protobuf.ListValue");
+  return out;
+}
+
+function readStruct(r: Reader, end: number, depth: number): { [key: string]: JsonValue } {
+  enter(depth);
+  const out: { [key: string]: JsonValue } = {};
+  while (r.pos < end) {
+    const tag = r.tag();
+    if (tag !== 0x0a) {
+      skipField(r, tag, STRUCT_FIELDS, "google.protobuf.Struct");
+      continue;
+    }
+    const entryEnd = r.delimited();
+    let key = "";
+    let value: JsonValue | undefined;
+    while (r.pos < entryEnd) {
+      const t = r.tag();
+      if (t === 0x0a) key = r.string();
+      else if (t === 0x12) value = readValue(r, r.delimited(), depth + 1);
+      else skipField(r, t, ENTRY_FIELDS, "google.protobuf.Struct.FieldsEntry");
+    }
+    r.checkEnd(entryEnd, "google.protobuf.Struct.FieldsEntry");
+    if (value === undefined) throw malformed(`google.protobuf.Struct entry ${JSON.stringify(key)} has no value`);
+    if (key === "__proto__") {
+      // A plain assignment would replace the object's prototype instead of adding the key.
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    } else out[key] = value;
+  }
+  r.checkEnd(end, "google.protobuf.Struct");
+  return out;
+}

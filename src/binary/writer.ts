@@ -1,0 +1,219 @@
+/**
+ * Protobuf wire writer used by the generated encoders.
+ *
+ * Events are written into a shared, growing pool and handed out as views (`subarray`), the way
+ * Node's `Buffer` pool works: a small event costs no `ArrayBuffer` allocation and no copy. The
+ * price is that views of different events share an `ArrayBuffer`, so callers must not transfer or
+ * detach `view.buffer`.
+ *
+ * @module
+ */
+
+const POOL_SIZE = 64 * 1024;
+// A pool grown past this by one large event is dropped afterwards, so a single huge event does not
+// keep megabytes alive behind every later small one.
+const POOL_KEEP_LIMIT = 1024 * 1024;
+// Below this much room a new pool is started rather than growing mid-event.
+const POOL_MIN_FREE = 512;
+
+/** Sequential protobuf writer. Create one with {@link beginWrite}, finish it with {@link Writer.finish}. */
+export class Writer {
+  /** The buffer being written; replaced when it grows. */
+  buf: Uint8Array;
+  /** Next write position in {@link buf}. */
+  pos: number;
+  /** Where this writer's output starts in {@link buf}. */
+  start: number;
+
+  constructor(buf: Uint8Array, start: number) {
+    this.buf = buf;
+    this.pos = start;
+    this.start = start;
+  }
+
+  /** Makes room for `n` more bytes, moving the output to a larger buffer if needed. */
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const used = this.pos - this.start;
+    const grown = new Uint8Array(Math.max(POOL_SIZE, 2 * (used + n)));
+    grown.set(this.buf.subarray(this.start, this.pos));
+    this.buf = grown;
+    this.start = 0;
+    this.pos = used;
+  }
+
+  /** Writes one byte. The caller has ensured room. */
+  byte(b: number): void {
+    this.buf[this.pos++] = b;
+  }
+
+  /** Writes an unsigned 32-bit varint. */
+  uint32(v: number): void {
+    this.ensure(5);
+    const buf = this.buf;
+    let pos = this.pos;
+    while (v > 0x7f) {
+      buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[pos++] = v;
+    this.pos = pos;
+  }
+
+  /**
+   * Writes an int64 varint from a safe integer (negative values take ten bytes, as protobuf's
+   * two's-complement encoding requires).
+   */
+  int64(v: number): void {
+    this.ensure(10);
+    let lo = v >>> 0;
+    let hi = Math.floor(v / 4294967296) >>> 0;
+    if (v < 0) {
+      // Two's complement of the 64-bit magnitude, done on the two 32-bit halves.
+      const mag = -v;
+      lo = mag >>> 0;
+      hi = Math.floor(mag / 4294967296) >>> 0;
+      lo = ~lo >>> 0;
+      hi = ~hi >>> 0;
+      lo = (lo + 1) >>> 0;
+      if (lo === 0) hi = (hi + 1) >>> 0;
+    }
+    const buf = this.buf;
+    let pos = this.pos;
+    while (hi !== 0 || lo > 0x7f) {
+      buf[pos++] = (lo & 0x7f) | 0x80;
+      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+      hi >>>= 7;
+    }
+    buf[pos++] = lo;
+    this.pos = pos;
+  }
+
+  /** Writes a little-endian IEEE 754 double. */
+  double(v: number): void {
+    this.ensure(8);
+    f64[0] = v;
+    this.buf.set(f64bytes, this.pos);
+    this.pos += 8;
+  }
+
+  /** Writes a length-prefixed UTF-8 string. Lone surrogates become U+FFFD, as `TextEncoder` does. */
+  string(s: string): void {
+    const n = s.length;
+    if (n < 43) {
+      // At most 3 bytes per UTF-16 unit, so 42 units fit in 126 bytes: a one-byte length prefix.
+      this.ensure(1 + 3 * n);
+      const buf = this.buf;
+      const lenPos = this.pos;
+      let pos = lenPos + 1;
+      for (let i = 0; i < n; i++) {
+        let c = s.charCodeAt(i);
+        if (c < 0x80) {
+          buf[pos++] = c;
+        } else if (c < 0x800) {
+          buf[pos++] = 0xc0 | (c >> 6);
+          buf[pos++] = 0x80 | (c & 0x3f);
+        } else if (c >= 0xd800 && c <= 0xdfff) {
+          const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+          if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+            i++;
+            buf[pos++] = 0xf0 | (c >> 18);
+            buf[pos++] = 0x80 | ((c >> 12) & 0x3f);
+            buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
+            buf[pos++] = 0x80 | (c & 0x3f);
+          } else {
+            buf[pos++] = 0xef;
+            buf[pos++] = 0xbf;
+            buf[pos++] = 0xbd;
+          }
+        } else {
+          buf[pos++] = 0xe0 | (c >> 12);
+          buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
+          buf[pos++] = 0x80 | (c & 0x3f);
+        }
+      }
+      buf[lenPos] = pos - lenPos - 1;
+      this.pos = pos;
+      return;
+    }
+    // Long strings: reserve the prefix for the worst case, let the native encoder write the bytes
+    // in place, then close the gap if the prefix turned out shorter.
+    const max = 3 * n;
+    const reserve = varintSize(max);
+    this.ensure(reserve + max);
+    const at = this.pos + reserve;
+    const written = encoder.encodeInto(s, this.buf.subarray(at, at + max)).written;
+    const size = varintSize(written);
+    if (size < reserve) this.buf.copyWithin(this.pos + size, at, at + written);
+    this.uint32(written);
+    this.pos += written;
+  }
+
+  /**
+   * Starts a length-delimited field's body; pass the result to {@link join} when it is written.
+   * One byte is reserved for the length, which covers the common short body without moving bytes.
+   */
+  fork(): number {
+    this.ensure(1);
+    return this.pos++ - this.start;
+  }
+
+  /** Ends a body started by {@link fork}: writes its length, moving the body if it needs more bytes. */
+  join(mark: number): void {
+    const at = this.start + mark;
+    const len = this.pos - at - 1;
+    if (len < 0x80) {
+      this.buf[at] = len;
+      return;
+    }
+    const size = varintSize(len);
+    this.ensure(size - 1);
+    const buf = this.buf;
+    const from = this.start + mark;
+    buf.copyWithin(from + size, from + 1, this.pos);
+    let v = len;
+    let pos = from;
+    while (v > 0x7f) {
+      buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[pos] = v;
+    this.pos += size - 1;
+  }
+
+  /** Returns what was written, as a view on the pool, and hands the rest of the pool on. */
+  finish(): Uint8Array {
+    const out = this.buf.subarray(this.start, this.pos);
+    if (this.buf.length > POOL_KEEP_LIMIT) {
+      pool = new Uint8Array(POOL_SIZE);
+      poolPos = 0;
+    } else {
+      pool = this.buf;
+      // Keep the next event 8-byte aligned; nothing needs it, but it keeps views tidy for readers.
+      poolPos = (this.pos + 7) & ~7;
+    }
+    return out;
+  }
+}
+
+const encoder = new TextEncoder();
+const f64 = new Float64Array(1);
+const f64bytes = new Uint8Array(f64.buffer);
+
+let pool: Uint8Array = new Uint8Array(POOL_SIZE);
+let poolPos = 0;
+
+/** Bytes a varint of the unsigned 32-bit `v` takes. */
+export function varintSize(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** Starts writing one event into the shared pool. */
+export function beginWrite(): Writer {
+  if (pool.length - poolPos < POOL_MIN_FREE) {
+    pool = new Uint8Array(POOL_SIZE);
+    poolPos = 0;
+  }
+  return new Writer(pool, poolPos);
+}

@@ -1,0 +1,114 @@
+/**
+ * Server-Sent Events text -> validated events.
+ *
+ * @module
+ */
+import { AguiWireError, ValidationError } from "../errors.js";
+import type { AguiEvent } from "../model/events.js";
+import { parseEvent } from "../model/parse.js";
+import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
+
+/** Options of {@link SSEDecoder}. */
+export interface SSEDecoderOptions extends SSEParserOptions {}
+
+type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
+
+/**
+ * An incremental decoder of an AG-UI SSE stream: feed it chunks as they arrive, get back the
+ * validated events they complete.
+ *
+ * Each SSE message's data must be one event's JSON. A message's `event` field (its SSE type) is
+ * not looked at: AG-UI servers do not set it, and skipping messages of other types would drop
+ * events silently, so every message with data is decoded the same way. Comments, `id` and `retry`
+ * are handled by the underlying {@link SSEParser}.
+ *
+ * Errors are final: once a method has thrown, every later call throws the same error again,
+ * since the events after the failing one in the same chunk are lost. The `#index` in messages
+ * counts SSE messages dispatched by this decoder, from 0.
+ */
+export class SSEDecoder {
+  readonly #parser: SSEParser;
+  #index = 0;
+  #failure: unknown;
+  #failed = false;
+
+  /**
+   * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes}.
+   * @throws {RangeError} When `maxEventBytes` is not a positive integer (or `Infinity`).
+   */
+  constructor(options: SSEDecoderOptions = {}) {
+    this.#parser = new SSEParser(options);
+  }
+
+  /** The stream's last event ID, to send as `Last-Event-ID` on reconnection; see {@link SSEParser.lastEventId}. */
+  get lastEventId(): string {
+    return this.#parser.lastEventId;
+  }
+
+  /**
+   * Feeds the next chunk of the stream.
+   *
+   * @param chunk - The next bytes (UTF-8) or text of the stream; may be empty.
+   * @returns The events this chunk completed, validated, in order; often empty.
+   * @throws {AguiWireError} `frame_too_large` when an event passes `maxEventBytes`;
+   *   `malformed_event` when a message's data is not JSON ("SSE event #i: data is not JSON: …",
+   *   with the `JSON.parse` error as `cause`).
+   * @throws {ValidationError} `invalid_event` or `unknown_event_type` when the JSON is not a valid
+   *   event: the code and `issues` of {@link parseEvent}'s error, its message prefixed with
+   *   "SSE event #i: ", and that error as `cause`.
+   * @throws Whatever an earlier call threw, since errors are final.
+   */
+  push(chunk: Uint8Array | string): AguiEvent[] {
+    if (this.#failed) throw this.#failure;
+    try {
+      const messages = this.#parser.push(chunk);
+      const events: AguiEvent[] = [];
+      for (let i = 0; i < messages.length; i++) events.push(this.#decode(messages[i]!));
+      return events;
+    } catch (error) {
+      this.#failed = true;
+      this.#failure = error;
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the stream. Afterwards the decoder is ready for another stream (a reconnection), keeping
+   * {@link SSEDecoder.lastEventId} and its message count.
+   *
+   * @throws {AguiWireError} `truncated_stream` when the stream ended inside an event that holds
+   *   data; `frame_too_large` if the decoder's held-back bytes push an event over the bound;
+   *   or whatever an earlier call threw.
+   */
+  end(): void {
+    if (this.#failed) throw this.#failure;
+    try {
+      this.#parser.end();
+    } catch (error) {
+      this.#failed = true;
+      this.#failure = error;
+      throw error;
+    }
+  }
+
+  #decode(message: SSEMessage): AguiEvent {
+    const index = this.#index++;
+    let value: unknown;
+    try {
+      value = JSON.parse(message.data);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
+    }
+    try {
+      return parseEvent(value);
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        throw new ValidationError(error.code as ValidationCode, `SSE event #${index}: ${error.message}`, error.issues, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,388 @@
+/**
+ * protoc-gen-agui-codec: a protoc plugin (run by `buf generate`) that writes, for every message of
+ * a proto file, a specialised `write<Message>` and `read<Message>` working on plain objects of the
+ * event model's shape. No reflection and no intermediate message objects are involved at run time.
+ *
+ * Conventions, which the generated code relies on (set in buf.gen.yaml):
+ * - `union=<type name>`: that message's oneof is the event union. Each arm's object carries a
+ *   `type` string equal to the arm's name upper-cased (`text_message_start` -> TEXT_MESSAGE_START).
+ * - `flatten=<type name>`: a field of that message type (BaseEvent) is not a nested object: its
+ *   fields live on the parent object, and its enum field of the union's type enum is written from
+ *   the arm and checked against it when read.
+ * - Object keys are the fields' JSON (camelCase) names; enum values are their names without the
+ *   enum prefix, lower-cased (`add`); int64 is a JS number (safe integers only);
+ *   `google.protobuf.Value` is any JSON value, handled by src/binary/json-value.ts.
+ * - Repeated fields of event messages are always arrays; those of nested messages are present
+ *   only when non-empty.
+ *
+ * Field kinds outside what the event schema uses (maps, bytes, floats, repeated scalars, ...) are
+ * refused at generation time rather than generated half-way.
+ *
+ * @module
+ */
+import { ScalarType, type DescEnum, type DescField, type DescFile, type DescMessage } from "@bufbuild/protobuf";
+import { createEcmaScriptPlugin, runNodeJs, type GeneratedFile } from "@bufbuild/protoplugin";
+
+interface Options {
+  union: string;
+  flatten: string;
+}
+
+const VALUE = "google.protobuf.Value";
+
+const plugin = createEcmaScriptPlugin<Options>({
+  name: "protoc-gen-agui-codec",
+  version: "v1",
+  parseOptions(raw) {
+    const get = (key: string) => raw.find((o) => o.key === key)?.value ?? "";
+    return { union: get("union"), flatten: get("flatten") };
+  },
+  generateTs(schema) {
+    for (const file of schema.files) generateFile(schema.generateFile(`${file.name}_codec.ts`), file, schema.options);
+  },
+});
+
+runNodeJs(plugin);
+
+/** The TS identifier of a message: nested names joined with `_`, as protoc-gen-es does. */
+function ident(desc: DescMessage | DescEnum): string {
+  return desc.typeName.slice(desc.file.proto.package.length + 1).replace(/\./g, "_");
+}
+
+function allMessages(file: DescFile): DescMessage[] {
+  const out: DescMessage[] = [];
+  const add = (m: DescMessage) => {
+    out.push(m);
+    m.nestedMessages.forEach(add);
+  };
+  file.messages.forEach(add);
+  return out;
+}
+
+function allEnums(file: DescFile): DescEnum[] {
+  return [...file.enums, ...allMessages(file).flatMap((m) => m.nestedEnums)];
+}
+
+/** Bytes of a field's tag varint, as a literal list. */
+function tagBytes(no: number, wireType: number): number[] {
+  let v = (no << 3) | wireType;
+  const out: number[] = [];
+  while (v > 0x7f) {
+    out.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  out.push(v);
+  return out;
+}
+
+function tagValue(no: number, wireType: number): number {
+  return ((no << 3) | wireType) >>> 0;
+}
+
+function hex(n: number): string {
+  return `0x${n.toString(16).padStart(2, "0")}`;
+}
+
+function writeTag(f: DescField, wireType: number): string {
+  const bytes = tagBytes(f.number, wireType);
+  return `w.ensure(${bytes.length}); ${bytes.map((b) => `w.byte(${hex(b)});`).join(" ")}`;
+}
+
+function wireTypeOf(field: DescField): number {
+  if (field.fieldKind === "message" || field.fieldKind === "list") return 2;
+  if (field.fieldKind === "enum") return 0;
+  if (field.fieldKind === "scalar") {
+    switch (field.scalar) {
+      case ScalarType.STRING:
+        return 2;
+      case ScalarType.INT64:
+      case ScalarType.BOOL:
+        return 0;
+      case ScalarType.DOUBLE:
+        return 1;
+    }
+  }
+  throw new Error(`protoc-gen-agui-codec: field ${field.parent.typeName}.${field.name} has an unsupported kind`);
+}
+
+function knownMask(message: DescMessage): number {
+  let mask = 0;
+  for (const f of message.fields) {
+    if (f.number >= 32) throw new Error(`protoc-gen-agui-codec: field numbers above 31 are not supported (${f.name})`);
+    mask |= 1 << f.number;
+  }
+  return mask >>> 0;
+}
+
+function generateFile(f: GeneratedFile, file: DescFile, options: Options): void {
+  f.preamble(file);
+  const depth = file.name.split("/").length - 1;
+  const up = "../".repeat(depth + 1);
+  f.print(`import { AguiWireError } from "${up}errors.js";`);
+  f.print(`import type { JsonValue } from "${up}model/json.js";`);
+  f.print(`import { readValue, writeValue } from "${up}binary/json-value.js";`);
+  f.print(`import { enumName, malformed, skipField, type Reader } from "${up}binary/reader.js";`);
+  f.print(`import type { Writer } from "${up}binary/writer.js";`);
+  // Messages of other files are imported from their generated codec files.
+  const foreign = new Map<string, Set<string>>();
+  for (const m of allMessages(file)) {
+    for (const field of m.fields) {
+      const target = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? field.message : undefined;
+      if (target && target.file !== file && target.typeName !== VALUE) {
+        const from = `./${target.file.name.split("/").pop()}_codec.js`;
+        const set = foreign.get(from) ?? new Set();
+        set.add(`read${ident(target)}`).add(`write${ident(target)}`).add(`type ${ident(target)}Fields`);
+        foreign.set(from, set);
+      }
+    }
+  }
+  for (const [from, names] of foreign) f.print(`import { ${[...names].sort().join(", ")} } from "${from}";`);
+  f.print("");
+  f.print("// Unused imports are kept so that every generated file has the same header.");
+  f.print("void AguiWireError; void enumName; void malformed; void readValue; void writeValue;");
+  f.print("");
+
+  const union = allMessages(file).find((m) => m.typeName === options.union);
+  const unionArms = new Map<string, { arm: DescField; type: string }>();
+  if (union) {
+    for (const arm of union.oneofs[0]!.fields) {
+      if (arm.fieldKind !== "message") throw new Error("protoc-gen-agui-codec: union arms must be messages");
+      unionArms.set(arm.message.typeName, { arm, type: arm.name.toUpperCase() });
+    }
+  }
+
+  for (const e of allEnums(file)) {
+    const names = e.values.map((v) => v.localName.toLowerCase());
+    f.print(`/** Names of ${e.typeName} values, by number. */`);
+    f.print(`export const ${ident(e)}_NAMES: readonly string[] = ${JSON.stringify(names)};`);
+    f.print(`/** Numbers of ${e.typeName} values, by name. */`);
+    f.print(`export const ${ident(e)}_NUMBERS: Readonly<Record<string, number>> = { ${e.values.map((v) => `${JSON.stringify(v.localName.toLowerCase())}: ${v.number}`).join(", ")} };`);
+    f.print("");
+  }
+
+  for (const m of allMessages(file)) {
+    if (m.typeName === options.union) generateUnion(f, m, unionArms);
+    else if (m.typeName === options.flatten) generateFlattened(f, m, options);
+    else generateMessage(f, m, unionArms.get(m.typeName)?.type, options);
+  }
+}
+
+function tsType(field: DescField): string {
+  const single = (kind: DescField) => {
+    if (kind.fieldKind === "scalar") return kind.scalar === ScalarType.STRING ? "string" : kind.scalar === ScalarType.BOOL ? "boolean" : "number";
+    if (kind.fieldKind === "enum") return "string";
+    if (kind.fieldKind === "message") return kind.message.typeName === VALUE ? "JsonValue" : `${ident(kind.message)}Fields`;
+    if (kind.fieldKind === "list" && kind.listKind === "message") return kind.message.typeName === VALUE ? "JsonValue" : `${ident(kind.message)}Fields`;
+    throw new Error(`protoc-gen-agui-codec: unsupported field ${kind.parent.typeName}.${kind.name}`);
+  };
+  return field.fieldKind === "list" ? `${single(field)}[]` : single(field);
+}
+
+function isOptional(field: DescField, inEvent: boolean): boolean {
+  if (field.fieldKind === "list") return !inEvent;
+  return field.fieldKind === "message" || field.proto.proto3Optional === true;
+}
+
+function generateFields(f: GeneratedFile, m: DescMessage, eventType: string | undefined, options: Options): DescField[] {
+  const own = m.fields.filter((fl) => !(fl.fieldKind === "message" && fl.message.typeName === options.flatten));
+  f.print(`/** Plain-object form of ${m.typeName}. */`);
+  f.print(`export interface ${ident(m)}Fields {`);
+  if (eventType) {
+    f.print(`  type: ${JSON.stringify(eventType)};`);
+    f.print("  timestamp?: number;");
+    f.print("  rawEvent?: JsonValue;");
+  }
+  for (const field of own) f.print(`  ${field.localName}${isOptional(field, !!eventType) ? "?" : ""}: ${tsType(field)};`);
+  f.print("}");
+  f.print("");
+  return own;
+}
+
+function writeStatements(field: DescField, access: string): string[] {
+  const wt = wireTypeOf(field);
+  const tag = writeTag(field, field.fieldKind === "list" ? 2 : wt);
+  if (field.fieldKind === "list") {
+    const inner = field.message.typeName === VALUE ? "writeValue(w, item)" : `write${ident(field.message)}(w, item)`;
+    return [
+      `{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; ${tag} const m = w.fork(); ${inner}; w.join(m); } }`,
+    ];
+  }
+  if (field.fieldKind === "message") {
+    const inner = field.message.typeName === VALUE ? `writeValue(w, ${access})` : `write${ident(field.message)}(w, ${access})`;
+    return [`if (${access} !== undefined) { ${tag} const m = w.fork(); ${inner}; w.join(m); }`];
+  }
+  const optional = field.proto.proto3Optional === true;
+  if (field.fieldKind === "enum") {
+    const num = `${ident(field.enum)}_NUMBERS[${access}]`;
+    return optional
+      ? [`if (${access} !== undefined) { ${tag} w.uint32(${num}!); }`]
+      : [`{ const n = ${num}; if (n) { ${tag} w.uint32(n); } }`];
+  }
+  const cond = optional ? `${access} !== undefined` : field.scalar === ScalarType.STRING ? `${access} !== ""` : field.scalar === ScalarType.BOOL ? `${access}` : `${access} !== 0`;
+  const write =
+    field.scalar === ScalarType.STRING ? `w.string(${access})` : field.scalar === ScalarType.INT64 ? `w.int64(${access})` : field.scalar === ScalarType.BOOL ? `w.ensure(1); w.byte(${access} ? 1 : 0)` : `w.double(${access})`;
+  return [`if (${cond}) { ${tag} ${write}; }`];
+}
+
+function readCase(field: DescField, target: string, inEvent: boolean): string {
+  const tag = tagValue(field.number, field.fieldKind === "list" ? 2 : wireTypeOf(field));
+  let read: string;
+  if (field.fieldKind === "list" || field.fieldKind === "message") {
+    read = field.message.typeName === VALUE ? "readValue(r, r.delimited(), 0)" : `read${ident(field.message)}(r, r.delimited())`;
+  } else if (field.fieldKind === "enum") {
+    read = `enumName(${ident(field.enum)}_NAMES, r.uint32())`;
+  } else {
+    read = field.scalar === ScalarType.STRING ? "r.string()" : field.scalar === ScalarType.INT64 ? "r.int64()" : field.scalar === ScalarType.BOOL ? "r.uint32() !== 0" : "r.double()";
+  }
+  if (field.fieldKind === "list") {
+    return inEvent
+      ? `case ${hex(tag)}: ${target}.${field.localName}.push(${read}); break;`
+      : `case ${hex(tag)}: (${target}.${field.localName} ??= []).push(${read}); break;`;
+  }
+  return `case ${hex(tag)}: ${target}.${field.localName} = ${read}; break;`;
+}
+
+function initialValue(field: DescField, inEvent: boolean): string | undefined {
+  if (field.fieldKind === "list") return inEvent ? "[]" : undefined;
+  if (field.fieldKind === "message" || field.proto.proto3Optional) return undefined;
+  if (field.fieldKind === "enum") return `${ident(field.enum)}_NAMES[0]!`;
+  return field.scalar === ScalarType.STRING ? '""' : field.scalar === ScalarType.BOOL ? "false" : "0";
+}
+
+function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | undefined, options: Options): void {
+  const own = generateFields(f, m, eventType, options);
+  const name = ident(m);
+  const base = m.fields.find((fl) => fl.fieldKind === "message" && fl.message.typeName === options.flatten);
+  if (eventType && !base) throw new Error(`protoc-gen-agui-codec: event message ${m.typeName} lacks its ${options.flatten} field`);
+
+  f.print(`/** Writes the fields of ${m.typeName} from \`v\` (the caller writes the tag and length). */`);
+  f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
+  for (const field of m.fields) {
+    if (field === base) {
+      f.print(`  ${writeTag(field, 2)} const b = w.fork(); write${ident(field.message as DescMessage)}(w, v, ${eventTypeNumber(field.message as DescMessage, eventType!)}); w.join(b);`);
+      continue;
+    }
+    for (const line of writeStatements(field, `v.${field.localName}`)) f.print(`  ${line}`);
+  }
+  f.print("}");
+  f.print("");
+
+  const inits = own.map((fl) => [fl.localName, initialValue(fl, !!eventType)] as const).filter(([, v]) => v !== undefined);
+  const initFields = [...(eventType ? [`type: ${JSON.stringify(eventType)}`] : []), ...inits.map(([k, v]) => `${k}: ${v}`)];
+  f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`. */`);
+  f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
+  f.print(`  const v: ${name}Fields = { ${initFields.join(", ")} };`);
+  if (base) f.print("  let hasBase = false;");
+  f.print("  while (r.pos < end) {");
+  f.print("    const tag = r.tag();");
+  f.print("    switch (tag) {");
+  for (const field of m.fields) {
+    if (field === base) {
+      f.print(`      case ${hex(tagValue(field.number, 2))}: read${ident(field.message as DescMessage)}(r, r.delimited(), v, ${eventTypeNumber(field.message as DescMessage, eventType!)}); hasBase = true; break;`);
+    } else f.print(`      ${readCase(field, "v", !!eventType)}`);
+  }
+  f.print(`      default: skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  f.print("    }");
+  f.print("  }");
+  f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
+  if (base) {
+    f.print(`  // Other implementations reject an event without its ${base.message!.name}; so do we, rather than guess its type.`);
+    f.print(`  if (!hasBase) throw malformed(${JSON.stringify(`${eventType} event has no ${base.message!.name} (field ${base.number})`)});`);
+  }
+  f.print("  return v;");
+  f.print("}");
+  f.print("");
+}
+
+/** The number of the flattened message's `type` enum value named like the event type. */
+function eventTypeNumber(flattened: DescMessage, eventType: string): number {
+  const typeField = flattened.fields.find((fl) => fl.localName === "type");
+  if (typeField?.fieldKind !== "enum") throw new Error(`protoc-gen-agui-codec: ${flattened.typeName} needs an enum field "type"`);
+  const value = typeField.enum.values.find((v) => v.localName === eventType);
+  if (!value) throw new Error(`protoc-gen-agui-codec: ${typeField.enum.typeName} has no value for ${eventType}`);
+  return value.number;
+}
+
+function generateFlattened(f: GeneratedFile, m: DescMessage, options: Options): void {
+  const name = ident(m);
+  const typeField = m.fields.find((fl) => fl.fieldKind === "enum" && fl.localName === "type");
+  if (!typeField || typeField.fieldKind !== "enum") throw new Error(`protoc-gen-agui-codec: ${m.typeName} needs an enum field "type"`);
+  const typeEnum = ident(typeField.enum);
+  const rest = m.fields.filter((fl) => fl !== typeField);
+  f.print(`/** The ${m.typeName} fields that live on every event object. */`);
+  f.print(`export interface ${name}Fields {`);
+  f.print("  type: string;");
+  for (const field of rest) f.print(`  ${field.localName}${isOptional(field, false) ? "?" : ""}: ${tsType(field)};`);
+  f.print("}");
+  f.print("");
+  f.print(`/** Writes ${m.typeName} from an event object, with \`type\` set from the event's arm. */`);
+  f.print(`export function write${name}(w: Writer, v: ${name}Fields, type: number): void {`);
+  f.print(`  if (type) { ${writeTag(typeField, 0)} w.uint32(type); }`);
+  for (const field of rest) for (const line of writeStatements(field, `v.${field.localName}`)) f.print(`  ${line}`);
+  f.print("}");
+  f.print("");
+  f.print(`/**`);
+  f.print(` * Reads ${m.typeName} into the event object \`v\`, checking that its type is \`expected\`: the`);
+  f.print(` * number of the arm the event arrived in.`);
+  f.print(` */`);
+  f.print(`export function read${name}(r: Reader, end: number, v: ${name}Fields, expected: number): void {`);
+  f.print("  let type = 0;");
+  f.print("  while (r.pos < end) {");
+  f.print("    const tag = r.tag();");
+  f.print("    switch (tag) {");
+  f.print(`      case ${hex(tagValue(typeField.number, 0))}: type = r.uint32(); break;`);
+  for (const field of rest) f.print(`      ${readCase(field, "v", false)}`);
+  f.print(`      default: skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  f.print("    }");
+  f.print("  }");
+  f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
+  f.print("  if (type !== expected) {");
+  f.print(`    const found = ${typeEnum}_NAMES[type]?.toUpperCase() ?? String(type);`);
+  f.print("    throw malformed(`${v.type} event carries ${" + JSON.stringify(m.name) + "}.type ${found}, which disagrees with it`);");
+  f.print("  }");
+  f.print("}");
+  f.print("");
+  void options;
+}
+
+function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm: DescField; type: string }>): void {
+  const name = ident(m);
+  const list = [...arms.values()];
+  f.print(`/** Any event object: a union on \`type\`. */`);
+  f.print(`export type ${name}Fields = ${list.map(({ arm }) => `${ident(arm.message!)}Fields`).join(" | ")};`);
+  f.print("");
+  f.print(`/** Writes one ${m.typeName}: the arm named by \`v.type\`. */`);
+  f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
+  f.print("  switch (v.type) {");
+  for (const { arm, type } of list) {
+    f.print(`    case ${JSON.stringify(type)}: { ${writeTag(arm, 2)} const m = w.fork(); write${ident(arm.message!)}(w, v); w.join(m); return; }`);
+  }
+  f.print("    default:");
+  f.print("      throw new AguiWireError(\"unknown_event_type\", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);");
+  f.print("  }");
+  f.print("}");
+  f.print("");
+  f.print(`/**`);
+  f.print(` * Reads one ${m.typeName} whose fields end at \`end\`.`);
+  f.print(` *`);
+  f.print(` * @throws {AguiWireError} \`unknown_event_type\` for an arm this schema does not define;`);
+  f.print(` *   \`malformed_frame\` for no arm, two arms, or any wire-level fault.`);
+  f.print(` */`);
+  f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
+  f.print(`  let v: ${name}Fields | undefined;`);
+  f.print("  while (r.pos < end) {");
+  f.print("    const tag = r.tag();");
+  f.print('    if (v !== undefined) throw malformed("more than one event in one Event message");');
+  f.print("    switch (tag) {");
+  for (const { arm } of list) f.print(`      case ${hex(tagValue(arm.number, 2))}: v = read${ident(arm.message!)}(r, r.delimited()); break;`);
+  f.print("      default:");
+  f.print(`        if ((tag >>> 3) < 32 && ${hex(knownMask(m))} & (1 << (tag >>> 3))) skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  f.print("        throw new AguiWireError(\"unknown_event_type\", `unknown event type: the Event message holds field ${tag >>> 3}, which is not an event this schema knows`);");
+  f.print("    }");
+  f.print("  }");
+  f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
+  f.print(`  if (v === undefined) throw malformed("the Event message holds no event");`);
+  f.print("  return v;");
+  f.print("}");
+  f.print("");
+}
