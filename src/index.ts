@@ -7,5 +7,9 @@
  */
 export * from "./model/index.js";
 export { AguiWireError, ValidationError, isAguiWireError, type ErrorCode, type AguiWireErrorOptions } from "./errors.js";
-export { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "./media-types.js";
+export { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "./media-types.js";
 export { encodeEvent, encodeFrame, decodeEvent, FrameDecoder, DEFAULT_MAX_FRAME_BYTES, type FrameDecoderOptions } from "./binary/index.js";
+export { encodeSSE, SSE_KEEP_ALIVE, SSEDecoder, SSEParser, DEFAULT_MAX_EVENT_BYTES, type SSEDecoderOptions, type SSEMessage, type SSEParserOptions } from "./sse/index.js";
+export { negotiate } from "./negotiate.js";
+export { EventEncoder, type EventEncoderParams } from "./encoder.js";
+export { encodeEventStream, decodeEventStream, type EventSource, type DecodeEventStreamOptions, type ByteSource } from "./stream/index.js";

@@ -19,8 +19,11 @@ const baseFields = {
   rawEvent: JsonValueSchema.optional(),
 };
 
+// Base fields go last so that validated events serialise in the order people usually write them
+// ({ type, ...fields, timestamp }), which keeps our SSE text identical to other encoders' for the
+// same object.
 function event<T extends EventType, S extends z.ZodRawShape>(type: T, shape: S) {
-  return z.object({ type: z.literal(type), ...baseFields, ...shape });
+  return z.object({ type: z.literal(type), ...shape, ...baseFields });
 }
 
 /** The fields of every event: `type`, optional `timestamp`, optional `rawEvent`. */

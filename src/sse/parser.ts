@@ -1,6 +1,6 @@
 /**
  * An incremental, push-based parser of the `text/event-stream` format, following the WHATWG HTML
- * standard's "event stream interpretation" (section 9.2.6 of the living standard).
+ * standard's "event stream interpretation" (the rules `EventSource` implements).
  *
  * It knows nothing of AG-UI: it turns bytes or text into the messages an `EventSource` would
  * dispatch. {@link SSEDecoder} adds JSON and event validation on top.

@@ -1,0 +1,2 @@
+export { encodeEventStream, eventEncoderFor, type EventSource } from "./encode.js";
+export { decodeEventStream, pushDecoderFor, type DecodeEventStreamOptions, type ByteSource } from "./decode.js";
