@@ -28,7 +28,11 @@ export interface JsonProblem {
 
 function describe(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
+  if (value === undefined) return "nothing";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "function") return "a function";
   if (typeof value === "number") return Number.isNaN(value) ? "NaN" : String(value);
   if (typeof value === "object") {
     const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
@@ -45,11 +49,18 @@ function describe(value: unknown): string {
  * @returns `undefined` when `value` is JSON, otherwise the path and the problem.
  */
 export function findJsonProblem(value: unknown): JsonProblem | undefined {
+  // At the root, undefined means the field is missing altogether.
+  if (value === undefined) return { path: [], message: "expected a JSON value, found nothing" };
   const path: (string | number)[] = [];
   const message = visit(value, [], path);
   // Each level pushes its key while unwinding from the failure, so the path comes out reversed; on
   // the happy path nothing is pushed at all.
   return message === undefined ? undefined : { path: path.reverse(), message };
+}
+
+function isForeignObjectPrototype(proto: object): boolean {
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  return Object.getPrototypeOf(proto) === null && typeof ctor === "function" && ctor.name === "Object";
 }
 
 function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): string | undefined {
@@ -77,8 +88,10 @@ function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): 
           }
         }
       } else {
-        const proto = Object.getPrototypeOf(v) as unknown;
-        if (proto !== Object.prototype && proto !== null) {
+        // A plain object's prototype is null or some realm's Object.prototype (whose own prototype
+        // is null), so objects made in a vm context or an iframe are accepted too.
+        const proto = Object.getPrototypeOf(v) as object | null;
+        if (proto !== Object.prototype && proto !== null && !isForeignObjectPrototype(proto)) {
           return `expected a plain object, found ${describe(v)}`;
         }
         for (const key in v) {

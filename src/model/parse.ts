@@ -35,6 +35,7 @@ export function describeFound(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (typeof value === "number") return Number.isNaN(value) ? "NaN" : String(value);
+  if (typeof value === "bigint") return `${value}n`;
   return typeof value === "object" ? "an object" : typeof value === "function" ? "a function" : String(value);
 }
 
@@ -58,7 +59,9 @@ function issueMessage(issue: core.$ZodIssue): string {
       }
       return issue.message;
     case "invalid_format":
-      return `${issue.message}, found ${found}`;
+    case "too_big":
+    case "too_small":
+      return issue.message.includes("found") ? issue.message : `${issue.message}, found ${found}`;
     default:
       return issue.message;
   }

@@ -283,7 +283,7 @@ describe("parseEvent: required fields", () => {
 
   it.each(REQUIRED_FIELDS)("%s without %s is invalid_event (%s field)", (type, field, kind) => {
     const found =
-      kind === "json" ? "expected a JSON value, found undefined" : `expected ${kind}, found nothing`;
+      kind === "json" ? "expected a JSON value, found nothing" : `expected ${kind}, found nothing`;
     expectInvalid(() => parseEvent(without(FULL_EVENTS[type], field)), {
       code: "invalid_event",
       path: [field],

@@ -92,8 +92,9 @@ export class Point {
  * Values that are not JSON, each with the message findJsonProblem gives when it is the offending
  * part. `make` builds a fresh value per test.
  */
-export const NON_JSON_LEAVES: readonly { name: string; make: () => unknown; message: string }[] = [
-  { name: "undefined", make: () => undefined, message: "expected a JSON value, found undefined" },
+export const NON_JSON_LEAVES: readonly { name: string; make: () => unknown; message: string; rootMessage?: string }[] = [
+  // At the root, undefined is a missing field, so the message says "found nothing".
+  { name: "undefined", make: () => undefined, message: "expected a JSON value, found undefined", rootMessage: "expected a JSON value, found nothing" },
   { name: "NaN", make: () => NaN, message: "expected a finite number, found NaN" },
   { name: "Infinity", make: () => Infinity, message: "expected a finite number, found Infinity" },
   { name: "-Infinity", make: () => -Infinity, message: "expected a finite number, found -Infinity" },

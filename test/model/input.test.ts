@@ -16,11 +16,11 @@ type Field = (typeof FIELDS)[number];
 const MISSING: Record<Field, string> = {
   threadId: "expected string, found nothing",
   runId: "expected string, found nothing",
-  state: "expected a JSON value, found undefined",
+  state: "expected a JSON value, found nothing",
   messages: "expected array, found nothing",
   tools: "expected array, found nothing",
   context: "expected array, found nothing",
-  forwardedProps: "expected a JSON value, found undefined",
+  forwardedProps: "expected a JSON value, found nothing",
 };
 
 function without(obj: Record<string, unknown>, key: string): Record<string, unknown> {
@@ -196,7 +196,7 @@ describe("parseRunAgentInput: tools", () => {
   it.each([
     ["name", "expected string, found nothing"],
     ["description", "expected string, found nothing"],
-    ["parameters", "expected a JSON object, found undefined"],
+    ["parameters", "expected a JSON object, found nothing"],
   ])("rejects a tool without %s", (field, problem) => {
     const path = ["tools", 0, field];
     expectInvalid(() => parseRunAgentInput({ ...validInput(), tools: [without(A_TOOL, field)] }), {
@@ -211,9 +211,9 @@ describe("parseRunAgentInput: tools", () => {
     ["name", null, "expected string, found null"],
     ["description", {}, "expected string, found an object"],
     ["description", false, "expected string, found false"],
-    ["parameters", [], "expected a JSON object, found array"],
+    ["parameters", [], "expected a JSON object, found an array"],
     ["parameters", null, "expected a JSON object, found null"],
-    ["parameters", "{}", "expected a JSON object, found string"],
+    ["parameters", "{}", "expected a JSON object, found \"{}\""],
     ["parameters", 3, "expected a JSON object, found 3"],
     ["parameters", true, "expected a JSON object, found boolean"],
     ["parameters", new Map(), "expected a plain object, found an instance of Map"],
@@ -316,8 +316,8 @@ describe("parseRunAgentInput: messages", () => {
     expect(err.issues.map((i) => i.path)).toEqual([["runId"], ["tools", 0, "parameters"], ["forwardedProps"]]);
     expect(err.message).toBe(
       "invalid RunAgentInput: runId: expected string, found 5; " +
-        "tools[0].parameters: expected a JSON object, found array; " +
-        "forwardedProps: expected a JSON value, found undefined",
+        "tools[0].parameters: expected a JSON object, found an array; " +
+        "forwardedProps: expected a JSON value, found nothing",
     );
   });
 });

@@ -76,8 +76,8 @@ describe("findJsonProblem: JSON values", () => {
 });
 
 describe("findJsonProblem: values that are not JSON", () => {
-  it.each(NON_JSON_LEAVES)("rejects $name at the root", ({ make, message }) => {
-    expect(findJsonProblem(make())).toEqual({ path: [], message });
+  it.each(NON_JSON_LEAVES)("rejects $name at the root", ({ make, message, rootMessage }) => {
+    expect(findJsonProblem(make())).toEqual({ path: [], message: rootMessage ?? message });
   });
 
   it.each(NON_JSON_LEAVES)("rejects $name inside an object, with the path to it", ({ make, message }) => {
@@ -218,15 +218,15 @@ describe("JsonValueSchema and JsonObjectSchema", () => {
   });
 
   it.each([
-    [[], "array"],
-    [[{}], "array"],
+    [[], "an array"],
+    [[{}], "an array"],
     [null, "null"],
-    [undefined, "undefined"],
-    ["{}", "string"],
+    [undefined, "nothing"],
+    ["{}", '"{}"'],
     [1, "1"],
     [NaN, "NaN"],
     [true, "boolean"],
-    [() => ({}), "function"],
+    [() => ({}), "a function"],
   ])("JsonObjectSchema rejects the non-object %j (found %s)", (value, found) => {
     const result = JsonObjectSchema.safeParse(value);
     expect(result.success).toBe(false);
@@ -433,7 +433,7 @@ describe("any-JSON fields reject non-JSON", () => {
     expectInvalid(() => field.parse(field.build(leaf.make())), {
       code: field.code,
       path: field.at,
-      message: `${field.prefix}${formatPath(field.at)}: ${leaf.message}`,
+      message: `${field.prefix}${formatPath(field.at)}: ${leaf.rootMessage ?? leaf.message}`,
     });
   });
 
@@ -448,7 +448,6 @@ describe("any-JSON fields reject non-JSON", () => {
 
   it.each(JSON_FIELDS)("$name rejects a sparse array", (field) => {
     const path = [...field.at, "list", 1];
-    // eslint-disable-next-line no-sparse-arrays
     expectInvalid(() => field.parse(field.build({ list: [1, , 3] })), {
       code: field.code,
       path,

@@ -126,7 +126,7 @@ describe("STATE_DELTA: invalid operations", () => {
     expectInvalid(() => parseEvent(delta({ op, path: "/a" })), {
       code: "invalid_event",
       path: ["delta", 0, "value"],
-      message: "invalid STATE_DELTA event: delta[0].value: expected a JSON value, found undefined",
+      message: "invalid STATE_DELTA event: delta[0].value: expected a JSON value, found nothing",
     });
   });
 
@@ -134,7 +134,7 @@ describe("STATE_DELTA: invalid operations", () => {
     expectInvalid(() => parseEvent(delta({ op, path: "/a", value: undefined })), {
       code: "invalid_event",
       path: ["delta", 0, "value"],
-      message: "invalid STATE_DELTA event: delta[0].value: expected a JSON value, found undefined",
+      message: "invalid STATE_DELTA event: delta[0].value: expected a JSON value, found nothing",
     });
   });
 
