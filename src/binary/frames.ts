@@ -25,7 +25,8 @@ export interface FrameDecoderOptions {
  * Frames that lie wholly inside one chunk are decoded in place, without a copy; only a frame split
  * across chunks is gathered, once, when its last byte arrives. The chunks of an unfinished frame
  * are kept as received, so memory grows with the bytes that actually arrived, never with what a
- * header announces.
+ * header announces. Because of that, a chunk must not be modified after it is pushed (a reader that
+ * reuses one buffer for every read, such as a BYOB reader, must push copies).
  *
  * After it throws, a decoder is finished: every later call throws the same error.
  */

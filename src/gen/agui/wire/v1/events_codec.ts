@@ -633,37 +633,48 @@ export function writeEvent(w: Writer, v: EventFields): void {
 /**
  * Reads one agui.wire.v1.Event whose fields end at `end`.
  *
- * @throws {AguiWireError} `unknown_event_type` for an arm this schema does not define;
- *   `malformed_frame` for no arm, two arms, or any wire-level fault.
+ * Fields that are not arms of this schema are skipped when a known arm is present, so that a
+ * peer's newer envelope fields do not break decoding; with no known arm they mean an event
+ * type this schema lacks.
+ *
+ * @throws {AguiWireError} `unknown_event_type` when the only arms present are unknown ones;
+ *   `malformed_frame` for no arm at all, two known arms, or any wire-level fault.
  */
 export function readEvent(r: Reader, end: number): EventFields {
   let v: EventFields | undefined;
+  let unknownField = 0;
   while (r.pos < end) {
     const tag = r.tag();
-    if (v !== undefined) throw malformed("more than one event in one Event message");
+    let next: typeof v;
     switch (tag) {
-      case 0x0a: v = readTextMessageStartEvent(r, r.delimited()); break;
-      case 0x12: v = readTextMessageContentEvent(r, r.delimited()); break;
-      case 0x1a: v = readTextMessageEndEvent(r, r.delimited()); break;
-      case 0x22: v = readToolCallStartEvent(r, r.delimited()); break;
-      case 0x2a: v = readToolCallArgsEvent(r, r.delimited()); break;
-      case 0x32: v = readToolCallEndEvent(r, r.delimited()); break;
-      case 0x3a: v = readStateSnapshotEvent(r, r.delimited()); break;
-      case 0x42: v = readStateDeltaEvent(r, r.delimited()); break;
-      case 0x4a: v = readMessagesSnapshotEvent(r, r.delimited()); break;
-      case 0x52: v = readRawEvent(r, r.delimited()); break;
-      case 0x5a: v = readCustomEvent(r, r.delimited()); break;
-      case 0x62: v = readRunStartedEvent(r, r.delimited()); break;
-      case 0x6a: v = readRunFinishedEvent(r, r.delimited()); break;
-      case 0x72: v = readRunErrorEvent(r, r.delimited()); break;
-      case 0x7a: v = readStepStartedEvent(r, r.delimited()); break;
-      case 0x82: v = readStepFinishedEvent(r, r.delimited()); break;
+      case 0x0a: next = readTextMessageStartEvent(r, r.delimited()); break;
+      case 0x12: next = readTextMessageContentEvent(r, r.delimited()); break;
+      case 0x1a: next = readTextMessageEndEvent(r, r.delimited()); break;
+      case 0x22: next = readToolCallStartEvent(r, r.delimited()); break;
+      case 0x2a: next = readToolCallArgsEvent(r, r.delimited()); break;
+      case 0x32: next = readToolCallEndEvent(r, r.delimited()); break;
+      case 0x3a: next = readStateSnapshotEvent(r, r.delimited()); break;
+      case 0x42: next = readStateDeltaEvent(r, r.delimited()); break;
+      case 0x4a: next = readMessagesSnapshotEvent(r, r.delimited()); break;
+      case 0x52: next = readRawEvent(r, r.delimited()); break;
+      case 0x5a: next = readCustomEvent(r, r.delimited()); break;
+      case 0x62: next = readRunStartedEvent(r, r.delimited()); break;
+      case 0x6a: next = readRunFinishedEvent(r, r.delimited()); break;
+      case 0x72: next = readRunErrorEvent(r, r.delimited()); break;
+      case 0x7a: next = readStepStartedEvent(r, r.delimited()); break;
+      case 0x82: next = readStepFinishedEvent(r, r.delimited()); break;
       default:
-        if ((tag >>> 3) < 32 && 0x1fffe & (1 << (tag >>> 3))) skipField(r, tag, 0x1fffe, "agui.wire.v1.Event");
-        throw new AguiWireError("unknown_event_type", `unknown event type: the Event message holds field ${tag >>> 3}, which is not an event this schema knows`);
+        skipField(r, tag, 0x1fffe, "agui.wire.v1.Event");
+        unknownField ||= tag >>> 3;
+        continue;
     }
+    if (v !== undefined) throw malformed(`the Event message holds two events (${v.type} and ${next.type})`);
+    v = next;
   }
   r.checkEnd(end, "agui.wire.v1.Event");
+  if (v === undefined && unknownField) {
+    throw new AguiWireError("unknown_event_type", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);
+  }
   if (v === undefined) throw malformed("the Event message holds no event");
   return v;
 }
