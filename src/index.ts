@@ -13,3 +13,5 @@ export { encodeSSE, SSE_KEEP_ALIVE, SSEDecoder, SSEParser, DEFAULT_MAX_EVENT_BYT
 export { negotiate } from "./negotiate.js";
 export { EventEncoder, type EventEncoderParams } from "./encoder.js";
 export { encodeEventStream, decodeEventStream, type EventSource, type DecodeEventStreamOptions, type ByteSource } from "./stream/index.js";
+export { startRun, type Agent, type AgentLike, type AgentFunction, type AgentEvents, type AgentRunResult, type RunContext } from "./agent.js";
+export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "./verify.js";

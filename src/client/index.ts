@@ -1,8 +1,15 @@
 /**
- * agui-wire/client: HttpAgent, AbstractAgent and run verification.
+ * agui-wire/client: `HttpAgent` for agents behind a URL, `AbstractAgent` for local ones, both
+ * used the same way through `runAgent`, whose event stream is an async iterable and an observable.
  *
- * Not built yet: this entry exists so that the package's export map is stable.
+ * Isomorphic: it needs only `fetch`, `ReadableStream`, `TextDecoder` and `AbortController`.
  *
  * @module
  */
-export {};
+export { HttpAgent, ACCEPT, type HttpAgentConfig, type Transport } from "./http-agent.js";
+export { AbstractAgent, type AgentConfig } from "./abstract-agent.js";
+export { RunStream, type RunObserver, type RunSubscription, type RunOpener, type RunStreamOptions } from "./run-stream.js";
+export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";
+export { randomId, type RunAgentParameters } from "./input.js";
+export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "../verify.js";
+export { AguiWireError, isAguiWireError, type ErrorCode } from "../errors.js";

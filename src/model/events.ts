@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod/mini";
+import { object } from "./object.js";
 import { EventType } from "./event-type.js";
 import { JsonValueSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
@@ -14,32 +15,32 @@ import { MessageSchema } from "./messages.js";
 /** Fields every event has besides `type`. */
 const baseFields = {
   /** Milliseconds since the Unix epoch, by convention; an integer because the wire holds int64. */
-  timestamp: z.int().optional(),
+  timestamp: z.optional(z.int()),
   /** The event this one was converted from, as any JSON value. */
-  rawEvent: JsonValueSchema.optional(),
+  rawEvent: z.optional(JsonValueSchema),
 };
 
 // Base fields go last so that validated events serialise in the order people usually write them
 // ({ type, ...fields, timestamp }), which keeps our SSE text identical to other encoders' for the
 // same object.
-function event<T extends EventType, S extends z.ZodRawShape>(type: T, shape: S) {
-  return z.object({ type: z.literal(type), ...shape, ...baseFields });
+function event<T extends EventType, S extends Record<string, z.ZodMiniType>>(type: T, shape: S) {
+  return object({ type: z.literal(type), ...shape, ...baseFields });
 }
 
 /** The fields of every event: `type`, optional `timestamp`, optional `rawEvent`. */
-export const BaseEventSchema = z.object({ type: z.enum(EventType), ...baseFields });
+export const BaseEventSchema = object({ type: z.enum(EventType), ...baseFields });
 /** The fields of every event. */
 export type BaseEvent = z.infer<typeof BaseEventSchema>;
 
 /** Opens an assistant text message. `role` is always `assistant` (filled in when absent). */
 export const TextMessageStartEventSchema = event(EventType.TEXT_MESSAGE_START, {
   messageId: z.string(),
-  role: z.literal("assistant").default("assistant"),
+  role: z._default(z.literal("assistant"), "assistant"),
 });
 /** A piece of a text message's content; `delta` is never empty. */
 export const TextMessageContentEventSchema = event(EventType.TEXT_MESSAGE_CONTENT, {
   messageId: z.string(),
-  delta: z.string().min(1, { error: "expected a non-empty string, found an empty one" }),
+  delta: z.string().check(z.minLength(1, { error: "expected a non-empty string, found an empty one" })),
 });
 /** Closes a text message. */
 export const TextMessageEndEventSchema = event(EventType.TEXT_MESSAGE_END, {
@@ -49,7 +50,7 @@ export const TextMessageEndEventSchema = event(EventType.TEXT_MESSAGE_END, {
 export const ToolCallStartEventSchema = event(EventType.TOOL_CALL_START, {
   toolCallId: z.string(),
   toolCallName: z.string(),
-  parentMessageId: z.string().optional(),
+  parentMessageId: z.optional(z.string()),
 });
 /** A piece of a tool call's JSON-encoded arguments. */
 export const ToolCallArgsEventSchema = event(EventType.TOOL_CALL_ARGS, {
@@ -68,17 +69,17 @@ export const StateSnapshotEventSchema = event(EventType.STATE_SNAPSHOT, {
 /** A JSON Pointer (RFC 6901): empty, or `/`-separated tokens where `~` only starts `~0` or `~1`. */
 export const JsonPointerSchema = z
   .string()
-  .regex(/^(\/([^/~]|~[01])*)*$/, { error: "expected a JSON Pointer (RFC 6901) such as /a/0" });
+  .check(z.regex(/^(\/([^/~]|~[01])*)*$/, { error: "expected a JSON Pointer (RFC 6901) such as /a/0" }));
 
 const valueOp = <T extends "add" | "replace" | "test">(op: T) =>
-  z.object({ op: z.literal(op), path: JsonPointerSchema, value: JsonValueSchema });
+  object({ op: z.literal(op), path: JsonPointerSchema, value: JsonValueSchema });
 const fromOp = <T extends "move" | "copy">(op: T) =>
-  z.object({ op: z.literal(op), from: JsonPointerSchema, path: JsonPointerSchema });
+  object({ op: z.literal(op), from: JsonPointerSchema, path: JsonPointerSchema });
 
 /** One JSON Patch (RFC 6902) operation: a union on `op`. */
 export const JsonPatchOperationSchema = z.discriminatedUnion("op", [
   valueOp("add"),
-  z.object({ op: z.literal("remove"), path: JsonPointerSchema }),
+  object({ op: z.literal("remove"), path: JsonPointerSchema }),
   valueOp("replace"),
   fromOp("move"),
   fromOp("copy"),
@@ -98,12 +99,12 @@ export const MessagesSnapshotEventSchema = event(EventType.MESSAGES_SNAPSHOT, {
 /** An event from another system, passed through as JSON; `source` names that system. */
 export const RawEventSchema = event(EventType.RAW, {
   event: JsonValueSchema,
-  source: z.string().optional(),
+  source: z.optional(z.string()),
 });
 /** An application-defined event; `value` is any JSON value, or absent. */
 export const CustomEventSchema = event(EventType.CUSTOM, {
   name: z.string(),
-  value: JsonValueSchema.optional(),
+  value: z.optional(JsonValueSchema),
 });
 /** A run has started. */
 export const RunStartedEventSchema = event(EventType.RUN_STARTED, {
@@ -118,7 +119,7 @@ export const RunFinishedEventSchema = event(EventType.RUN_FINISHED, {
 /** A run has failed; nothing follows it in that run. */
 export const RunErrorEventSchema = event(EventType.RUN_ERROR, {
   message: z.string(),
-  code: z.string().optional(),
+  code: z.optional(z.string()),
 });
 /** A named step of the run has started. */
 export const StepStartedEventSchema = event(EventType.STEP_STARTED, {
@@ -164,7 +165,7 @@ export const EVENT_SCHEMAS = {
   RUN_ERROR: RunErrorEventSchema,
   STEP_STARTED: StepStartedEventSchema,
   STEP_FINISHED: StepFinishedEventSchema,
-} as const satisfies { [T in EventType]: z.ZodType<{ type: T }> };
+} as const satisfies { [T in EventType]: z.ZodMiniType<{ type: T }> };
 
 /** Any event: a union on `type`. */
 export const EventSchema = z.discriminatedUnion("type", Object.values(EVENT_SCHEMAS) as unknown as [

@@ -3,12 +3,13 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod/mini";
+import { object } from "./object.js";
 import { JsonObjectSchema, JsonValueSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
 
 /** A tool the client offers the agent. `parameters` is a JSON Schema object. */
-export const ToolSchema = z.object({
+export const ToolSchema = object({
   name: z.string(),
   description: z.string(),
   parameters: JsonObjectSchema,
@@ -17,7 +18,7 @@ export const ToolSchema = z.object({
 export type Tool = z.infer<typeof ToolSchema>;
 
 /** A piece of context the client gives the agent. */
-export const ContextSchema = z.object({
+export const ContextSchema = object({
   description: z.string(),
   value: z.string(),
 });
@@ -25,7 +26,7 @@ export const ContextSchema = z.object({
 export type Context = z.infer<typeof ContextSchema>;
 
 /** The body of a run request. All seven fields are required. */
-export const RunAgentInputSchema = z.object({
+export const RunAgentInputSchema = object({
   threadId: z.string(),
   runId: z.string(),
   state: JsonValueSchema,

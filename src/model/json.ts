@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** A value that JSON can represent exactly: what `JSON.parse` can return. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -113,17 +113,21 @@ function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): 
 }
 
 /** Any JSON value (see {@link findJsonProblem} for what is refused). */
-export const JsonValueSchema: z.ZodType<JsonValue> = z.custom<JsonValue>().superRefine((value, ctx) => {
-  const problem = findJsonProblem(value);
-  if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
-});
+export const JsonValueSchema: z.ZodMiniType<JsonValue> = z.custom<JsonValue>().check(
+  z.superRefine((value, ctx) => {
+    const problem = findJsonProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
+  }),
+);
 
 /** A JSON object: a plain object whose values are JSON (a JSON Schema, for example). */
-export const JsonObjectSchema: z.ZodType<JsonObject> = z.custom<JsonObject>().superRefine((value, ctx) => {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    ctx.addIssue({ code: "custom", message: `expected a JSON object, found ${describe(value)}`, input: value });
-    return;
-  }
-  const problem = findJsonProblem(value);
-  if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
-});
+export const JsonObjectSchema: z.ZodMiniType<JsonObject> = z.custom<JsonObject>().check(
+  z.superRefine((value, ctx) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: "custom", message: `expected a JSON object, found ${describe(value)}`, input: value });
+      return;
+    }
+    const problem = findJsonProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
+  }),
+);

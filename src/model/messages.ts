@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod/mini";
+import { object } from "./object.js";
 
 /** The roles a message can have. */
 export const RoleSchema = z.enum(["developer", "system", "assistant", "user", "tool"]);
@@ -11,7 +12,7 @@ export const RoleSchema = z.enum(["developer", "system", "assistant", "user", "t
 export type Role = z.infer<typeof RoleSchema>;
 
 /** The function a tool call invokes. `arguments` is a JSON-encoded string, as the model sent it. */
-export const FunctionCallSchema = z.object({
+export const FunctionCallSchema = object({
   name: z.string(),
   arguments: z.string(),
 });
@@ -19,7 +20,7 @@ export const FunctionCallSchema = z.object({
 export type FunctionCall = z.infer<typeof FunctionCallSchema>;
 
 /** A tool call made by an assistant message. */
-export const ToolCallSchema = z.object({
+export const ToolCallSchema = object({
   id: z.string(),
   type: z.literal("function"),
   function: FunctionCallSchema,
@@ -28,48 +29,48 @@ export const ToolCallSchema = z.object({
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 /** Instructions from the application's developer. */
-export const DeveloperMessageSchema = z.object({
+export const DeveloperMessageSchema = object({
   id: z.string(),
   role: z.literal("developer"),
   content: z.string(),
-  name: z.string().optional(),
+  name: z.optional(z.string()),
 });
 /** Instructions from the application's developer. */
 export type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
 
 /** A system prompt. */
-export const SystemMessageSchema = z.object({
+export const SystemMessageSchema = object({
   id: z.string(),
   role: z.literal("system"),
   content: z.string(),
-  name: z.string().optional(),
+  name: z.optional(z.string()),
 });
 /** A system prompt. */
 export type SystemMessage = z.infer<typeof SystemMessageSchema>;
 
 /** What the assistant said: text, tool calls, or both. */
-export const AssistantMessageSchema = z.object({
+export const AssistantMessageSchema = object({
   id: z.string(),
   role: z.literal("assistant"),
-  content: z.string().optional(),
-  name: z.string().optional(),
-  toolCalls: z.array(ToolCallSchema).optional(),
+  content: z.optional(z.string()),
+  name: z.optional(z.string()),
+  toolCalls: z.optional(z.array(ToolCallSchema)),
 });
 /** What the assistant said: text, tool calls, or both. */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
 /** What the user said. */
-export const UserMessageSchema = z.object({
+export const UserMessageSchema = object({
   id: z.string(),
   role: z.literal("user"),
   content: z.string(),
-  name: z.string().optional(),
+  name: z.optional(z.string()),
 });
 /** What the user said. */
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 
 /** The result of a tool call, answering the call `toolCallId`. */
-export const ToolMessageSchema = z.object({
+export const ToolMessageSchema = object({
   id: z.string(),
   role: z.literal("tool"),
   content: z.string(),

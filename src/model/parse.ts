@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { core, z } from "zod";
+import type * as z from "zod/mini";
+import type { core } from "zod";
 import { ValidationError } from "../errors.js";
 import { EVENT_TYPES, isEventType } from "./event-type.js";
 import { EVENT_SCHEMAS, type AguiEvent } from "./events.js";
@@ -13,7 +14,7 @@ import { RunAgentInputSchema, type RunAgentInput } from "./input.js";
  * Parses again, only after a failure, with each issue's input kept so that messages can say what
  * was found. Not done on the first pass because `reportInput` turns off zod's compiled fast path.
  */
-function reportedIssues(schema: z.ZodType, value: unknown): core.$ZodIssue[] {
+function reportedIssues(schema: z.ZodMiniType, value: unknown): core.$ZodIssue[] {
   return schema.safeParse(value, { reportInput: true }).error?.issues ?? [];
 }
 
@@ -45,25 +46,31 @@ export function describeFound(value: unknown): string {
  */
 function issueMessage(issue: core.$ZodIssue): string {
   const found = describeFound(issue.input);
+  // The model's own messages start with "expected"; zod's defaults depend on which locale, if
+  // any, the application loaded, so every other issue is worded here from its data.
+  const own = issue.message.startsWith("expected") ? issue.message : undefined;
   switch (issue.code) {
     case "invalid_type":
       return `expected ${issue.expected}, found ${found}`;
     case "invalid_value":
       return `expected ${issue.values.map((v) => JSON.stringify(v)).join(" or ")}, found ${found}`;
-    case "invalid_union":
+    case "invalid_union": {
       // zod adds these keys to a discriminated union's issue without declaring them in its types.
       const { note, discriminator: key, options = [] } = issue as { note?: string; discriminator?: string; options?: unknown[] };
       if (note === "No matching discriminator") {
         const tag = key && typeof issue.input === "object" && issue.input !== null ? (issue.input as Record<string, unknown>)[key] : issue.input;
         return `expected ${options.map((v) => JSON.stringify(v)).join(" or ")}, found ${describeFound(tag)}`;
       }
-      return issue.message;
-    case "invalid_format":
+      return own ?? `expected one of the allowed forms, found ${found}`;
+    }
     case "too_big":
+      return own ? `${own}, found ${found}` : `expected ${issue.origin} at most ${String(issue.maximum)}, found ${found}`;
     case "too_small":
-      return issue.message.includes("found") ? issue.message : `${issue.message}, found ${found}`;
+      return own ?? `expected ${issue.origin} at least ${String(issue.minimum)}, found ${found}`;
+    case "invalid_format":
+      return `${own ?? `expected a string of format ${issue.format}`}, found ${found}`;
     default:
-      return issue.message;
+      return own ?? `${issue.message}, found ${found}`;
   }
 }
 
@@ -100,7 +107,7 @@ export function parseEvent(value: unknown): AguiEvent {
       `invalid event: type: expected an event type string, found ${describeFound(type)}`,
     );
   }
-  const schema = EVENT_SCHEMAS[type] as z.ZodType<AguiEvent>;
+  const schema = EVENT_SCHEMAS[type] as z.ZodMiniType<AguiEvent>;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = reportedIssues(schema, value);

@@ -3,11 +3,11 @@
 // type that one has and the other lacks, in either direction.
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import * as z from "zod/mini";
 import { EventSchema as ProtoEventSchema, EventTypeSchema as ProtoEventTypeSchema } from "../../src/gen/agui/wire/v1/events_pb.js";
 import { EVENT_SCHEMAS, EVENT_TYPES, JsonObjectSchema, JsonValueSchema } from "../../src/index.js";
 
-type Zod = z.ZodType;
+type Zod = z.ZodMiniType;
 const def = (s: Zod) => (s as unknown as { def: { type: string } & Record<string, unknown> }).def;
 
 /** Strips optional/default wrappers, saying whether the field may be absent on input. */
@@ -29,7 +29,7 @@ function fieldsOf(schema: Zod): Map<string, { variants: Zod[]; optional: boolean
   const variants = d.type === "union" ? (d.options as Zod[]) : [schema];
   const fields = new Map<string, { variants: Zod[]; optional: boolean }>();
   for (const variant of variants) {
-    const shape = (variant as z.ZodObject).shape as Record<string, Zod>;
+    const shape = (variant as unknown as z.ZodMiniObject).shape as Record<string, Zod>;
     for (const [key, value] of Object.entries(shape)) {
       const { inner, optional } = unwrap(value);
       const entry = fields.get(key) ?? { variants: [], optional: false };
@@ -118,8 +118,9 @@ describe("event model and protobuf schema", () => {
     expect(base.localName).toBe("baseEvent");
     if (base.fieldKind !== "message") throw new Error("field 1 is not a message");
     // The BaseEvent message holds type, timestamp and rawEvent; the event message holds the rest.
-    const schema = EVENT_SCHEMAS[type] as unknown as z.ZodObject;
-    const baseShape = schema.pick({ type: true, timestamp: true, rawEvent: true });
+    const schema = EVENT_SCHEMAS[type] as unknown as z.ZodMiniObject;
+    const { type: typeField, timestamp, rawEvent } = schema.shape as Record<string, Zod>;
+    const baseShape = z.object({ type: typeField!, timestamp: timestamp!, rawEvent: rawEvent! });
     expectSameMessage(`${type}.baseEvent`, baseShape as unknown as Zod, base.message, []);
     expectSameMessage(type, schema as unknown as Zod, arm.message, ["baseEvent", "type", "timestamp", "rawEvent"]);
   });

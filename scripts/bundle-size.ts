@@ -1,0 +1,83 @@
+/**
+ * Measures what the browser client costs: our `HttpAgent` (both decoders, validation, run
+ * verification) against `@ag-ui/client`'s, each bundled by esbuild for the browser (ESM,
+ * minified, tree-shaken) and gzipped at level 9.
+ *
+ * Run it with `npx tsx scripts/bundle-size.ts`; tests call {@link measureBundleSizes}.
+ */
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** Sizes of one bundle, in bytes. */
+export interface BundleSize {
+  /** Minified. */
+  min: number;
+  /** Minified, then gzipped at level 9. */
+  gzip: number;
+}
+
+/** Ours against theirs. */
+export interface BundleSizes {
+  /** Our client path: `HttpAgent`, both decoders, validation, verification. */
+  ours: BundleSize;
+  /** The same with zod left out: the part of the bundle that is our own code. */
+  oursWithoutZod: BundleSize;
+  /** `@ag-ui/client`'s `HttpAgent`, with the dependencies installed here. */
+  theirs: BundleSize;
+}
+
+/** The size budget of our client bundle, min+gzip, in bytes (25 KB). */
+export const CLIENT_GZIP_BUDGET = 25 * 1024;
+
+/**
+ * Bundles `source` (an ES module's text, resolved from the repository root) for the browser,
+ * leaving the `external` packages out.
+ *
+ * @throws The esbuild error when the bundle cannot be built.
+ */
+export async function bundleSize(source: string, external: string[] = []): Promise<BundleSize> {
+  const result = await build({
+    stdin: { contents: source, resolveDir: root, loader: "ts", sourcefile: "entry.ts" },
+    bundle: true,
+    minify: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    logLevel: "silent",
+    external,
+  });
+  const bytes = result.outputFiles[0]!.contents;
+  return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
+
+/**
+ * Measures our `HttpAgent` (from src/client/index.ts) and `@ag-ui/client`'s.
+ *
+ * @throws The esbuild error when a bundle cannot be built.
+ */
+export async function measureBundleSizes(): Promise<BundleSizes> {
+  const entry = `export { HttpAgent } from "./src/client/index.ts";`;
+  const [ours, oursWithoutZod, theirs] = await Promise.all([
+    bundleSize(entry),
+    bundleSize(entry, ["zod"]),
+    bundleSize(`export { HttpAgent } from "@ag-ui/client";`),
+  ]);
+  return { ours, oursWithoutZod, theirs };
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { ours, oursWithoutZod, theirs } = await measureBundleSizes();
+  const row = (name: string, size: BundleSize) => console.log(`${name.padEnd(53)}${kb(size.min).padEnd(11)}${kb(size.gzip)}`);
+  console.log(`${"HttpAgent bundle (esbuild, browser, esm, minified)".padEnd(53)}${"min".padEnd(11)}min+gzip`);
+  row("agui-wire/client", ours);
+  row("agui-wire/client without zod (our own code)", oursWithoutZod);
+  row("@ag-ui/client", theirs);
+  console.log(`ours is ${((100 * ours.gzip) / theirs.gzip).toFixed(0)}% of theirs gzipped; budget ${kb(CLIENT_GZIP_BUDGET)}: ${ours.gzip <= CLIENT_GZIP_BUDGET ? "within" : "OVER"}`);
+  if (ours.gzip > CLIENT_GZIP_BUDGET) process.exitCode = 1;
+}

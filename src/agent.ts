@@ -1,0 +1,48 @@
+/**
+ * What an agent is, to the server handlers and to `runAgent`: anything that turns a run request
+ * into a stream of events.
+ *
+ * @module
+ */
+import type { AguiEvent, AguiEventInput } from "./model/events.js";
+import type { RunAgentInput } from "./model/input.js";
+
+/** What a run may yield: events, from a sync or async iterable. */
+export type AgentEvents = AsyncIterable<AguiEventInput | AguiEvent> | Iterable<AguiEventInput | AguiEvent>;
+
+/** What an agent's `run` may return: the events, a function giving them, or a promise of either. */
+export type AgentRunResult = AgentEvents | (() => AgentEvents) | Promise<AgentEvents | (() => AgentEvents)>;
+
+/** Passed to an agent with each run. */
+export interface RunContext {
+  /** Fires when the client goes away or the run is aborted; stop work and return when it does. */
+  signal: AbortSignal;
+}
+
+/** An object agent: `run(input)` returns the run's events (or a function that returns them). */
+export interface AgentLike {
+  run(input: RunAgentInput, context: RunContext): AgentRunResult;
+}
+
+/** A function agent: `(input) => events`, an async generator function for example. */
+export type AgentFunction = (input: RunAgentInput, context: RunContext) => AgentRunResult;
+
+/** Anything the handlers and `runAgent` accept as an agent. */
+export type Agent = AgentLike | AgentFunction;
+
+/**
+ * Starts a run of `agent` and returns its events as an async iterable, whatever form the agent
+ * returned them in.
+ *
+ * @throws {TypeError} (from the returned iterable, when iterated) if the agent returned something
+ *   that is not iterable.
+ */
+export async function* startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): AsyncGenerator<AguiEventInput | AguiEvent> {
+  const context: RunContext = { signal };
+  let result = await (typeof agent === "function" ? agent(input, context) : agent.run(input, context));
+  if (typeof result === "function") result = result();
+  if (result == null || (typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function" && typeof (result as Iterable<unknown>)[Symbol.iterator] !== "function")) {
+    throw new TypeError(`an agent's run must return an (async) iterable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
+  }
+  yield* result as AsyncIterable<AguiEventInput | AguiEvent>;
+}

@@ -1,0 +1,89 @@
+/**
+ * The client's errors: a non-2xx answer, and the `aborted` error of a cancelled run.
+ *
+ * @module
+ */
+import { AguiWireError } from "../errors.js";
+
+/** The most of an error response's body the client reads: enough for any message, bounded. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * The server answered a run request with a status that is not 2xx (code `http_status`).
+ *
+ * The message holds the status and, when the body is JSON with a string `error` (as the 422 of
+ * an invalid `RunAgentInput` is), that string.
+ */
+export class HttpStatusError extends AguiWireError {
+  /** The HTTP status, e.g. 422. */
+  readonly status: number;
+  /**
+   * The response body, at most 64 KiB of it: the parsed value when the response says it is JSON
+   * and it parses, otherwise the text; `undefined` when there was no body or it could not be read.
+   */
+  readonly body: unknown;
+
+  /**
+   * @param status - The HTTP status.
+   * @param body - The body, parsed when JSON.
+   * @param message - Defaults to "HTTP <status>", followed by the body's `error` string if any.
+   */
+  constructor(status: number, body: unknown, message?: string) {
+    const serverError = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined;
+    super("http_status", message ?? `HTTP ${status}${typeof serverError === "string" ? `: ${serverError}` : ""}`);
+    this.status = status;
+    this.body = body;
+    this.name = "HttpStatusError";
+  }
+}
+
+/** The `aborted` error of a run cancelled by `abortRun()`, a signal or an unsubscribe; its `cause` is the signal's reason. Never throws. */
+export function abortedError(signal: AbortSignal): AguiWireError {
+  return new AguiWireError("aborted", "the run was aborted", { cause: signal.reason });
+}
+
+/**
+ * Reads at most {@link MAX_ERROR_BODY_BYTES} of an error response, then cancels the rest: a
+ * misbehaving server must not make an error report cost unbounded memory.
+ */
+async function readBoundedText(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    while (bytes < MAX_ERROR_BODY_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      const chunk = value.byteLength + bytes > MAX_ERROR_BODY_BYTES ? value.subarray(0, MAX_ERROR_BODY_BYTES - bytes) : value;
+      bytes += chunk.byteLength;
+      text += decoder.decode(chunk, { stream: true });
+    }
+    return text + decoder.decode();
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * The error for a non-2xx response, with its body read (bounded) and parsed when JSON.
+ * Never rejects: a body that cannot be read (a cut connection, an abort) leaves `body` undefined.
+ */
+export async function httpStatusError(response: Response): Promise<HttpStatusError> {
+  let body: unknown;
+  try {
+    if (response.body) {
+      body = await readBoundedText(response.body);
+      if (/[/+]json\b/i.test(response.headers.get("content-type") ?? "")) {
+        try {
+          body = JSON.parse(body as string);
+        } catch {
+          // A truncated or broken JSON body is still worth showing as text.
+        }
+      }
+    }
+  } catch {
+    body = undefined;
+  }
+  return new HttpStatusError(response.status, body);
+}

@@ -1,0 +1,68 @@
+/**
+ * Building a complete `RunAgentInput` from the few fields a caller gives.
+ *
+ * @module
+ */
+import type { JsonValue } from "../model/json.js";
+import type { Context, RunAgentInput, Tool } from "../model/input.js";
+import type { Message } from "../model/messages.js";
+
+/** What `runAgent` takes: every field optional. */
+export interface RunAgentParameters {
+  /** The run's id; a new UUID when absent. */
+  runId?: string;
+  /** Tools the client offers the agent; default `[]`. */
+  tools?: Tool[];
+  /** Context for the agent; default `[]`. */
+  context?: Context[];
+  /** The state sent with the run; default the agent's `state`. */
+  state?: JsonValue;
+  /** The conversation sent with the run; default the agent's `messages`. */
+  messages?: Message[];
+  /** Anything the agent's server should pass on; default `{}`. */
+  forwardedProps?: JsonValue;
+  /** Cancels the run when it fires. */
+  signal?: AbortSignal;
+}
+
+function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
+  return out;
+}
+
+/**
+ * A random (version 4) UUID: `crypto.randomUUID` where it exists, which browsers offer only in
+ * secure contexts, otherwise built from `crypto.getRandomValues` (or `Math.random` where even
+ * that is missing). Never throws.
+ */
+export function randomId(): string {
+  const c = globalThis.crypto;
+  if (typeof c?.randomUUID === "function") return c.randomUUID();
+  const b = new Uint8Array(16);
+  if (typeof c?.getRandomValues === "function") c.getRandomValues(b);
+  else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = hex(b);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The complete input of a run: the caller's fields, the agent's defaults, empty values for the
+ * rest. Not validated here (see `AbstractAgent.runAgent`). Never throws.
+ */
+export function buildRunInput(
+  params: RunAgentParameters,
+  defaults: { threadId: string; state: JsonValue; messages: Message[] },
+): RunAgentInput {
+  return {
+    threadId: defaults.threadId,
+    runId: params.runId ?? randomId(),
+    state: params.state ?? defaults.state,
+    messages: params.messages ?? defaults.messages,
+    tools: params.tools ?? [],
+    context: params.context ?? [],
+    forwardedProps: params.forwardedProps ?? {},
+  };
+}

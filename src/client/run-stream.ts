@@ -1,0 +1,209 @@
+/**
+ * The event stream of one run: an async iterable and an observable at once.
+ *
+ * @module
+ */
+import { isAguiWireError } from "../errors.js";
+import type { AguiEvent } from "../model/events.js";
+import { verifyEvents } from "../verify.js";
+import { abortedError } from "./errors.js";
+
+/** Callbacks of {@link RunStream.subscribe}; each is optional. */
+export interface RunObserver {
+  /** Receives each event, in order. */
+  next?(event: AguiEvent): void;
+  /** Receives the one error that ends the run: the stream then delivers nothing more. */
+  error?(error: unknown): void;
+  /** Called once when the run ended properly (RUN_FINISHED or RUN_ERROR, then end of stream). */
+  complete?(): void;
+}
+
+/** What {@link RunStream.subscribe} returns. */
+export interface RunSubscription {
+  /** Stops delivery and cancels the run; no callback is called afterwards. */
+  unsubscribe(): void;
+}
+
+/** Opens the events of a run; called once, when the stream is first consumed. */
+export type RunOpener = (signal: AbortSignal) => AsyncIterable<AguiEvent>;
+
+/** Options of the {@link RunStream} constructor. */
+export interface RunStreamOptions {
+  /** Cancels the run when it fires, as {@link RunStream.abort} does. */
+  signal?: AbortSignal;
+  /** Called once when the run is over, however it ended. */
+  onEnd?: () => void;
+}
+
+/**
+ * Reports an error nobody asked to receive (no `error` callback, or a callback that threw) the
+ * way rxjs does: thrown on its own task, so it reaches the host's unhandled-error reporting
+ * instead of vanishing.
+ */
+function reportError(error: unknown): void {
+  setTimeout(() => {
+    throw error;
+  });
+}
+
+/**
+ * The event stream of one run, returned by `runAgent`: both an `AsyncIterable<AguiEvent>` and an
+ * observable (`subscribe({ next, error, complete })`, accepted by rxjs's `from()`).
+ *
+ * Lazy: nothing happens (no request is sent, no agent runs) until the first `subscribe` or
+ * iteration. Single-use: a run has one consumer, so a second `subscribe` or iteration throws a
+ * `TypeError`; call `runAgent` again for another run, or share one subscription with rxjs's
+ * `share()`.
+ *
+ * Every run is checked with `verifyEvents`. It ends in exactly one of two ways:
+ * - properly, once the source ends after RUN_FINISHED or RUN_ERROR: `complete` (or the loop ends).
+ *   A RUN_ERROR is delivered as an event like any other, since it is the proper end of a failed
+ *   run, not a failure of the stream;
+ * - with one error, through `error` (or thrown by the loop), never a `complete`: an
+ *   `AguiWireError` whose `code` tells what happened (`http_status`, `network_error`, `aborted`,
+ *   `truncated_stream`, `protocol_violation`, a decoding code such as `malformed_frame`), or, for
+ *   a local agent, what its `run` threw.
+ *
+ * Cancelling — {@link RunStream.abort}, the agent's `abortRun()`, the `signal` given to
+ * `runAgent`, `unsubscribe()`, or a `break` out of the loop — aborts the request (or the local
+ * run's signal). A consumer still listening then gets an `aborted` error; `unsubscribe` and
+ * `break` end quietly.
+ */
+export class RunStream implements AsyncIterable<AguiEvent> {
+  #open: RunOpener | undefined;
+  readonly #controller = new AbortController();
+  #onEnd: (() => void) | undefined;
+  #unlink: (() => void) | undefined;
+
+  /**
+   * @param open - Opens the run's events, given the run's signal; called once, on first use.
+   * @param options - `signal` cancels the run; `onEnd` is told when it is over.
+   * @throws Never.
+   */
+  constructor(open: RunOpener, options: RunStreamOptions = {}) {
+    this.#open = open;
+    this.#onEnd = options.onEnd;
+    // rxjs looks for `Symbol.observable` when a polyfill has defined it, "@@observable" otherwise;
+    // looked up per stream because a polyfill may load after this module.
+    const observable = (Symbol as { observable?: symbol }).observable;
+    if (typeof observable === "symbol") (this as unknown as Record<symbol, unknown>)[observable] = this["@@observable"];
+    const { signal } = options;
+    if (signal?.aborted) this.#controller.abort(signal.reason);
+    else if (signal) {
+      const onAbort = () => this.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      // A long-lived signal must not keep every finished run reachable.
+      this.#unlink = () => signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Cancels the run (before or during it); a no-op once it is over. Never throws. */
+  abort(reason?: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  /**
+   * Starts the run (on first use) and iterates its events. Breaking out of the loop cancels it.
+   *
+   * @throws {TypeError} At once, when the stream was already subscribed to or iterated.
+   * @throws During iteration: the error that ends the run (see {@link RunStream}).
+   */
+  [Symbol.asyncIterator](): AsyncIterableIterator<AguiEvent> {
+    const open = this.#open;
+    if (!open) throw new TypeError("this run's event stream was already subscribed to or iterated: a RunStream has one consumer (like a locked ReadableStream); call runAgent() again for another run");
+    this.#open = undefined;
+    const signal = this.#controller.signal;
+    let source: AsyncIterator<AguiEvent> | undefined;
+    let over = false;
+    const end = () => {
+      if (over) return;
+      over = true;
+      this.#unlink?.();
+      this.#onEnd?.();
+    };
+    const iterator: AsyncIterableIterator<AguiEvent> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async () => {
+        if (over) return { value: undefined, done: true };
+        try {
+          if (signal.aborted) throw abortedError(signal);
+          source ??= verifyEvents(open(signal))[Symbol.asyncIterator]();
+          const result = await source.next();
+          if (result.done) end();
+          return result;
+        } catch (err) {
+          // Whatever a cancelled request throws (a fetch AbortError, a cut body) means "aborted".
+          const error = signal.aborted && !isAguiWireError(err, "aborted") ? abortedError(signal) : err;
+          end();
+          // Stops a local agent that is still working, or a request still open, after a failure.
+          this.#controller.abort(error);
+          throw error;
+        }
+      },
+      return: async () => {
+        if (!over) {
+          end();
+          this.#controller.abort();
+          await source?.return?.().catch(() => {});
+        }
+        return { value: undefined, done: true };
+      },
+    };
+    return iterator;
+  }
+
+  /**
+   * Starts the run (on first use) and delivers its events to `observer`, asynchronously: nothing
+   * is delivered before `subscribe` returns. If `next` throws, the run is cancelled and that error
+   * goes to `error`. An error with no `error` callback to take it is rethrown on its own task,
+   * as rxjs does.
+   *
+   * @param observer - The callbacks, or just `next`.
+   * @returns `unsubscribe()`, which cancels the run and stops delivery.
+   * @throws {TypeError} When the stream was already subscribed to or iterated.
+   */
+  subscribe(observer: RunObserver | ((event: AguiEvent) => void) = {}): RunSubscription {
+    const { next, error, complete } = typeof observer === "function" ? { next: observer, error: undefined, complete: undefined } : observer;
+    const iterator = this[Symbol.asyncIterator]();
+    let closed = false;
+    const call = (fn: (() => void) | undefined) => {
+      try {
+        fn?.();
+      } catch (err) {
+        reportError(err);
+      }
+    };
+    void (async () => {
+      try {
+        for (;;) {
+          const result = await iterator.next();
+          if (closed) return;
+          if (result.done) break;
+          next?.call(observer, result.value);
+        }
+      } catch (err) {
+        if (closed) return;
+        closed = true;
+        // Only needed when `next` threw; otherwise the run is over already and this is a no-op.
+        void iterator.return!();
+        if (error) call(() => error.call(observer, err));
+        else reportError(err);
+        return;
+      }
+      closed = true;
+      call(complete && (() => complete.call(observer)));
+    })();
+    return {
+      unsubscribe: () => {
+        if (closed) return;
+        closed = true;
+        void iterator.return!();
+      },
+    };
+  }
+
+  /** Makes the stream an interop observable: rxjs's `from(stream)` subscribes to it directly. Never throws. */
+  ["@@observable"](): this {
+    return this;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The bundled client in headless Chromium, against our server over both transports.
+ *
+ * Needs Debian's `chromium` at /usr/bin/chromium (`apt-get install -y chromium`). Without it the
+ * suite is skipped, except under CI, where a missing browser must fail the run.
+ */
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Transport } from "../../src/client/index.js";
+import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type RunAgentInput, type RunContext } from "../../src/index.js";
+import { createNodeHandler } from "../../src/server/index.js";
+import { normalized, recordingSampleAgent } from "../client/helpers.js";
+import type { PageOutcome, PageRun } from "./page.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
+if (!available) console.warn(`test/browser skipped: ${CHROMIUM} is missing (install it with: apt-get install -y chromium)`);
+
+describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
+  const sample = recordingSampleAgent();
+  let hangingRunAborted = false;
+  let server: Server;
+  let origin: string;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    const bundle = await build({
+      entryPoints: [fileURLToPath(new URL("./page.ts", import.meta.url))],
+      bundle: true,
+      minify: true,
+      platform: "browser",
+      format: "esm",
+      write: false,
+    });
+    const script = bundle.outputFiles[0]!.contents;
+    const agentRoute = createNodeHandler(sample.agent);
+    const hangingRoute = createNodeHandler(async function* (input: RunAgentInput, { signal }: RunContext) {
+      yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
+      yield { type: "TEXT_MESSAGE_START", messageId: "m" };
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      hangingRunAborted = true;
+    });
+    server = createServer((req, res) => {
+      if (req.url === "/") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end('<!doctype html><meta charset="utf-8"><title>agui-wire</title><script type="module" src="/page.js"></script>');
+      } else if (req.url === "/page.js") {
+        res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" });
+        res.end(script);
+      } else if (req.url === "/agent") {
+        agentRoute(req, res);
+      } else if (req.url === "/hanging") {
+        hangingRoute(req, res);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(origin);
+    await page.waitForFunction(() => "agui" in globalThis);
+    expect(errors).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  // Typed loosely on purpose: Playwright's serialisability check of the event union's types is
+  // too deep for the compiler.
+  const run = async (options: PageRun): Promise<PageOutcome> =>
+    (await page.evaluate(
+      (json: string): Promise<unknown> => (globalThis as unknown as { agui: { run(o: unknown): Promise<unknown> } }).agui.run(JSON.parse(json)),
+      JSON.stringify(options),
+    )) as PageOutcome;
+
+  const answeredAs: Record<Transport, string> = { auto: BINARY_MEDIA_TYPE, binary: BINARY_MEDIA_TYPE, sse: SSE_MEDIA_TYPE };
+  for (const transport of ["auto", "binary", "sse"] as const) {
+    for (const iterate of [false, true]) {
+      it(`gets every event of the sample run (transport ${transport}, ${iterate ? "for await" : "subscribe"})`, async () => {
+        const before = sample.sent.length;
+        const outcome = await run({ url: "/agent", transport, iterate });
+        expect(outcome.error).toBeUndefined();
+        expect(outcome.completed).toBe(true);
+        expect(outcome.contentTypes).toEqual([answeredAs[transport]]);
+        expect(sample.sent).toHaveLength(before + 1);
+        expect(outcome.events).toEqual(normalized(sample.sent[before]!));
+        expect(outcome.isSecureContext).toBe(true);
+      });
+    }
+  }
+
+  it("sends a complete RunAgentInput with generated UUIDs", async () => {
+    await run({ url: "/agent", params: { forwardedProps: { from: "browser" } } });
+    expect(sample.inputs.at(-1)).toEqual({
+      threadId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      state: {},
+      messages: [],
+      tools: [],
+      context: [],
+      forwardedProps: { from: "browser" },
+    });
+  });
+
+  for (const transport of ["binary", "sse"] as const) {
+    it(`gets the server's 422 as an http_status error with its body (transport ${transport})`, async () => {
+      const outcome = await run({ url: "/agent", transport, params: { messages: [{ id: "x", role: "robot" } as never] } });
+      expect(outcome.completed).toBe(false);
+      expect(outcome.events).toEqual([]);
+      expect(outcome.error).toMatchObject({ name: "HttpStatusError", code: "http_status", status: 422, body: { error: expect.stringContaining("messages[0].role") } });
+      expect(outcome.error!.message).toContain("422");
+    });
+
+    it(`abortRun() mid-stream ends with an aborted error and closes the request (transport ${transport})`, async () => {
+      hangingRunAborted = false;
+      const outcome = await run({ url: "/hanging", transport, abortAfter: 2 });
+      expect(outcome.events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START"]);
+      expect(outcome.completed).toBe(false);
+      expect(outcome.error).toMatchObject({ code: "aborted" });
+      await expect.poll(() => hangingRunAborted).toBe(true);
+    });
+  }
+});

@@ -1,0 +1,32 @@
+/**
+ * The browser bundle of the client path against its budget (DESIGN.md: at most 25 KB min+gzip,
+ * against about 98 KB for @ag-ui/client).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_GZIP_BUDGET, measureBundleSizes, type BundleSizes } from "../../scripts/bundle-size.js";
+
+let sizes: BundleSizes;
+beforeAll(async () => {
+  sizes = await measureBundleSizes();
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  console.info(
+    `HttpAgent min+gzip: ours ${kb(sizes.ours.gzip)} (own code ${kb(sizes.oursWithoutZod.gzip)}), @ag-ui/client ${kb(sizes.theirs.gzip)}; budget ${kb(CLIENT_GZIP_BUDGET)}`,
+  );
+}, 60_000);
+
+describe("client bundle size (esbuild, browser, esm, minified, gzip -9)", () => {
+  // The model is written with zod/mini (classic zod alone is about 27 KB gzipped), which is what
+  // keeps this within budget.
+  it("keeps the whole client path (HttpAgent, both decoders, validation) within 25 KB min+gzip", () => {
+    expect(sizes.ours.gzip).toBeLessThanOrEqual(CLIENT_GZIP_BUDGET);
+  });
+
+  it("keeps our own code (zod left out) within 12 KB min+gzip", () => {
+    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(12 * 1024);
+  });
+
+  it("is smaller than @ag-ui/client's HttpAgent", () => {
+    expect(sizes.ours.gzip).toBeLessThan(sizes.theirs.gzip);
+    expect(sizes.ours.min).toBeLessThan(sizes.theirs.min);
+  });
+});
