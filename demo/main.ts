@@ -1,41 +1,36 @@
 /**
- * `npm start`: encodes a scripted agent run in both transports and prints the events and the
- * bytes each transport takes. (The HTTP demo server replaces this once the server lands.)
+ * `npm start`: serves the demo page and agent on 127.0.0.1 (port from `PORT`, default 3000; 0
+ * picks a free one), prints the URL, and stops cleanly on Ctrl-C.
  */
-import { decodeEvent, encodeFrame, encodeSSE, SSEDecoder, FrameDecoder } from "../src/index.js";
-import { sampleRun } from "./sample-run.js";
+import { startDemoServer } from "./server.js";
 
-const events = [...sampleRun({ threadId: "thread-1", runId: "run-1" })];
-const utf8 = new TextEncoder();
-let binaryBytes = 0;
-let sseBytes = 0;
-const frames: Uint8Array[] = [];
-const sse: Uint8Array[] = [];
-
-console.log("event                  binary bytes   SSE bytes");
-for (const event of events) {
-  const frame = encodeFrame(event);
-  const text = utf8.encode(encodeSSE(event));
-  frames.push(frame.slice());
-  sse.push(text);
-  binaryBytes += frame.length;
-  sseBytes += text.length;
-  console.log(`${event.type.padEnd(22)} ${String(frame.length).padStart(12)} ${String(text.length).padStart(11)}`);
+const raw = process.env.PORT ?? "3000";
+const port = Number(raw);
+if (!/^\d+$/.test(raw.trim()) || port > 65535) {
+  console.error(`PORT must be a port number (0 to 65535), found ${JSON.stringify(raw)}`);
+  process.exit(2);
 }
 
-// Decode both streams back and check they carry the same events.
-const fromBinary = new FrameDecoder();
-const fromSSE = new SSEDecoder();
-const decodedBinary = frames.flatMap((f) => fromBinary.push(f));
-const decodedSSE = sse.flatMap((t) => fromSSE.push(t));
-fromBinary.end();
-fromSSE.end();
-const same = JSON.stringify(decodedBinary) === JSON.stringify(decodedSSE);
+let server: Awaited<ReturnType<typeof startDemoServer>>;
+try {
+  server = await startDemoServer({ port });
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code;
+  console.error(code === "EADDRINUSE" ? `port ${port} is in use: set PORT to another one` : error);
+  process.exit(1);
+}
 
-console.log("");
-console.log(`${events.length} events: binary ${binaryBytes} bytes, SSE ${sseBytes} bytes (binary is ${((100 * binaryBytes) / sseBytes).toFixed(1)}% of SSE)`);
-console.log(`both transports decode to the same ${decodedBinary.length} events: ${same ? "yes" : "NO"}`);
-console.log("");
-console.log("first frame, hex:", Buffer.from(frames[0]!).toString("hex"));
-console.log("as decoded:", JSON.stringify(decodeEvent(frames[0]!, 4)));
-if (!same) process.exitCode = 1;
+console.log(`agui-wire demo: open ${server.url}  (Ctrl-C to stop)`);
+
+const stop = (signal: string): void => {
+  console.log(`\n${signal}: stopping the demo server`);
+  server.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+};
+process.once("SIGINT", () => stop("SIGINT"));
+process.once("SIGTERM", () => stop("SIGTERM"));

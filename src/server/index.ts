@@ -1,8 +1,13 @@
 /**
- * agui-wire/server: agent handlers for fetch-style and Node servers.
+ * agui-wire/server: an agent as an HTTP handler, fetch-style (`Request` -> `Response`: Hono, Bun,
+ * Deno, Next.js, Workers) or Node-style (`(req, res)`: node:http, Express, Fastify's raw).
  *
- * Not built yet: this entry exists so that the package's export map is stable.
+ * Importing this entry loads nothing from `node:*`; the Node handler uses Node's types only.
  *
  * @module
  */
-export {};
+export { createAgentHandler } from "./fetch-handler.js";
+export { createNodeHandler, type NodeHandlerOptions } from "./node.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_KEEP_ALIVE_MS, type AgentHandlerOptions, type RunErrorContext } from "./options.js";
+export { AGENT_FAILED, INVALID_AGENT_EVENT } from "./event-stream.js";
+export type { Agent, AgentLike, AgentFunction, AgentEvents, AgentRunResult, RunContext } from "../agent.js";

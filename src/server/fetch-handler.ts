@@ -1,0 +1,94 @@
+/**
+ * `createAgentHandler`: the agent as a fetch-style handler, `(Request) => Promise<Response>`.
+ *
+ * @module
+ */
+import type { Agent } from "../agent.js";
+import { BoundedBody, type BodyRead } from "./body.js";
+import { handleRun } from "./handle.js";
+import { assertAgent, resolveOptions, type AgentHandlerOptions } from "./options.js";
+
+async function readRequestBody(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyRead> {
+  if (body === null) return { kind: "bytes", bytes: new Uint8Array(0) };
+  const collected = new BoundedBody(limit);
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = body.getReader();
+  } catch (error) {
+    return { kind: "failed", error };
+  }
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { kind: "bytes", bytes: collected.bytes() };
+      if (!collected.push(value)) {
+        // Stop the upload here: the rest is never read.
+        reader.cancel().catch(() => {});
+        return { kind: "too_large" };
+      }
+    }
+  } catch (error) {
+    return { kind: "failed", error };
+  }
+}
+
+/**
+ * Makes a fetch-style handler for an agent: `(request: Request) => Promise<Response>`, for Hono,
+ * Bun, Deno, Next.js route handlers, Cloudflare Workers and anything else built on the WHATWG
+ * `Request` and `Response`.
+ *
+ * The handler answers:
+ * - 405 (`Allow: POST`) to any method but POST;
+ * - 413 to a body over `maxBodyBytes`, from its Content-Length before reading anything, or as
+ *   soon as the count passes the bound while reading (the rest of the upload is cancelled);
+ * - 400 when the body cannot be read (the client went away while sending it);
+ * - 422 to a body that is empty, not JSON, or not a `RunAgentInput`;
+ * - otherwise 200 with the run's events, in the transport `negotiate(Accept)` picks, with
+ *   `Cache-Control: no-cache`, `Vary: Accept` and `X-Accel-Buffering: no`.
+ *
+ * Every error answer is `application/json`, `{ "error": "…" }`, naming the problem (for a 422,
+ * the path that failed). Once the stream is open, failures become one final RUN_ERROR event: an
+ * error the agent throws is sent as `agent_error` / "the agent failed" (its message never reaches
+ * the client; it goes to `onError`), an event the model rejects as `invalid_event`. An agent
+ * that wants the client to see its own message yields a RUN_ERROR event itself.
+ *
+ * The agent runs as the response body is read, one event per read, so a slow client slows it
+ * down and nothing piles up in memory. Its `signal` fires when the client goes away (the
+ * request's signal aborts or the response body is cancelled) or the handler ends the run early
+ * (the agent threw or yielded an invalid event), and its iterator is returned, so its `finally`
+ * blocks run.
+ *
+ * @param agent - A function `(input, { signal }) => events` or an object with `run(input,
+ *   { signal })`; see `startRun` for the forms the events may take.
+ * @param options - `maxBodyBytes` (default 1 MiB), `keepAliveMs` (default 15 s, SSE only),
+ *   `onError(error, { input, request })`.
+ * @throws {TypeError} (at once, not per request) when `agent` is not an agent or `onError` is not
+ *   a function.
+ * @throws {RangeError} (at once) when `maxBodyBytes` or `keepAliveMs` is out of range.
+ * @returns The handler. Its promise never rejects.
+ */
+export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<Request>): (request: Request) => Promise<Response> {
+  assertAgent(agent);
+  const resolved = resolveOptions(options);
+  return async (request) => {
+    const result = await handleRun(agent, resolved, {
+      method: request.method,
+      header: (name) => request.headers.get(name),
+      readBody: (limit) => readRequestBody(request.body, limit),
+      discardBody: () => {
+        if (request.body && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => {});
+      },
+      request,
+    });
+    if (result.kind === "plain") {
+      return new Response(result.body, { status: result.status, headers: result.headers });
+    }
+    const { abort } = result;
+    const signal = request.signal as AbortSignal | undefined;
+    if (signal) {
+      if (signal.aborted) abort();
+      else signal.addEventListener("abort", abort, { once: true });
+    }
+    return new Response(result.body, { status: result.status, headers: result.headers });
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * `createNodeHandler`: the agent as a `(req, res)` handler for node:http, Express and Fastify's
+ * raw request and response. The only file of agui-wire that depends on Node, and only for types:
+ * importing it loads nothing from `node:*`, so the server entry stays importable everywhere.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Agent } from "../agent.js";
+import { AguiWireError } from "../errors.js";
+import { BoundedBody, type BodyRead } from "./body.js";
+import { handleRun } from "./handle.js";
+import { assertAgent, resolveOptions, type AgentHandlerOptions, type ResolvedOptions } from "./options.js";
+import type { StreamResult } from "./responses.js";
+
+/** Options of {@link createNodeHandler}: those of `createAgentHandler`, with Node's request type. */
+export type NodeHandlerOptions = AgentHandlerOptions<IncomingMessage>;
+
+const utf8 = new TextEncoder();
+
+/**
+ * A body some middleware already read: Express's `express.json()` leaves the parsed value in
+ * `req.body` (body-parser 1.x marks it with `_body`; 2.x leaves `req.body` undefined when it did
+ * not parse). The stream having ended tells a parsed body from a default `{}` over an unread one.
+ */
+function preParsedBody(req: IncomingMessage, limit: number): BodyRead | undefined {
+  const body = (req as { body?: unknown }).body;
+  if (body === undefined || !(req.readableEnded || (req as { _body?: unknown })._body === true)) return undefined;
+  if (body instanceof Uint8Array || typeof body === "string") {
+    const bytes = typeof body === "string" ? utf8.encode(body) : body;
+    return bytes.byteLength > limit ? { kind: "too_large" } : { kind: "bytes", bytes };
+  }
+  return { kind: "parsed", value: body };
+}
+
+/**
+ * Reads `req` under the bound. Listens to 'data' rather than iterating: leaving a `for await`
+ * early destroys the request, and with it the socket the 413 must be written to.
+ */
+function readNodeBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
+  const parsed = preParsedBody(req, limit);
+  if (parsed) return Promise.resolve(parsed);
+  // Read by someone else who kept nothing: waiting for 'end' would wait forever.
+  if (req.readableEnded) return Promise.resolve({ kind: "bytes", bytes: new Uint8Array(0) });
+  return new Promise((resolve) => {
+    const body = new BoundedBody(limit);
+    const finish = (read: BodyRead): void => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+      resolve(read);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      if (!body.push(typeof chunk === "string" ? utf8.encode(chunk) : chunk)) {
+        req.pause();
+        finish({ kind: "too_large" });
+      }
+    };
+    const onEnd = (): void => finish({ kind: "bytes", bytes: body.bytes() });
+    const onError = (error: unknown): void => finish({ kind: "failed", error });
+    const onClose = (): void => finish({ kind: "failed", error: new AguiWireError("aborted", "the client went away while sending the body") });
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
+}
+
+/** Resolves on 'drain', or on 'close' (a closed response never drains). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** Writes the event stream, honouring back-pressure, and stops the agent if the client leaves. */
+async function writeStream(result: StreamResult, res: ServerResponse): Promise<void> {
+  const reader = result.body.getReader();
+  let clientGone = false;
+  const onClose = (): void => {
+    if (res.writableFinished) return;
+    clientGone = true;
+    result.abort();
+  };
+  res.on("close", onClose);
+  try {
+    res.writeHead(result.status, result.headers);
+    // The client learns the run started before the agent's first event, however long that takes.
+    res.flushHeaders();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await drained(res);
+      if (clientGone) return;
+    }
+    res.end();
+  } catch {
+    // The stream errors only when abort() ran, i.e. the client is gone: there is no one to tell.
+    if (!clientGone) {
+      result.abort();
+      res.destroy();
+    }
+  } finally {
+    res.off("close", onClose);
+  }
+}
+
+async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedOptions<IncomingMessage>, req: R, res: ServerResponse): Promise<void> {
+  const result = await handleRun(agent, options, {
+    method: req.method ?? "",
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+    readBody: (limit) => readNodeBody(req, limit),
+    // Node reads and discards an unread body itself once the response is done.
+    discardBody: () => {},
+    request: req,
+  });
+  if (res.destroyed || res.writableEnded) {
+    if (result.kind === "stream") result.abort();
+    return;
+  }
+  if (result.kind === "stream") return writeStream(result, res);
+  const bytes = utf8.encode(result.body);
+  const headers: Record<string, string | number> = { ...result.headers, "Content-Length": bytes.byteLength };
+  if (result.closeConnection) headers.Connection = "close";
+  res.writeHead(result.status, headers);
+  res.end(bytes);
+}
+
+/**
+ * Makes a Node handler for an agent: `(req, res) => void`, for `node:http`/`node:https`
+ * servers, Express (as a route handler or middleware), and Fastify's raw request and response.
+ *
+ * It answers exactly as `createAgentHandler` does (405, 413, 400, 422 with a JSON `{ "error" }`
+ * body; 200 with the negotiated event stream; a final RUN_ERROR on failure), and:
+ * - a body that middleware already parsed is used as is: `req.body` set by `express.json()`
+ *   (the limit is then that middleware's), or by `express.raw()`/`express.text()` (bytes and
+ *   text are parsed and bounded here). With Fastify, whose parser reads the body before the
+ *   handler runs, call `reply.hijack()`, set `request.raw.body = request.body`, and pass
+ *   `request.raw, reply.raw`.
+ * - a 413 closes the connection (`Connection: close`) instead of reading the rest of the upload;
+ * - writes honour back-pressure: after `res.write` returns false the next event is asked for only
+ *   on 'drain';
+ * - the response closing before the stream ended (the client went away) fires the agent's signal
+ *   and returns its iterator.
+ *
+ * @param agent - A function `(input, { signal }) => events` or an object with `run(input,
+ *   { signal })`.
+ * @param options - `maxBodyBytes` (default 1 MiB), `keepAliveMs` (default 15 s, SSE only),
+ *   `onError(error, { input, request })` with `request` the `IncomingMessage`.
+ * @throws {TypeError} (at once) when `agent` is not an agent or `onError` is not a function.
+ * @throws {RangeError} (at once) when `maxBodyBytes` or `keepAliveMs` is out of range.
+ * @returns The handler; it never throws, and every failure is answered or ends the response.
+ */
+export function createNodeHandler(agent: Agent, options?: NodeHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  assertAgent(agent);
+  const resolved = resolveOptions(options);
+  return (req, res) => {
+    serve(agent, resolved, req, res).catch((error: unknown) => {
+      // Only a broken response object gets here (say, headers already sent by other code).
+      console.error("agui-wire: the Node handler failed:", error);
+      try {
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
+      } catch {
+        res.destroy();
+      }
+    });
+  };
+}

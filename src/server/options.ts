@@ -1,0 +1,93 @@
+/**
+ * The options both handlers take, their defaults, and checking them once, when a handler is made.
+ *
+ * @module
+ */
+import type { Agent } from "../agent.js";
+import type { RunAgentInput } from "../model/input.js";
+
+/** Default bound on a request body: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Default silence, in milliseconds, after which an SSE stream gets a keep-alive comment: 15 s. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/** What `onError` learns about the run that failed, besides the error. */
+export interface RunErrorContext<R> {
+  /** The validated request body of the run. */
+  input: RunAgentInput;
+  /** The request as the handler received it: a `Request`, or Node's `IncomingMessage`. */
+  request: R;
+}
+
+/**
+ * Options of `createAgentHandler` (with `R` = `Request`) and `createNodeHandler` (with `R` =
+ * `IncomingMessage`).
+ */
+export interface AgentHandlerOptions<R = Request> {
+  /**
+   * Largest request body accepted, in bytes; a larger one gets 413 before it is read in full.
+   * Default 1 MiB.
+   */
+  maxBodyBytes?: number;
+  /**
+   * Milliseconds of silence after which an SSE stream gets a `: keep-alive` comment, so that
+   * proxies do not close an idle connection while the agent thinks. `0` or `Infinity` turns it
+   * off. The binary transport has no comments and never gets one. Default 15 000.
+   */
+  keepAliveMs?: number;
+  /**
+   * Called with the real error when a run ends with a RUN_ERROR event: an error the agent threw
+   * (the client gets a generic message) or a ValidationError for an invalid event it yielded.
+   * Also called for errors an agent throws while being stopped after the client left, except the
+   * abort itself. Default: `console.error`. An error thrown by `onError` is ignored.
+   */
+  onError?: (error: unknown, context: RunErrorContext<R>) => void;
+}
+
+/** Options with defaults applied and checked. */
+export interface ResolvedOptions<R> {
+  maxBodyBytes: number;
+  keepAliveMs: number;
+  onError: (error: unknown, context: RunErrorContext<R>) => void;
+}
+
+function defaultOnError(error: unknown): void {
+  console.error("agui-wire: an agent run failed:", error);
+}
+
+/**
+ * Applies defaults and checks the options.
+ *
+ * @throws {RangeError} when `maxBodyBytes` is not a positive integer (or `Infinity`), or
+ *   `keepAliveMs` is negative or not a number.
+ * @throws {TypeError} when `onError` is given and is not a function.
+ */
+export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
+  const maxBodyBytes = options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!(maxBodyBytes === Infinity || (Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0))) {
+    throw new RangeError(`maxBodyBytes must be a positive integer or Infinity, found ${String(maxBodyBytes)}`);
+  }
+  const keepAliveMs = options?.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  if (typeof keepAliveMs !== "number" || Number.isNaN(keepAliveMs) || keepAliveMs < 0) {
+    throw new RangeError(`keepAliveMs must be a number of milliseconds, 0 or more, found ${String(keepAliveMs)}`);
+  }
+  const onError = options?.onError ?? defaultOnError;
+  if (typeof onError !== "function") {
+    throw new TypeError(`onError must be a function, found ${typeof onError}`);
+  }
+  return { maxBodyBytes, keepAliveMs, onError };
+}
+
+/**
+ * Checks, when a handler is made rather than at the first request, that `agent` can be an agent.
+ *
+ * @throws {TypeError} when it is neither a function nor an object with a `run` method.
+ */
+export function assertAgent(agent: unknown): asserts agent is Agent {
+  if (typeof agent === "function") return;
+  if (typeof agent === "object" && agent !== null && typeof (agent as { run?: unknown }).run === "function") return;
+  throw new TypeError(
+    `an agent must be a function (input, context) => events or an object with a run(input, context) method, found ${agent === null ? "null" : typeof agent}`,
+  );
+}

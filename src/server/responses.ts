@@ -1,0 +1,66 @@
+/**
+ * The runtime-neutral shape of a handler's answer, which each adapter turns into its own response.
+ *
+ * @module
+ */
+import type { EventMediaType } from "../media-types.js";
+
+/** An answer whose body is known in full: every error. */
+export interface PlainResult {
+  kind: "plain";
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /**
+   * True when a body is refused unread (413) and the client may still be sending it: a Node
+   * adapter then closes the connection, rather than reading the rest of the upload to keep it.
+   */
+  closeConnection: boolean;
+}
+
+/** The answer to a valid run request: 200 and the event stream. */
+export interface StreamResult {
+  kind: "stream";
+  status: 200;
+  headers: Record<string, string>;
+  body: ReadableStream<Uint8Array>;
+  /**
+   * Ends the run because the client went away: fires the agent's signal and returns its
+   * iterator. Idempotent; a no-op once the stream has ended.
+   */
+  abort(): void;
+}
+
+/** What the shared core answers. */
+export type HandlerResult = PlainResult | StreamResult;
+
+/**
+ * A JSON error answer, `{ "error": message }`.
+ *
+ * @param closeConnection - See {@link PlainResult.closeConnection}.
+ * @throws Never.
+ */
+export function jsonError(status: number, message: string, closeConnection: boolean, headers: Record<string, string> = {}): PlainResult {
+  return {
+    kind: "plain",
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers },
+    body: JSON.stringify({ error: message }),
+    closeConnection,
+  };
+}
+
+/**
+ * Headers of an event stream. `no-cache` and `X-Accel-Buffering: no` keep caches and nginx from
+ * holding events back; `Vary: Accept` because the same URL answers in two media types.
+ *
+ * @throws Never.
+ */
+export function streamHeaders(contentType: EventMediaType): Record<string, string> {
+  return {
+    "Content-Type": contentType,
+    "Cache-Control": "no-cache",
+    Vary: "Accept",
+    "X-Accel-Buffering": "no",
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The demo server over HTTP, without a browser: the page, its script, the agent in both
+ * transports; and `npm start`'s entry, which prints the URL and stops on SIGINT.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeEventStream, EventType, parseEvent, type AguiEvent } from "../../src/index.js";
+import { startDemoServer, type DemoServer } from "../../demo/server.js";
+import { sampleRun } from "../../demo/sample-run.js";
+
+const BINARY = "application/vnd.ag-ui.event+proto";
+const SSE = "text/event-stream";
+const input = { threadId: "t", runId: "r", state: {}, messages: [], tools: [], context: [], forwardedProps: {} };
+
+describe("startDemoServer", () => {
+  let server: DemoServer;
+  beforeAll(async () => {
+    server = await startDemoServer({ port: 0, delayMs: 2 });
+  });
+  afterAll(() => server.close());
+
+  it("binds 127.0.0.1 on the port asked for and gives the page's URL", () => {
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/`);
+    expect(server.port).toBeGreaterThan(0);
+  });
+
+  it("serves the page, which loads its script as a module", async () => {
+    const response = await fetch(server.url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await response.text();
+    expect(html).toContain('<script type="module" src="/page.js"></script>');
+    expect(html).toContain('id="binary"');
+    expect(html).toContain('id="sse"');
+  });
+
+  it("serves the bundled script, with no import left for the browser to resolve", async () => {
+    const response = await fetch(new URL("/page.js", server.url));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const script = await response.text();
+    expect(script).not.toMatch(/\bimport\s*[{*"']/);
+    expect(script).toContain("/agent");
+  });
+
+  it.each([BINARY, SSE])("runs the scripted agent over %s", async (accept) => {
+    const response = await fetch(new URL("/agent", server.url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: accept },
+      body: JSON.stringify(input),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe(accept);
+    const events: AguiEvent[] = [];
+    for await (const event of decodeEventStream(response.body!, accept)) events.push(event);
+    const expected = [...sampleRun(input)].map((e) => parseEvent(e));
+    // Timestamps differ between runs; everything else must match.
+    const strip = ({ timestamp: _, ...rest }: AguiEvent & { timestamp?: number }) => rest;
+    expect(events.map(strip)).toEqual(expected.map(strip));
+    expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
+  });
+
+  it("answers 404 to other paths and 405 to other methods", async () => {
+    expect((await fetch(new URL("/nope", server.url))).status).toBe(404);
+    expect((await fetch(server.url, { method: "POST", body: "x" })).status).toBe(405);
+    expect((await fetch(new URL("/agent", server.url))).status).toBe(405);
+  });
+});
+
+describe("npm start (demo/main.ts)", () => {
+  it("prints the URL, serves it, and exits 0 on SIGINT", async () => {
+    const root = fileURLToPath(new URL("../..", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", "demo/main.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!/http:\/\/127\.0\.0\.1:\d+\//.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no URL printed; stdout: ${out}; stderr: ${err}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const url = out.match(/http:\/\/127\.0\.0\.1:\d+\//)![0];
+      expect((await fetch(url)).status).toBe(200);
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+      expect(out).toContain("SIGINT: stopping the demo server");
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  it("refuses a PORT that is not a port number", async () => {
+    const root = fileURLToPath(new URL("../..", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", "demo/main.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "http" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    expect(code).toBe(2);
+    expect(err).toContain('PORT must be a port number (0 to 65535), found "http"');
+  });
+});
