@@ -7,6 +7,7 @@
 import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
 import { parseEvent } from "../model/parse.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import { acceptDecoded } from "./accept.js";
 import { Reader } from "./reader.js";
 import { beginWrite } from "./writer.js";
 
@@ -65,5 +66,5 @@ export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
  */
 export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): AguiEvent {
   const r = new Reader(bytes, start, end);
-  return parseEvent(readEvent(r, end));
+  return acceptDecoded(readEvent(r, end));
 }
