@@ -28,7 +28,8 @@ export interface FrameDecoderOptions {
  * header announces. Because of that, a chunk must not be modified after it is pushed (a reader that
  * reuses one buffer for every read, such as a BYOB reader, must push copies).
  *
- * After it throws, a decoder is finished: every later call throws the same error.
+ * A failure is final: every later call throws the same error. When a chunk completes some events
+ * and then fails, `push` returns those events and the next call (`push` or `end`) throws.
  */
 export class FrameDecoder {
   private readonly maxFrameBytes: number;
@@ -69,7 +70,9 @@ export class FrameDecoder {
       this.consume(chunk, out);
     } catch (err) {
       this.failure = err;
-      throw err;
+      // Events completed before the failure are handed out first, so what a caller receives does
+      // not depend on how the bytes were split; the failure is thrown by the next call.
+      if (out.length === 0) throw err;
     }
     return out;
   }

@@ -24,18 +24,21 @@ export class Reader {
   pos: number;
   /** End of the readable bytes. */
   readonly end: number;
+  /** Where the message starts; error messages give positions from here, not from the buffer. */
+  readonly base: number;
 
   /** Reads `buf` from `start` to `end` (the whole array by default) without copying it. */
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
     this.buf = buf;
     this.pos = start;
     this.end = end;
+    this.base = start;
   }
 
   /** Reads a field tag (field number << 3 | wire type). */
   tag(): number {
     const t = this.uint32();
-    if (t >>> 3 === 0) throw malformed(`field number 0 at byte ${this.pos}`);
+    if (t >>> 3 === 0) throw malformed(`field number 0 at byte ${this.pos - this.base}`);
     return t;
   }
 
@@ -49,7 +52,7 @@ export class Reader {
     }
     let result = 0;
     for (let shift = 0; shift < 70; shift += 7) {
-      if (pos >= this.end) throw malformed(`truncated varint at byte ${this.pos}`);
+      if (pos >= this.end) throw malformed(`truncated varint at byte ${this.pos - this.base}`);
       const b = buf[pos++]!;
       if (shift < 32) result |= (b & 0x7f) << shift;
       if (b < 0x80) {
@@ -57,7 +60,7 @@ export class Reader {
         return result >>> 0;
       }
     }
-    throw malformed(`varint longer than 10 bytes at byte ${this.pos}`);
+    throw malformed(`varint longer than 10 bytes at byte ${this.pos - this.base}`);
   }
 
   /**
@@ -72,8 +75,8 @@ export class Reader {
     let pos = this.pos;
     const buf = this.buf;
     for (let i = 0; ; i++) {
-      if (i === 10) throw malformed(`varint longer than 10 bytes at byte ${start}`);
-      if (pos >= this.end) throw malformed(`truncated varint at byte ${start}`);
+      if (i === 10) throw malformed(`varint longer than 10 bytes at byte ${start - this.base}`);
+      if (pos >= this.end) throw malformed(`truncated varint at byte ${start - this.base}`);
       const b = buf[pos++]!;
       if (i < 4) lo |= (b & 0x7f) << (7 * i);
       else if (i === 4) {
@@ -92,13 +95,13 @@ export class Reader {
       const nhi = (~hi + (nlo === 0 ? 1 : 0)) >>> 0;
       value = -(nhi * 4294967296 + nlo);
     } else value = hi * 4294967296 + lo;
-    if (!Number.isSafeInteger(value)) throw malformed(`int64 at byte ${start} is outside the safe integer range`);
+    if (!Number.isSafeInteger(value)) throw malformed(`int64 at byte ${start - this.base} is outside the safe integer range`);
     return value;
   }
 
   /** Reads a little-endian IEEE 754 double. */
   double(): number {
-    if (this.pos + 8 > this.end) throw malformed(`truncated double at byte ${this.pos}`);
+    if (this.pos + 8 > this.end) throw malformed(`truncated double at byte ${this.pos - this.base}`);
     for (let i = 0; i < 8; i++) f64bytes[i] = this.buf[this.pos + i]!;
     this.pos += 8;
     return f64[0]!;
@@ -109,7 +112,7 @@ export class Reader {
     const at = this.pos;
     const len = this.uint32();
     const end = this.pos + len;
-    if (end > this.end) throw malformed(`length ${len} at byte ${at} runs past the end (${this.end - this.pos} bytes left)`);
+    if (end > this.end) throw malformed(`length ${len} at byte ${at - this.base} runs past the end (${this.end - this.pos} bytes left)`);
     return end;
   }
 
@@ -137,7 +140,7 @@ export class Reader {
     try {
       s = decoder.decode(buf.subarray(pos, end));
     } catch (err) {
-      throw malformed(`invalid UTF-8 in the string at byte ${pos}`, err);
+      throw malformed(`invalid UTF-8 in the string at byte ${pos - this.base}`, err);
     }
     this.pos = end;
     return s;
@@ -167,12 +170,12 @@ export class Reader {
         this.skipBytes(4);
         return;
       default:
-        throw malformed(`unsupported wire type ${WIRE_TYPE_NAMES[wireType]} at byte ${this.pos}`);
+        throw malformed(`unsupported wire type ${WIRE_TYPE_NAMES[wireType]} at byte ${this.pos - this.base}`);
     }
   }
 
   private skipBytes(n: number): void {
-    if (this.pos + n > this.end) throw malformed(`truncated field at byte ${this.pos}`);
+    if (this.pos + n > this.end) throw malformed(`truncated field at byte ${this.pos - this.base}`);
     this.pos += n;
   }
 }

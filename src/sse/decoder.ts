@@ -23,7 +23,8 @@ type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
  * are handled by the underlying {@link SSEParser}.
  *
  * Errors are final: once a method has thrown, every later call throws the same error again,
- * since the events after the failing one in the same chunk are lost. The `#index` in messages
+ * since the events after the failing one in the same chunk are lost. When a chunk completes some
+ * events and then fails, `push` returns those events and the next call throws. The `#index` in messages
  * counts SSE messages dispatched by this decoder, from 0.
  */
 export class SSEDecoder {
@@ -60,14 +61,17 @@ export class SSEDecoder {
    */
   push(chunk: Uint8Array | string): AguiEvent[] {
     if (this.#failed) throw this.#failure;
+    const events: AguiEvent[] = [];
     try {
       const messages = this.#parser.push(chunk);
-      const events: AguiEvent[] = [];
       for (let i = 0; i < messages.length; i++) events.push(this.#decode(messages[i]!));
       return events;
     } catch (error) {
       this.#failed = true;
       this.#failure = error;
+      // Events completed before the failure are handed out first, so what a caller receives does
+      // not depend on how the bytes were split; the failure is thrown by the next call.
+      if (events.length > 0) return events;
       throw error;
     }
   }

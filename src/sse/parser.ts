@@ -73,8 +73,9 @@ function isField(line: string, name: string): boolean {
  * Work is linear in the input: each chunk is scanned once, and only the unfinished last line is
  * kept between chunks.
  *
- * Errors are final: once a method has thrown, every later call throws the same error again,
- * since messages of the chunk that failed are lost and the parser no longer knows where it is.
+ * Errors are final: once a method has thrown, every later call throws the same error again, since
+ * the parser no longer knows where it is. Messages a chunk completed before its failure are
+ * returned by that `push`, and the next call throws.
  */
 export class SSEParser {
   readonly #maxEventBytes: number;
@@ -153,7 +154,16 @@ export class SSEParser {
       text = this.#decoder.decode(chunk, { stream: true });
     }
     const out: SSEMessage[] = [];
-    if (text.length > 0) this.#feed(text, out);
+    if (text.length > 0) {
+      try {
+        this.#feed(text, out);
+      } catch (error) {
+        // Messages completed before the failure in this chunk are handed out first, so what a
+        // caller receives does not depend on how the bytes were split; the failure (kept in
+        // #failure) is thrown by the next call.
+        if (out.length === 0) throw error;
+      }
+    }
     return out;
   }
 
@@ -180,7 +190,9 @@ export class SSEParser {
       if (rest.length > 0) this.#feed(rest, []);
     }
     const tail = this.#tail;
-    if (this.#hasData || isField(tail, "data")) {
+    // A partial last line that is, or could have become, a data field ("d", "dat", "data: {…")
+    // means an event was cut; a partial comment or other field carries no data and is dropped.
+    if (this.#hasData || isField(tail, "data") || (tail.length > 0 && tail.length < 4 && "data".startsWith(tail))) {
       this.#fail(
         "truncated_stream",
         `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${this.#dataSize() + tail.length} characters of the event`,

@@ -32,6 +32,8 @@ export function pushDecoderFor(contentType: string | null | undefined, maxFrameB
     : new SSEDecoder({ maxEventBytes: maxFrameBytes });
 }
 
+const EMPTY = new Uint8Array(0);
+
 function abortError(signal: AbortSignal): AguiWireError {
   return new AguiWireError("aborted", "the event stream was aborted", { cause: signal.reason });
 }
@@ -66,8 +68,38 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
         await it.return?.();
       };
     }
-    // A pending read does not notice the signal by itself; cancelling the body ends it.
-    signal?.addEventListener("abort", () => void this.release().catch(() => {}), { once: true });
+    // Cancel the body as soon as the signal fires, even between reads; a pending read is ended
+    // by readChunk, since returning a busy async iterator only takes effect once it resumes.
+    signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  private readonly onAbort = (): void => void this.release().catch(() => {});
+
+  /** The next chunk; with a signal, a pending read rejects as soon as the signal fires. */
+  private readChunk(): Promise<IteratorResult<Uint8Array>> {
+    const signal = this.signal;
+    if (signal === undefined) return this.read();
+    return new Promise((resolve, reject) => {
+      const abort = (): void => reject(abortError(signal));
+      signal.addEventListener("abort", abort, { once: true });
+      this.read().then(
+        (result) => {
+          signal.removeEventListener("abort", abort);
+          resolve(result);
+        },
+        (err: unknown) => {
+          signal.removeEventListener("abort", abort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** Marks the iteration finished and stops listening to the signal. */
+  private finish(): void {
+    this.done = true;
+    this.queue = [];
+    this.signal?.removeEventListener("abort", this.onAbort);
   }
 
   [Symbol.asyncIterator](): this {
@@ -76,20 +108,30 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
 
   async next(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
+      // Once the signal has fired, no more events, not even those already decoded.
+      if (this.signal?.aborted && !this.done) await this.fail(abortError(this.signal));
       if (this.index < this.queue.length) return { value: this.queue[this.index++]!, done: false };
       if (this.done) return { value: undefined, done: true };
-      if (this.signal?.aborted) await this.fail(abortError(this.signal));
+      // A decoder that failed after handing out the events before the failure throws on its next
+      // call: make that call now rather than after the next chunk, which may never come.
+      try {
+        this.decoder.push(EMPTY);
+      } catch (err) {
+        await this.fail(err);
+      }
       let chunk: IteratorResult<Uint8Array>;
       try {
-        chunk = await this.read();
+        chunk = await this.readChunk();
       } catch (err) {
-        if (this.signal?.aborted) return this.fail(abortError(this.signal));
+        // The read may still be pending (an async iterator busy in an await): do not wait for the
+        // body's release, which onAbort has started already.
+        if (this.signal?.aborted) return this.fail(abortError(this.signal), false);
         return this.fail(err instanceof AguiWireError ? err : new AguiWireError("network_error", `reading the event stream failed: ${String((err as Error)?.message ?? err)}`, { cause: err }));
       }
       if (this.signal?.aborted) await this.fail(abortError(this.signal));
       try {
         if (chunk.done) {
-          this.done = true;
+          this.finish();
           this.decoder.end();
           continue;
         }
@@ -104,17 +146,16 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   /** Ends the iteration early (a `break` out of `for await`): cancels the body. */
   async return(): Promise<IteratorResult<AguiEvent>> {
     if (!this.done) {
-      this.done = true;
-      this.queue = [];
+      this.finish();
       await this.release();
     }
     return { value: undefined, done: true };
   }
 
-  private async fail(err: unknown): Promise<never> {
-    this.done = true;
-    this.queue = [];
-    await this.release();
+  private async fail(err: unknown, awaitRelease = true): Promise<never> {
+    this.finish();
+    if (awaitRelease) await this.release();
+    else void this.release().catch(() => {});
     throw err;
   }
 }

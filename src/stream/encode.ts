@@ -24,7 +24,8 @@ export function eventEncoderFor(contentType: string): (event: AguiEventInput | A
  * The stream is pull-based: the next event is asked for only when the reader wants more, so a
  * slow reader slows the producer and nothing queues up in between. Cancelling the stream returns
  * the source's iterator (its `finally` blocks run). An invalid event or an error thrown by the
- * source errors the stream; servers that must turn that into a RUN_ERROR event use
+ * source errors the stream (after an invalid event the source's iterator is returned too);
+ * servers that must turn that into a RUN_ERROR event use
  * `agui-wire/server`, which does.
  *
  * @param events - The events, from an iterable or async iterable.
@@ -40,8 +41,24 @@ export function encodeEventStream(events: EventSource, contentType: string): Rea
       async pull(controller) {
         iterator ??= Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
         const next = await iterator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encode(next.value));
+        if (next.done) {
+          controller.close();
+          return;
+        }
+        let bytes: Uint8Array;
+        try {
+          bytes = encode(next.value);
+        } catch (err) {
+          // The stream errors and will never pull again: return the source, as a for-await loop
+          // whose body throws does, so that its finally blocks run.
+          try {
+            await iterator.return?.();
+          } catch {
+            // The encoding error is the one to report.
+          }
+          throw err;
+        }
+        controller.enqueue(bytes);
       },
       async cancel() {
         await iterator?.return?.();

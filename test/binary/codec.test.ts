@@ -631,9 +631,24 @@ describe("FrameDecoder", () => {
     const size = encodeEvent(e).length;
     expect(new FrameDecoder({ maxFrameBytes: size }).push(frame(e))).toStrictEqual([e]);
     expectCode(() => new FrameDecoder({ maxFrameBytes: size - 1 }).push(frame(e)), "frame_too_large", new RegExp(`announces ${size} bytes, more than the ${size - 1} allowed`));
-    // The second frame is the one too large: it is named.
+    // The second frame is the one too large: it is named. Its header in a chunk of its own (no
+    // event completed before it in that chunk) fails at once.
     const big = frame({ type: "STEP_STARTED", stepName: "x".repeat(100) });
-    expectCode(() => new FrameDecoder({ maxFrameBytes: 50 }).push(new Uint8Array([...ok, ...big])), "frame_too_large", /frame #1/);
+    const bigSize = big.length - 4;
+    const apart = new FrameDecoder({ maxFrameBytes: 50 });
+    expect(apart.push(ok)).toStrictEqual([{ type: "STEP_STARTED", stepName: "s" }]);
+    const err = expectCode(() => apart.push(big), "frame_too_large", /frame #1/);
+    expect(err.message).toBe(`frame #1 announces ${bigSize} bytes, more than the 50 allowed (maxFrameBytes)`);
+    expect(apart.count).toBe(1);
+    // In one chunk after a complete frame, the push returns that frame's event and the next call
+    // throws the same error.
+    const together = new FrameDecoder({ maxFrameBytes: 50 });
+    expect(together.push(new Uint8Array([...ok, ...big]))).toStrictEqual([{ type: "STEP_STARTED", stepName: "s" }]);
+    expect(together.count).toBe(1);
+    const deferred = expectCode(() => together.push(new Uint8Array(0)), "frame_too_large", /frame #1/);
+    expect(deferred.message).toBe(err.message);
+    expect(wireError(() => together.end())).toBe(deferred);
+    expect(wireError(() => together.push(ok))).toBe(deferred);
     for (const bad of [0, -1, 1.5, NaN, Infinity, 2 ** 53]) expect(() => new FrameDecoder({ maxFrameBytes: bad })).toThrow(RangeError);
   });
 
@@ -663,23 +678,42 @@ describe("FrameDecoder", () => {
       [framed([...event(2, [...base(1), ...str(2, "m")])]), "invalid_event"],
       [header(DEFAULT_MAX_FRAME_BYTES + 1), "frame_too_large"],
     ];
+    const three = [ok, ok, ok].map(() => ({ type: "STEP_STARTED", stepName: "s" }));
+    // A malformed frame's message gives byte positions from the start of the frame's message, so
+    // it is the same however the stream was chunked.
     for (const [tail, code] of bad) {
+      // The failing frame in a chunk of its own: the push that holds it fails at once.
       const d = new FrameDecoder();
-      const err = expectCode(() => d.push(new Uint8Array([...prefix, ...tail])), code, /frame #3/);
+      expect(d.push(new Uint8Array(prefix))).toStrictEqual(three);
+      const err = expectCode(() => d.push(tail), code, /frame #3/);
       expect(d.count).toBe(3);
+      // In one chunk with the frames before it: the push returns their events, and the next call
+      // (push or end) throws the same error, with the same code and message.
+      const together = new FrameDecoder();
+      expect(together.push(new Uint8Array([...prefix, ...tail]))).toStrictEqual(three);
+      expect(together.count).toBe(3);
+      const deferred = expectCode(() => together.end(), code, /frame #3/);
+      expect(deferred.message).toBe(err.message);
+      expect(deferred.constructor).toBe(err.constructor);
+      expect(wireError(() => together.push(ok))).toBe(deferred);
+      expect(wireError(() => together.end())).toBe(deferred);
+      expect(together.count).toBe(3);
       // Fed one byte at a time, the same frame fails with the same index.
       const byByte = new FrameDecoder();
       const all = new Uint8Array([...prefix, ...tail]);
       let failure: AguiWireError | undefined;
+      const seen: AguiEvent[] = [];
       for (let i = 0; i < all.length && !failure; i++) {
         try {
-          byByte.push(all.subarray(i, i + 1));
+          seen.push(...byByte.push(all.subarray(i, i + 1)));
         } catch (e) {
           failure = e as AguiWireError;
         }
       }
+      expect(seen).toStrictEqual(three);
       expect(failure?.code).toBe(err.code);
       expect(failure?.message).toMatch(/frame #3/);
+      expect(failure?.message).toBe(err.message);
     }
   });
 

@@ -34,14 +34,30 @@ describe("SSEDecoder", () => {
     expect(decoder.lastEventId).toBe("42");
   });
   it("reports data that is not JSON, with the event's index and the cause", () => {
+    const runStarted = { type: "RUN_STARTED", threadId: "t", runId: "r" };
+    // The bad message in a chunk that completes no event before it: the push fails at once.
     const decoder = new SSEDecoder();
-    const error = caught(() => decoder.push(`${started}: c\n\n${started}data: {"type":\n\n`)) as AguiWireError;
+    expect(decoder.push(`${started}: c\n\n${started}`)).toEqual([runStarted, runStarted]);
+    const error = caught(() => decoder.push(`data: {"type":\n\n`)) as AguiWireError;
     expect(error).toBeInstanceOf(AguiWireError);
     expect(error).not.toBeInstanceOf(ValidationError);
     expect(error.code).toBe("malformed_event");
     expect(error.message).toMatch(/^SSE event #2: data is not JSON: \S/);
     expect(error.cause).toBeInstanceOf(SyntaxError);
     expect(error.message).toContain((error.cause as Error).message);
+    // In one chunk after two events: the push returns them, and the next call throws the same
+    // error (the same code, message and cause).
+    const together = new SSEDecoder();
+    expect(together.push(`${started}: c\n\n${started}data: {"type":\n\n`)).toEqual([runStarted, runStarted]);
+    const deferred = caught(() => together.push(started)) as AguiWireError;
+    expect(deferred).toBeInstanceOf(AguiWireError);
+    expect(deferred).not.toBeInstanceOf(ValidationError);
+    expect(deferred.code).toBe("malformed_event");
+    expect(deferred.message).toBe(error.message);
+    expect(deferred.cause).toBeInstanceOf(SyntaxError);
+    expect((deferred.cause as Error).message).toBe((error.cause as Error).message);
+    expect(caught(() => together.end())).toBe(deferred);
+    expect(caught(() => together.push(started))).toBe(deferred);
   });
   it("counts messages across pushes, from 0", () => {
     const decoder = new SSEDecoder();
@@ -53,14 +69,29 @@ describe("SSEDecoder", () => {
   it("reports an invalid event as parseEvent does, prefixed with the index", () => {
     const data = { type: "TEXT_MESSAGE_CONTENT", messageId: 5, delta: "" };
     const expected = caught(() => parseEvent(data)) as ValidationError;
+    const runStarted = { type: "RUN_STARTED", threadId: "t", runId: "r" };
+    // The invalid event in a chunk that completes no event before it: the push fails at once.
     const decoder = new SSEDecoder();
-    const error = caught(() => decoder.push(`${started}data: ${JSON.stringify(data)}\n\n`)) as ValidationError;
+    expect(decoder.push(started)).toEqual([runStarted]);
+    const error = caught(() => decoder.push(`data: ${JSON.stringify(data)}\n\n`)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.code).toBe("invalid_event");
     expect(error.message).toBe(`SSE event #1: ${expected.message}`);
     expect(error.issues).toEqual(expected.issues);
     expect(error.issues.length).toBeGreaterThan(0);
     expect(error.cause).toBeInstanceOf(ValidationError);
+    // In one chunk after a valid event: the push returns it, and the next call (here end) throws
+    // the same error.
+    const together = new SSEDecoder();
+    expect(together.push(`${started}data: ${JSON.stringify(data)}\n\n`)).toEqual([runStarted]);
+    const deferred = caught(() => together.end()) as ValidationError;
+    expect(deferred).toBeInstanceOf(ValidationError);
+    expect(deferred.code).toBe("invalid_event");
+    expect(deferred.message).toBe(`SSE event #1: ${expected.message}`);
+    expect(deferred.issues).toEqual(expected.issues);
+    expect(deferred.cause).toBeInstanceOf(ValidationError);
+    expect(caught(() => together.push(started))).toBe(deferred);
+    expect(caught(() => together.end())).toBe(deferred);
   });
   it("keeps the unknown_event_type code", () => {
     const error = caught(() => new SSEDecoder().push('data: {"type":"NOPE"}\n\n')) as ValidationError;

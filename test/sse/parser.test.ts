@@ -236,6 +236,11 @@ describe("SSEParser end of stream", () => {
     "data: a\r",
     "data: a\r\n",
     "data: a\n\ndata: b\n",
+    // A partial last line that could still have become a data line counts as a cut data line.
+    "d",
+    "da",
+    "dat",
+    "data: a\n\ndat",
   ];
   for (const input of truncated) {
     it(`fails with truncated_stream on ${JSON.stringify(input)}`, () => {
@@ -244,12 +249,25 @@ describe("SSEParser end of stream", () => {
       expect((outcome.error as Error).message).toMatch(/^SSE stream ended inside an event: expected a blank line/);
     });
   }
-  const clean = ["", "data: a\n\n", "data: a\r\n\r", "data: a\n\r", ": comment", "dat", "event: x", "event: x\n", "id: 1", "id: 1\n", "retry: 5", "foo: data", "data: a\n\n: bye"];
+  const clean = ["", "data: a\n\n", "data: a\r\n\r", "data: a\n\r", ": comment", "datum", "dta", "event: x", "event: x\n", "id: 1", "id: 1\n", "retry: 5", "foo: data", "data: a\n\n: bye"];
   for (const input of clean) {
     it(`ends cleanly on ${JSON.stringify(input)}`, () => {
       expect(parseAll(input).error).toBeUndefined();
     });
   }
+  it("reports a cut partial data field name with the characters read", () => {
+    for (const input of ["d", "da", "dat"]) {
+      const outcome = parseAll(input);
+      expectCode(outcome.error, "truncated_stream");
+      expect((outcome.error as Error).message).toBe(
+        `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${input.length} characters of the event`,
+      );
+      expect(outcome.messages).toEqual([]);
+    }
+    const after = parseAll("data: a\n\nda");
+    expectCode(after.error, "truncated_stream");
+    expect(after.messages).toEqual([{ data: "a", event: "", id: "" }]);
+  });
   it("does not count an unfinished event's id", () => {
     expect(parseAll("id: 1\ndata: a\n\nid: 2\n").lastEventId).toBe("1");
   });
@@ -364,6 +382,48 @@ describe("SSEParser errors are final", () => {
     expectCode(first, "frame_too_large");
     expect(() => parser.push("data: a\n\n")).toThrow(first as Error);
     expect(() => parser.end()).toThrow(first as Error);
+  });
+  it("a chunk that completes messages and then fails returns them; the next call throws", () => {
+    const parser = new SSEParser({ maxEventBytes: 10 });
+    expect(parser.push("data: a\n\ndata: b\n\ndata: 0123456789\n\n")).toEqual([
+      { data: "a", event: "", id: "" },
+      { data: "b", event: "", id: "" },
+    ]);
+    let first: unknown;
+    try {
+      parser.push("data: c\n\n");
+    } catch (e) {
+      first = e;
+    }
+    expectCode(first, "frame_too_large");
+    expect((first as Error).message).toBe(
+      "SSE event too large: expected at most 10 (maxEventBytes, in UTF-16 code units), found at least 16 before the event's end",
+    );
+    // The same error object, from push and end alike.
+    for (const again of [() => parser.push("data: a\n\n"), () => parser.end()]) {
+      let thrown: unknown;
+      try {
+        again();
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBe(first);
+    }
+    // The same failure, ended rather than pushed: end() throws it.
+    const ended = new SSEParser({ maxEventBytes: 10 });
+    expect(ended.push("data: a\n\ndata: 0123456789\n\n")).toHaveLength(1);
+    let second: unknown;
+    try {
+      ended.end();
+    } catch (e) {
+      second = e;
+    }
+    expectCode(second, "frame_too_large");
+    expect((second as Error).message).toBe((first as Error).message);
+    // With no message completed before it in the chunk, the push throws at once.
+    const direct = new SSEParser({ maxEventBytes: 10 });
+    expect(direct.push("data: a\n\n")).toHaveLength(1);
+    expect(() => direct.push("data: 0123456789\n\n")).toThrow((first as Error).message);
   });
   it("rethrows the same error after truncated_stream", () => {
     const parser = new SSEParser();

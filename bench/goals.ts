@@ -1,0 +1,136 @@
+/**
+ * The performance goals of DESIGN.md ("Performance: what 'fast' means here"), each with how it is
+ * computed from the values the suites report (names `<suite>/<group>/<task>`; rates in events/s).
+ */
+import { ratio } from "./format.js";
+
+export type Values = Record<string, number>;
+
+export interface Goal {
+  /** The DESIGN.md row: the path measured. */
+  path: string;
+  /** What it is compared with. */
+  comparedWith: string;
+  /** The goal as DESIGN.md states it. */
+  goal: string;
+  /** How the measured number is computed. */
+  how: string;
+  /** The suite that produces the inputs; a goal whose suite did not run is "not run". */
+  suite: string;
+  /** The measured number, or undefined when an input is missing. */
+  measure(v: Values): number | undefined;
+  met(measured: number): boolean;
+  /** How to show the measured number. */
+  show?(measured: number, v: Values): string;
+}
+
+/** a / b when both are there. */
+function over(v: Values, a: string, b: string): number | undefined {
+  const x = v[a];
+  const y = v[b];
+  return x === undefined || y === undefined || y === 0 ? undefined : x / y;
+}
+
+const STREAM_DECODERS = ["ours-stream", "ours-push"];
+
+export const GOALS: Goal[] = [
+  {
+    path: "binary encode, validated, framed",
+    comparedWith: "@ag-ui/encoder encodeBinary",
+    goal: "at least 10x faster",
+    how: "events/s of encodeFrame over @ag-ui/encoder encodeBinary, same mixed trace (codec suite)",
+    suite: "codec",
+    measure: (v) => over(v, "codec/encode mixed/ours", "codec/encode mixed/ag-encoder"),
+    met: (r) => r >= 10,
+  },
+  {
+    path: "binary encode",
+    comparedWith: "our own SSE encode (JSON.stringify)",
+    goal: "faster",
+    how: "events/s of encodeFrame over encodeSSE, same mixed trace (codec suite)",
+    suite: "codec",
+    measure: (v) => over(v, "codec/encode mixed/ours", "codec/encode mixed/ours-sse"),
+    met: (r) => r > 1,
+  },
+  {
+    path: "binary stream decode, validated, 64 KiB chunks",
+    comparedWith: "@ag-ui/client parseProtoStream",
+    goal: "at least 20x faster",
+    how: "events/s of decodeEventStream over parseProtoStream, binary stream in 64 KiB chunks (stream suite)",
+    suite: "stream",
+    measure: (v) => over(v, "stream/binary 64k/ours-stream", "stream/binary 64k/ag-client"),
+    met: (r) => r >= 20,
+  },
+  {
+    path: "binary stream decode",
+    comparedWith: "our own SSE stream decode",
+    goal: "at least 2x faster",
+    how: "events/s of decodeEventStream on the binary stream over the same on the SSE stream, 64 KiB chunks (stream suite)",
+    suite: "stream",
+    measure: (v) => over(v, "stream/binary 64k/ours-stream", "stream/sse 64k/ours-stream"),
+    met: (r) => r >= 2,
+  },
+  {
+    path: "SSE stream decode, validated",
+    comparedWith: "@ag-ui/client parseSSEStream + EventSchemas.parse",
+    goal: "at least 2x faster",
+    how: "events/s of decodeEventStream over parseSSEStream + EventSchemas.parse, SSE stream in 64 KiB chunks (stream suite)",
+    suite: "stream",
+    measure: (v) => over(v, "stream/sse 64k/ours-stream", "stream/sse 64k/ag-client"),
+    met: (r) => r >= 2,
+  },
+  {
+    path: "any decode at 1 KiB chunks",
+    comparedWith: "the same at 64 KiB chunks",
+    goal: "at least 0.8x",
+    how: "the lowest 1 KiB / 64 KiB events/s ratio over our 4 stream decoders (decodeEventStream and push decoder, binary and SSE)",
+    suite: "stream",
+    measure: (v) => {
+      const ratios = ["binary", "sse"].flatMap((t) => STREAM_DECODERS.map((d) => over(v, `stream/${t} 1k/${d}`, `stream/${t} 64k/${d}`)));
+      return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+    },
+    met: (r) => r >= 0.8,
+  },
+  {
+    path: "bytes on the wire, binary",
+    comparedWith: "SSE, same trace",
+    goal: "at most 0.58x",
+    how: "binary bytes (frames) over SSE bytes (UTF-8) of the mixed trace, one realistic run (size suite)",
+    suite: "size",
+    measure: (v) => v["size/mixed/ratio"],
+    met: (r) => r <= 0.58,
+  },
+  {
+    path: "browser bundle of the client (HttpAgent + both decoders), min+gzip",
+    comparedWith: "@ag-ui/client (~98 KB)",
+    goal: "at most 25 KB",
+    how: "min+gzip bytes of our HttpAgent bundle from scripts/bundle-size (bundle suite); KB = 1024 bytes",
+    suite: "bundle",
+    measure: (v) => v["bundle/ours/gzip"],
+    met: (n) => n <= 25 * 1024,
+    show: (n, v) => `${(n / 1024).toFixed(1)} KB` + (v["bundle/theirs/gzip"] ? ` (theirs ${(v["bundle/theirs/gzip"] / 1024).toFixed(1)} KB)` : ""),
+  },
+];
+
+export interface GoalResult {
+  path: string;
+  comparedWith: string;
+  goal: string;
+  how: string;
+  measured: number | null;
+  shown: string;
+  status: "met" | "not met" | "not measured" | "not run";
+}
+
+/** Every goal against the values; `ran` names the suites that ran. */
+export function evaluateGoals(values: Values, ran: ReadonlySet<string>): GoalResult[] {
+  return GOALS.map((g) => {
+    const measured = g.measure(values);
+    const base = { path: g.path, comparedWith: g.comparedWith, goal: g.goal, how: g.how };
+    if (measured === undefined || !Number.isFinite(measured)) {
+      const status = ran.has(g.suite) ? "not measured" : "not run";
+      return { ...base, measured: null, shown: "-", status };
+    }
+    return { ...base, measured, shown: g.show ? g.show(measured, values) : ratio(measured), status: g.met(measured) ? "met" : "not met" };
+  });
+}

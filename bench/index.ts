@@ -1,0 +1,106 @@
+/**
+ * The benchmark runner: `npm run bench [-- [--quick] [name ...]]`.
+ *
+ * Runs every suite in bench/suites/ (or those whose name contains one of the given names), prints
+ * one table per result with ratios to the reference, then the DESIGN.md goals, and writes
+ * bench/results/latest.json (everything measured) and bench/results/latest.svg (a bar chart).
+ * `--quick` runs each task briefly on smaller inputs: it checks that the suites work (CI), its
+ * numbers are rough.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { renderChart } from "./chart.js";
+import { formatTable } from "./format.js";
+import { evaluateGoals } from "./goals.js";
+import { describeEnvironment, machineInfo, packageVersions } from "./machine.js";
+import { silencePeerWarnings } from "./peers.js";
+import type { Suite, SuiteContext, SuiteResult } from "./suite.js";
+
+/** Suites in this order first, then any other in name order. */
+const ORDER = ["codec", "stream", "size", "bundle"];
+
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  console.log("usage: npm run bench -- [--quick] [suite-name-filter ...]");
+  process.exit(0);
+}
+const quick = args.includes("--quick");
+const filters = args.filter((a) => !a.startsWith("--"));
+
+async function loadSuites(): Promise<Suite[]> {
+  const dir = new URL("./suites/", import.meta.url);
+  const files = readdirSync(dir).filter((f) => /\.(ts|js|mjs)$/.test(f) && !f.endsWith(".d.ts"));
+  const suites = await Promise.all(files.map(async (f) => ((await import(new URL(f, dir).href)) as { default: Suite }).default));
+  const rank = (s: Suite) => (ORDER.includes(s.name) ? ORDER.indexOf(s.name) : ORDER.length);
+  return suites.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+}
+
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)}s`;
+const tty = process.stderr.isTTY;
+const ctx: SuiteContext = {
+  quick,
+  progress(message) {
+    if (tty) process.stderr.write(`\r\x1b[K${elapsed()} ${message.slice(0, (process.stderr.columns ?? 120) - 8)}`);
+    else process.stderr.write(`${elapsed()} ${message}\n`);
+  },
+};
+const clearProgress = () => tty && process.stderr.write("\r\x1b[K");
+
+silencePeerWarnings();
+const machine = machineInfo();
+const packages = packageVersions();
+const date = new Date().toISOString();
+const all = await loadSuites();
+const suites = all.filter((s) => filters.length === 0 || filters.some((f) => s.name.includes(f)));
+if (suites.length === 0) {
+  console.error(`no suite matches ${filters.join(", ")}; suites: ${all.map((s) => s.name).join(", ")}`);
+  process.exit(1);
+}
+
+console.log(`agui-wire benchmarks, ${date}${quick ? ", QUICK mode (short runs, small inputs: rough numbers)" : ""}`);
+console.log(describeEnvironment(machine, packages));
+console.log(`suites: ${suites.map((s) => s.name).join(", ")}\n`);
+
+const results: { name: string; description: string; seconds: number; result?: SuiteResult; error?: string }[] = [];
+for (const suite of suites) {
+  const t0 = Date.now();
+  ctx.progress(`[${suite.name}] starting`);
+  try {
+    const result = await suite.run(ctx);
+    clearProgress();
+    const seconds = (Date.now() - t0) / 1000;
+    results.push({ name: suite.name, description: suite.description, seconds, result });
+    console.log(`=== ${suite.name}: ${suite.description} (${seconds.toFixed(1)} s)\n`);
+    for (const table of result.tables) console.log(`${formatTable(table)}\n`);
+    for (const note of result.notes) console.log(`  note: ${note}`);
+    if (result.notes.length) console.log("");
+  } catch (err) {
+    clearProgress();
+    const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    results.push({ name: suite.name, description: suite.description, seconds: (Date.now() - t0) / 1000, error });
+    console.log(`=== ${suite.name}: FAILED\n${error}\n`);
+    process.exitCode = 1;
+  }
+}
+
+const values = Object.assign({}, ...results.map((r) => r.result?.values ?? {})) as Record<string, number>;
+const goals = evaluateGoals(values, new Set(results.filter((r) => r.result).map((r) => r.name)));
+console.log(
+  formatTable({
+    title: "Goals (DESIGN.md, performance)",
+    columns: [{ header: "path" }, { header: "compared with" }, { header: "goal" }, { header: "measured", align: "right" }, { header: "status" }],
+    rows: goals.map((g) => [g.path, g.comparedWith, g.goal, g.shown, g.status]),
+  }),
+);
+console.log(`\n  How each is computed: bench/goals.ts (also in latest.json).`);
+
+const out = new URL("./results/", import.meta.url);
+mkdirSync(out, { recursive: true });
+const report = { date, quick, filters, machine, packages, goals, values, suites: results };
+writeFileSync(new URL("latest.json", out), `${JSON.stringify(report, null, 2)}\n`);
+const panels = results.flatMap((r) => r.result?.charts ?? []);
+if (panels.length) {
+  const subtitle = `${date.slice(0, 10)} · ${machine.cpu}, ${machine.cores} cores · Node ${machine.node}${quick ? " · QUICK mode (rough numbers)" : ""}`;
+  writeFileSync(new URL("latest.svg", out), renderChart("agui-wire against its peers: events per second", subtitle, panels));
+}
+console.log(`  Wrote bench/results/latest.json${panels.length ? " and bench/results/latest.svg" : ""} (${elapsed()} in all).`);

@@ -1,0 +1,143 @@
+/**
+ * Codec suite: one event at a time to bytes and back, per event type and over a realistic run
+ * (the "mixed trace"), ours against the @ag-ui packages, protobuf-es, protobufjs and our own SSE.
+ *
+ * Encode: ours `encodeFrame` (validated, framed) against `@ag-ui/encoder` `encodeBinary` (the
+ * reference; validated, framed), `@ag-ui/proto` `encode` (validated, no prefix), protobuf-es
+ * `toBinary` and protobufjs `encode` (neither validates; they start from messages built
+ * beforehand) and our `encodeSSE` (validated, a string: the UTF-8 step is not counted).
+ * Decode: ours `decodeEvent` (validated) against `@ag-ui/proto` `decode` (the reference, not
+ * validated), protobuf-es `fromBinary`, protobufjs `decode` and our SSE path (`JSON.parse` +
+ * `parseEvent` on the event's JSON).
+ */
+import { decodeEvent, encodeEvent, encodeFrame, encodeSSE, parseEvent, type AguiEventInput } from "../../src/index.js";
+import { measurementTable, rate as shortRate, ratio as fmtRatio, type Table } from "../format.js";
+import {
+  agEncodeBinary,
+  agProtoDecode,
+  agProtoEncode,
+  EventMessageSchema,
+  fromBinary,
+  loadProtobufjsEvent,
+  toBinary,
+} from "../peers.js";
+import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup } from "../suite.js";
+import { perTypeBatches, runTrace, totalBytes } from "../trace.js";
+
+const utf8 = new TextEncoder();
+
+/** Encode and decode groups for one list of events. */
+function groupsFor(id: string, title: string, events: AguiEventInput[], pbjs: ReturnType<typeof loadProtobufjsEvent>): TaskGroup[] {
+  const messages = events.map((e) => encodeEvent(e).slice());
+  const frames = events.map((e) => encodeFrame(e).slice());
+  const esMessages = messages.map((m) => fromBinary(EventMessageSchema, m));
+  const jsMessages = messages.map((m) => pbjs.decode(m));
+  const sse = events.map((e) => encodeSSE(e));
+  const json = sse.map((s) => s.slice("data: ".length, -2));
+  const n = events.length;
+  const size = (parts: Uint8Array[]) => totalBytes(parts);
+  const textSize = (parts: string[]) => parts.reduce((sum, s) => sum + utf8.encode(s).length, 0);
+
+  const encode: TaskGroup = {
+    id: `encode ${id}`,
+    title: `encode, ${title}`,
+    reference: "ag-encoder",
+    sse: "ours-sse",
+    tasks: [
+      { key: "ours", label: "agui-wire encodeFrame", impl: "ours", validates: true, events: n, bytes: size(frames), fn: () => { for (const e of events) consume(encodeFrame(e)); } },
+      { key: "ag-encoder", label: "@ag-ui/encoder encodeBinary", impl: "peer", validates: true, events: n, bytes: size(events.map(agEncodeBinary)), fn: () => { for (const e of events) consume(agEncodeBinary(e)); } },
+      { key: "ag-proto", label: "@ag-ui/proto encode", impl: "peer", validates: true, events: n, bytes: size(events.map(agProtoEncode)), fn: () => { for (const e of events) consume(agProtoEncode(e)); } },
+      { key: "protobuf-es", label: "protobuf-es toBinary", impl: "peer", validates: false, events: n, bytes: size(messages), fn: () => { for (const m of esMessages) consume(toBinary(EventMessageSchema, m)); } },
+      { key: "protobufjs", label: "protobufjs encode", impl: "peer", validates: false, events: n, bytes: size(messages), fn: () => { for (const m of jsMessages) consume(pbjs.encode(m).finish()); } },
+      { key: "ours-sse", label: "agui-wire encodeSSE", impl: "ours-sse", validates: true, events: n, bytes: textSize(sse), fn: () => { for (const e of events) consume(encodeSSE(e)); } },
+    ],
+  };
+  const decode: TaskGroup = {
+    id: `decode ${id}`,
+    title: `decode, ${title}`,
+    reference: "ag-proto",
+    sse: "ours-sse",
+    tasks: [
+      { key: "ours", label: "agui-wire decodeEvent", impl: "ours", validates: true, events: n, bytes: size(messages), fn: () => { for (const m of messages) consume(decodeEvent(m)); } },
+      { key: "ag-proto", label: "@ag-ui/proto decode", impl: "peer", validates: false, events: n, bytes: size(messages), fn: () => { for (const m of messages) consume(agProtoDecode(m)); } },
+      { key: "protobuf-es", label: "protobuf-es fromBinary", impl: "peer", validates: false, events: n, bytes: size(messages), fn: () => { for (const m of messages) consume(fromBinary(EventMessageSchema, m)); } },
+      { key: "protobufjs", label: "protobufjs decode", impl: "peer", validates: false, events: n, bytes: size(messages), fn: () => { for (const m of messages) consume(pbjs.decode(m)); } },
+      { key: "ours-sse", label: "agui-wire JSON.parse + parseEvent", impl: "ours-sse", validates: true, events: n, bytes: textSize(json), fn: () => { for (const j of json) consume(parseEvent(JSON.parse(j))); } },
+    ],
+  };
+  return [encode, decode];
+}
+
+const suite: Suite = {
+  name: "codec",
+  description: "one event at a time, encode and decode, per event type and over one realistic run of 1,000 events",
+  async run(ctx) {
+    const budget: Budget = ctx.quick
+      ? { time: 30, iterations: 3, warmupTime: 10, warmupIterations: 2 }
+      : { time: 500, iterations: 10, warmupTime: 200, warmupIterations: 5 };
+    const trace = runTrace();
+    const pbjs = loadProtobufjsEvent();
+    const groups = groupsFor("mixed", `mixed trace (${trace.length} events)`, trace, pbjs);
+    for (const [type, batch] of perTypeBatches(trace)) groups.push(...groupsFor(type, type, batch, pbjs));
+
+    const measurements = await measureGroups("codec", groups, budget, ctx);
+    const inGroup = (id: string) => measurements.filter((m) => m.group === id);
+    const tables = [
+      measurementTable(`Encode, mixed trace (${trace.length} events, one realistic run)`, inGroup("encode mixed"), "@ag-ui/encoder", true),
+      measurementTable(`Decode, mixed trace (${trace.length} events, one realistic run)`, inGroup("decode mixed"), "@ag-ui/proto", true),
+      perTypeTable("Encode per event type (batches of 100 events)", measurements, "encode"),
+      perTypeTable("Decode per event type (batches of 100 events)", measurements, "decode"),
+    ];
+    const panel = (group: string, title: string) => ({
+      title,
+      bars: inGroup(group).map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: groups.find((g) => g.id === group)?.reference === m.key })),
+    });
+    return {
+      tables,
+      values: valuesOf(measurements),
+      measurements,
+      charts: [panel("encode mixed", "Encode one event (mixed trace)"), panel("decode mixed", "Decode one event (mixed trace)")],
+      notes: [
+        "validates = checks the event against the event schema; ours always does, protobuf-es and protobufjs never do, @ag-ui/proto decode does not.",
+        "MB/s counts each task's own output (encode) or input (decode): frames with their 4-byte prefix for encodeFrame/encodeBinary, bare messages otherwise, UTF-8 JSON for SSE.",
+      ],
+    };
+  },
+};
+
+/** Column headers of the per-type tables. */
+const SHORT: Record<string, string> = {
+  ours: "agui-wire",
+  "ag-encoder": "@ag-ui/encoder",
+  "ag-proto": "@ag-ui/proto",
+  "protobuf-es": "protobuf-es",
+  protobufjs: "protobufjs",
+  "ours-sse": "agui-wire SSE",
+};
+
+/** Events/s of every task per event type, with ours against the reference. */
+function perTypeTable(title: string, measurements: Measurement[], direction: "encode" | "decode"): Table {
+  const rows = measurements.filter((m) => m.group.startsWith(`${direction} `) && m.group !== `${direction} mixed`);
+  const groups = [...new Set(rows.map((m) => m.group))];
+  const keys = [...new Set(rows.map((m) => m.key))];
+  const labels = keys.map((k) => SHORT[k] ?? k);
+  const get = (group: string, key: string) => rows.find((m) => m.group === group && m.key === key);
+  return {
+    title: `${title}: events/s; last columns: ours / reference, ours / our SSE`,
+    columns: [{ header: "event type" }, ...labels.map((header) => ({ header, align: "right" as const })), { header: "x ref", align: "right" as const }, { header: "x SSE", align: "right" as const }],
+    rows: groups.map((g) => {
+      const ours = get(g, "ours");
+      return [
+        g.slice(direction.length + 1),
+        ...keys.map((k) => {
+          const m = get(g, k);
+          return m && !m.error ? shortRate(m.eventsPerSec) : "failed";
+        }),
+        ours ? fmtRatio(ours.vsReference) : "-",
+        ours ? fmtRatio(ours.vsSse) : "-",
+      ];
+    }),
+  };
+}
+
+export default suite;

@@ -1,0 +1,150 @@
+/**
+ * Stream decode suite: a long stream (50 realistic runs back to back, 50,000 events; 5 runs in
+ * quick mode) encoded once per transport, cut into 1 KiB and 64 KiB chunks beforehand, and decoded
+ * whole, events validated, by:
+ * - ours, `decodeEventStream` over an async iterable of the chunks (the public path),
+ * - ours, the push decoder alone (`FrameDecoder` / `SSEDecoder`) in a plain loop,
+ * - @ag-ui/client (the reference): `parseProtoStream`, or `parseSSEStream` + `EventSchemas.parse`,
+ *   fed the same chunks through an rxjs Subject with one await per chunk.
+ */
+import { BINARY_MEDIA_TYPE, decodeEventStream, FrameDecoder, SSE_MEDIA_TYPE, SSEDecoder } from "../../src/index.js";
+import type { ChartPanel } from "../chart.js";
+import { bytes, mbps, rate, ratio, type Table } from "../format.js";
+import { agDecodeStream } from "../peers.js";
+import { measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
+import { asyncChunks, binaryStream, chunk, sseStream, streamTrace } from "../trace.js";
+
+const TRANSPORTS = ["binary", "sse"] as const;
+type Transport = (typeof TRANSPORTS)[number];
+const CHUNKS = [
+  { id: "64k", label: "64 KiB", size: 64 * 1024 },
+  { id: "1k", label: "1 KiB", size: 1024 },
+] as const;
+
+function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, size: number): TaskSpec[] {
+  const contentType = transport === "binary" ? BINARY_MEDIA_TYPE : SSE_MEDIA_TYPE;
+  const base = { validates: true, events, bytes: size };
+  return [
+    {
+      ...base,
+      key: "ours-stream",
+      label: "agui-wire decodeEventStream",
+      impl: transport === "binary" ? "ours" : "ours-sse",
+      fn: async () => {
+        let n = 0;
+        for await (const _ of decodeEventStream(asyncChunks(chunks), contentType)) n++;
+        return n;
+      },
+    },
+    {
+      ...base,
+      key: "ours-push",
+      label: transport === "binary" ? "agui-wire FrameDecoder.push" : "agui-wire SSEDecoder.push",
+      impl: transport === "binary" ? "ours" : "ours-sse",
+      fn: () => {
+        const decoder = transport === "binary" ? new FrameDecoder() : new SSEDecoder();
+        let n = 0;
+        for (const c of chunks) n += decoder.push(c).length;
+        decoder.end();
+        return n;
+      },
+    },
+    {
+      ...base,
+      key: "ag-client",
+      label: transport === "binary" ? "@ag-ui/client parseProtoStream" : "@ag-ui/client parseSSEStream + EventSchemas.parse",
+      impl: "peer",
+      // parseProtoStream does not validate; the SSE path validates with EventSchemas.parse.
+      validates: transport === "sse",
+      fn: () => agDecodeStream(chunks, transport),
+    },
+  ];
+}
+
+const suite: Suite = {
+  name: "stream",
+  description: "whole-stream decode of a long stream of realistic runs, in 1 KiB and 64 KiB chunks, ours against @ag-ui/client",
+  async run(ctx) {
+    const runs = ctx.quick ? 5 : 50;
+    const budget: Budget = ctx.quick
+      ? { time: 50, iterations: 2, warmupTime: 0, warmupIterations: 1 }
+      : { time: 3000, iterations: 5, warmupTime: 1000, warmupIterations: 2 };
+    ctx.progress(`[stream] encoding ${runs} runs`);
+    const events = streamTrace(runs);
+    const encoded: Record<Transport, Uint8Array> = { binary: binaryStream(events), sse: sseStream(events) };
+
+    const groups: TaskGroup[] = [];
+    for (const transport of TRANSPORTS) {
+      for (const c of CHUNKS) {
+        const tasks = tasksFor(transport, chunk(encoded[transport], c.size), events.length, encoded[transport].length);
+        // A decoder that loses or invents events would make its numbers meaningless: check first.
+        for (const task of tasks) {
+          const n = await task.fn();
+          if (n !== events.length) throw new Error(`${task.label} (${transport}, ${c.label}) decoded ${String(n)} events, expected ${events.length}`);
+        }
+        groups.push({ id: `${transport} ${c.id}`, title: `${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
+      }
+    }
+    const measurements = await measureGroups("stream", groups, budget, ctx);
+    return {
+      tables: [streamTable(measurements, events.length, runs, encoded)],
+      values: valuesOf(measurements),
+      measurements,
+      charts: CHUNKS.flatMap((c) => TRANSPORTS.map((t) => panel(measurements, t, c.id, c.label))),
+      notes: [
+        "x @ag-ui/client: against the reference decoder of the same transport and chunk size.",
+        "x our SSE: a binary row against the same decoder on the SSE stream at the same chunk size. 1 KiB / 64 KiB: a 1 KiB row against the same row at 64 KiB.",
+        "@ag-ui/client parseProtoStream does not validate events; parseSSEStream does not either, so EventSchemas.parse is added, as the brief of the comparison says.",
+      ],
+    };
+  },
+};
+
+function streamTable(measurements: Measurement[], events: number, runs: number, encoded: Record<Transport, Uint8Array>): Table {
+  const find = (group: string, key: string) => measurements.find((m) => m.group === group && m.key === key && !m.error);
+  return {
+    title: `Stream decode: ${events.toLocaleString("en")} events (${runs} runs of 1,000), binary ${bytes(encoded.binary.length)}, SSE ${bytes(encoded.sse.length)}`,
+    columns: [
+      { header: "transport" },
+      { header: "chunks" },
+      { header: "decoder" },
+      { header: "validates" },
+      { header: "events/s", align: "right" },
+      { header: "MB/s", align: "right" },
+      { header: "±%", align: "right" },
+      { header: "x @ag-ui/client", align: "right" },
+      { header: "x our SSE", align: "right" },
+      { header: "1 KiB / 64 KiB", align: "right" },
+    ],
+    rows: measurements.map((m) => {
+      const [transport, size] = m.group.split(" ") as [Transport, string];
+      const sse = transport === "binary" ? find(`sse ${size}`, m.key) : undefined;
+      const big = size === "1k" ? find(`${transport} 64k`, m.key) : undefined;
+      const chunks = CHUNKS.find((c) => c.id === size)!.label;
+      if (m.error) return [transport, chunks, m.label, m.validates ? "yes" : "no", `failed: ${m.error}`, "", "", "", "", ""];
+      return [
+        transport,
+        chunks,
+        m.label,
+        m.validates ? "yes" : "no",
+        rate(m.eventsPerSec),
+        mbps(m.mbPerSec),
+        m.rme.toFixed(1),
+        ratio(m.vsReference),
+        sse ? ratio(m.eventsPerSec / sse.eventsPerSec) : "",
+        big ? ratio(m.eventsPerSec / big.eventsPerSec) : "",
+      ];
+    }),
+  };
+}
+
+function panel(measurements: Measurement[], transport: Transport, size: string, label: string): ChartPanel {
+  return {
+    title: `Stream decode, ${transport === "binary" ? "binary" : "SSE"}, ${label} chunks`,
+    bars: measurements
+      .filter((m) => m.group === `${transport} ${size}`)
+      .map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.key === "ag-client" })),
+  };
+}
+
+export default suite;
