@@ -106,33 +106,15 @@ export class Writer {
       const buf = this.buf;
       const lenPos = this.pos;
       let pos = lenPos + 1;
-      for (let i = 0; i < n; i++) {
-        let c = s.charCodeAt(i);
-        if (c < 0x80) {
-          buf[pos++] = c;
-        } else if (c < 0x800) {
-          buf[pos++] = 0xc0 | (c >> 6);
-          buf[pos++] = 0x80 | (c & 0x3f);
-        } else if (c >= 0xd800 && c <= 0xdfff) {
-          const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
-          if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-            c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-            i++;
-            buf[pos++] = 0xf0 | (c >> 18);
-            buf[pos++] = 0x80 | ((c >> 12) & 0x3f);
-            buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
-            buf[pos++] = 0x80 | (c & 0x3f);
-          } else {
-            buf[pos++] = 0xef;
-            buf[pos++] = 0xbf;
-            buf[pos++] = 0xbd;
-          }
-        } else {
-          buf[pos++] = 0xe0 | (c >> 12);
-          buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
-          buf[pos++] = 0x80 | (c & 0x3f);
-        }
+      // Ids and text deltas are mostly ASCII: a tight loop copies those, and the first other
+      // character hands the rest to the general one.
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[pos++] = c;
       }
+      if (i < n) pos = writeUtf8(s, i, buf, pos);
       buf[lenPos] = pos - lenPos - 1;
       this.pos = pos;
       return;
@@ -197,6 +179,42 @@ export class Writer {
   }
 }
 
+/**
+ * Writes `s` from index `i` as UTF-8 at `pos` and returns the position after it. Lone surrogates
+ * become U+FFFD, as `TextEncoder` does. The caller has ensured 3 bytes per remaining unit.
+ */
+function writeUtf8(s: string, i: number, buf: Uint8Array, pos: number): number {
+  const n = s.length;
+  for (; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      buf[pos++] = c;
+    } else if (c < 0x800) {
+      buf[pos++] = 0xc0 | (c >> 6);
+      buf[pos++] = 0x80 | (c & 0x3f);
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+        i++;
+        buf[pos++] = 0xf0 | (c >> 18);
+        buf[pos++] = 0x80 | ((c >> 12) & 0x3f);
+        buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[pos++] = 0x80 | (c & 0x3f);
+      } else {
+        buf[pos++] = 0xef;
+        buf[pos++] = 0xbf;
+        buf[pos++] = 0xbd;
+      }
+    } else {
+      buf[pos++] = 0xe0 | (c >> 12);
+      buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
+      buf[pos++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return pos;
+}
+
 const encoder = new TextEncoder();
 const f64 = new Float64Array(1);
 const f64bytes = new Uint8Array(f64.buffer);
@@ -209,11 +227,17 @@ export function varintSize(v: number): number {
   return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
-/** Starts writing one event into the shared pool. */
+// Encoding is synchronous and never re-entered, so one writer serves every event.
+const shared = new Writer(pool, 0);
+
+/** Starts writing one event into the shared pool, with the shared writer. */
 export function beginWrite(): Writer {
   if (pool.length - poolPos < POOL_MIN_FREE) {
     pool = new Uint8Array(POOL_SIZE);
     poolPos = 0;
   }
-  return new Writer(pool, poolPos);
+  shared.buf = pool;
+  shared.pos = poolPos;
+  shared.start = poolPos;
+  return shared;
 }

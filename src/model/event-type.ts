@@ -29,7 +29,11 @@ export type EventType = (typeof EventType)[keyof typeof EventType];
 /** Every event type, in the order of their protobuf enum numbers (0 to 15). */
 export const EVENT_TYPES: readonly EventType[] = Object.freeze(Object.values(EventType));
 
+// A Set lookup: this runs for every event decoded or encoded, and `hasOwnProperty.call` on the
+// frozen object measured several times slower in the decoders' profiles.
+const EVENT_TYPE_SET: ReadonlySet<unknown> = new Set<unknown>(EVENT_TYPES);
+
 /** Tells whether `value` is one of the 16 event type strings. */
 export function isEventType(value: unknown): value is EventType {
-  return typeof value === "string" && Object.prototype.hasOwnProperty.call(EventType, value);
+  return EVENT_TYPE_SET.has(value);
 }
