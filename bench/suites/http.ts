@@ -1,0 +1,497 @@
+/**
+ * End to end over HTTP on loopback: a server streams a pre-built realistic run to a client on
+ * 127.0.0.1, both in this process, for one long run and for many concurrent runs, over each
+ * transport:
+ * - ours: a node:http server with `createNodeHandler(agent)`, read by our `HttpAgent`
+ *   (`runAgent`, consumed with for-await);
+ * - the reference: a node:http server writing `@ag-ui/encoder` `EventEncoder({ accept })`
+ *   `.encodeBinary(event)` per event (honouring 'drain'), read by `@ag-ui/client`'s `HttpAgent`
+ *   (`run(input)`, subscribed until complete; for binary a subclass whose `requestInit` asks for
+ *   it, as test/server/ag-ui-client.test.ts does);
+ * - and the two crossed (our server to their client, their server to our client).
+ *
+ * Each combination is timed by hand (wall time of the run, or of the whole batch of concurrent
+ * runs), a few times round-robin with the others after a warm-up, and rated on the median. The
+ * bytes are those the server's sockets wrote (status line, headers, chunked framing and body) and
+ * the body bytes alone. Memory is sampled every 10 ms during each timed run: the peak of RSS and
+ * of heapUsed over their values just before the run. There is no forced GC before a run: with one
+ * (`gc()` exposed through v8.setFlagsFromString), every following run took 2 to 3 times as long.
+ */
+import { HttpAgent as TheirHttpAgent, type RunAgentInput as TheirRunAgentInput } from "@ag-ui/client";
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import { EventEncoder } from "@ag-ui/encoder";
+import { setMaxListeners } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { HttpAgent } from "../../src/client/index.js";
+import { BINARY_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
+import { createNodeHandler } from "../../src/server/index.js";
+import { mixedTrace } from "../../test/fixtures/corpus.js";
+import type { ChartPanel } from "../chart.js";
+import { bytes, mbps, rate, ratio, type Table } from "../format.js";
+import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
+import { runTrace } from "../trace.js";
+
+const TRANSPORTS = ["binary", "sse"] as const;
+type Transport = (typeof TRANSPORTS)[number];
+type Side = "ours" | "theirs";
+
+/** A run that does not finish in this time is aborted, and its combination reported as failed. */
+const RUN_TIMEOUT_MS = 60_000;
+
+/** One way of running the scenario: one server, one client. */
+interface Combo {
+  key: string;
+  label: string;
+  server: Side;
+  client: Side;
+}
+
+const COMBOS: Combo[] = [
+  { key: "ours", label: "agui-wire server -> agui-wire HttpAgent", server: "ours", client: "ours" },
+  { key: "ag-ui", label: "@ag-ui/encoder server -> @ag-ui/client HttpAgent", server: "theirs", client: "theirs" },
+  { key: "ours-server", label: "agui-wire server -> @ag-ui/client HttpAgent", server: "ours", client: "theirs" },
+  { key: "ours-client", label: "@ag-ui/encoder server -> agui-wire HttpAgent", server: "theirs", client: "ours" },
+];
+/** The combination every row is compared with, per transport. */
+const REFERENCE = "ag-ui";
+
+/** What each side checks: our server validates every event it writes, our client every event it reads and the run's order. */
+function validates(combo: Combo, transport: Transport): string {
+  // @ag-ui/encoder's binary path goes through @ag-ui/proto's encode, which validates; its SSE path is JSON.stringify.
+  const server = combo.server === "ours" || transport === "binary" ? "yes" : "no";
+  // @ag-ui/client's run() parses the stream and checks nothing else.
+  const client = combo.client === "ours" ? "yes" : "no";
+  return `${server}/${client}`;
+}
+
+interface Scenario {
+  id: string;
+  title: string;
+  /** Path on both servers. */
+  path: string;
+  events: AguiEventInput[];
+  /** Runs started at once. */
+  runs: number;
+}
+
+/**
+ * One long run: RUN_STARTED, then the turns of the mixed trace (the 998 events between its
+ * RUN_STARTED and RUN_FINISHED) `blocks` times over, then RUN_FINISHED. Not `mixedTrace(10_000)`,
+ * whose message snapshots re-send the growing conversation every turn (see bench/trace.ts).
+ */
+function longRun(blocks: number): AguiEventInput[] {
+  const run = runTrace();
+  const body = run.slice(1, -1);
+  const out: AguiEventInput[] = [run[0]!];
+  for (let i = 0; i < blocks; i++) out.push(...body);
+  out.push(run.at(-1)!);
+  return out;
+}
+
+/** A server on 127.0.0.1 that counts what it writes. */
+interface Served {
+  url: string;
+  /** Bytes its sockets wrote so far (status lines, headers, chunked framing, bodies). */
+  wireBytes(): number;
+  /** Response body bytes written so far. */
+  bodyBytes(): number;
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function serve(routes: Record<string, Handler>): Promise<Served> {
+  let body = 0;
+  let closedSockets = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const handler = routes[req.url ?? ""];
+    if (!handler) {
+      res.writeHead(404).end();
+      return;
+    }
+    const write = res.write;
+    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+      body += typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
+      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof res.write;
+    handler(req, res);
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => {
+      closedSockets += socket.bytesWritten;
+      sockets.delete(socket);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    wireBytes: () => {
+      let n = closedSockets;
+      for (const s of sockets) n += s.bytesWritten;
+      return n;
+    },
+    bodyBytes: () => body,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Resolves on 'drain', or on 'close' (a closed response never drains). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+type TheirEvent = Parameters<EventEncoder["encodeBinary"]>[0];
+
+/**
+ * The reference server, as a user of @ag-ui/encoder writes one on node:http: read and check the
+ * input, pick the transport from Accept, write each event's `encodeBinary` and wait for 'drain'
+ * when the socket is full.
+ */
+function referenceHandler(events: AguiEventInput[]): Handler {
+  return (req, res) => {
+    void (async () => {
+      try {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        RunAgentInputSchema.parse(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        const encoder = new EventEncoder({ accept: req.headers.accept });
+        res.writeHead(200, { "Content-Type": encoder.getContentType(), "Cache-Control": "no-cache" });
+        for (const event of events) {
+          if (!res.write(encoder.encodeBinary(event as TheirEvent))) await drained(res);
+          if (res.destroyed) return;
+        }
+        res.end();
+      } catch (err) {
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, { "Content-Type": "text/plain" }).end(String(err));
+      }
+    })();
+  };
+}
+
+/** @ag-ui/client's HttpAgent asking for the binary transport, as its users do. */
+class TheirBinaryHttpAgent extends TheirHttpAgent {
+  protected override requestInit(input: TheirRunAgentInput): RequestInit {
+    const init = super.requestInit(input);
+    return { ...init, headers: { ...(init.headers as Record<string, string>), Accept: BINARY_MEDIA_TYPE } };
+  }
+}
+
+const USER_MESSAGE = { id: "user-0", role: "user" as const, content: "What's the weather like this week, and book me a table?" };
+let runCounter = 0;
+
+/** Our client: `runAgent`, every event consumed with for-await. Resolves to the number of events. */
+async function runOurClient(url: string, transport: Transport, signal: AbortSignal): Promise<number> {
+  const agent = new HttpAgent({ url, transport, threadId: "thread-bench" });
+  let n = 0;
+  for await (const _ of agent.runAgent({ runId: `run-${++runCounter}`, messages: [USER_MESSAGE], signal })) n++;
+  return n;
+}
+
+/** Their client: `run(input)` subscribed until complete. Resolves to the number of events. */
+function runTheirClient(url: string, transport: Transport, signal: AbortSignal): Promise<number> {
+  const agent = transport === "binary" ? new TheirBinaryHttpAgent({ url }) : new TheirHttpAgent({ url });
+  const input = {
+    threadId: "thread-bench",
+    runId: `run-${++runCounter}`,
+    state: {},
+    messages: [USER_MESSAGE],
+    tools: [],
+    context: [],
+    forwardedProps: {},
+  } as TheirRunAgentInput;
+  return new Promise((resolve, reject) => {
+    let n = 0;
+    const onAbort = (): void => agent.abortController.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const finish = (): void => signal.removeEventListener("abort", onAbort);
+    agent.run(input).subscribe({
+      next: () => void n++,
+      error: (err: unknown) => {
+        finish();
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+      complete: () => {
+        finish();
+        resolve(n);
+      },
+    });
+  });
+}
+
+/** One timed run (or batch of concurrent runs) of one combination. */
+interface Sample {
+  ms: number;
+  wire: number;
+  body: number;
+  rss: number;
+  heap: number;
+}
+
+export interface HttpMeasurement extends Measurement {
+  scenario: string;
+  transport: Transport;
+  server: Side;
+  client: Side;
+  /** "server/client": whether each side validates events. */
+  validatesSides: string;
+  /** Bytes the server's sockets wrote for one timed unit (run or batch): headers, framing, bodies. */
+  wireBytes: number;
+  /** Response body bytes of one timed unit. */
+  bodyBytes: number;
+  wireBytesPerEvent: number;
+  bodyBytesPerEvent: number;
+  /** Largest peak of RSS over its value before the run, over the timed runs, bytes. */
+  peakRssDelta: number;
+  /** Largest peak of heapUsed over its value before the run, over the timed runs, bytes. */
+  peakHeapDelta: number;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+const suite: Suite = {
+  name: "http",
+  description:
+    "end to end over HTTP on loopback (one long run, many concurrent runs), each transport: our server and client against a node:http server on @ag-ui/encoder with @ag-ui/client",
+  async run(ctx: SuiteContext) {
+    const blocks = ctx.quick ? 2 : 10;
+    const concurrent = ctx.quick ? 20 : 50;
+    const warmups = ctx.quick ? 1 : 2;
+    const repeats = ctx.quick ? 3 : 7;
+    const long = longRun(blocks);
+    const short = mixedTrace(200);
+    const scenarios: Scenario[] = [
+      { id: "long", title: `one long run of ${long.length.toLocaleString("en")} events`, path: "/long", events: long, runs: 1 },
+      {
+        id: "concurrent",
+        title: `${concurrent} concurrent runs of ${short.length} events (${(concurrent * short.length).toLocaleString("en")} events)`,
+        path: "/concurrent",
+        events: short,
+        runs: concurrent,
+      },
+    ];
+
+    const servers: Partial<Record<Side, Served>> = {};
+    const samples = new Map<string, Sample[]>();
+    const errors = new Map<string, string>();
+    try {
+      servers.ours = await serve(Object.fromEntries(scenarios.map((s) => [s.path, createNodeHandler(() => s.events)])));
+      servers.theirs = await serve(Object.fromEntries(scenarios.map((s) => [s.path, referenceHandler(s.events)])));
+
+      const once = async (scenario: Scenario, transport: Transport, combo: Combo): Promise<Sample> => {
+        const served = servers[combo.server]!;
+        const url = served.url + scenario.path;
+        const client = combo.client === "ours" ? runOurClient : runTheirClient;
+        const before = process.memoryUsage();
+        let peakRss = before.rss;
+        let peakHeap = before.heapUsed;
+        const sample = (): void => {
+          const m = process.memoryUsage();
+          if (m.rss > peakRss) peakRss = m.rss;
+          if (m.heapUsed > peakHeap) peakHeap = m.heapUsed;
+        };
+        const timer = setInterval(sample, 10);
+        const signal = AbortSignal.timeout(RUN_TIMEOUT_MS);
+        // Shared by every run of a batch, each of which listens to it.
+        setMaxListeners(scenario.runs + 10, signal);
+        const wire0 = served.wireBytes();
+        const body0 = served.bodyBytes();
+        try {
+          const t0 = performance.now();
+          const counts = await Promise.all(Array.from({ length: scenario.runs }, () => client(url, transport, signal)));
+          const ms = performance.now() - t0;
+          sample();
+          for (const n of counts) {
+            if (n !== scenario.events.length) throw new Error(`a run received ${n} events, expected ${scenario.events.length}`);
+          }
+          return { ms, wire: served.wireBytes() - wire0, body: served.bodyBytes() - body0, rss: peakRss - before.rss, heap: peakHeap - before.heapUsed };
+        } finally {
+          clearInterval(timer);
+        }
+      };
+
+      // Round-robin: every combination once per round, so that a slow spell of a shared machine
+      // spreads over all of them instead of landing on one.
+      const rounds = warmups + repeats;
+      const total = rounds * scenarios.length * TRANSPORTS.length * COMBOS.length;
+      let done = 0;
+      for (let round = 0; round < rounds; round++) {
+        for (const scenario of scenarios) {
+          for (const transport of TRANSPORTS) {
+            for (const combo of COMBOS) {
+              const id = `${scenario.id} ${transport}/${combo.key}`;
+              done++;
+              if (errors.has(id)) continue;
+              ctx.progress(`[http] ${done}/${total} ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}: ${scenario.id}, ${transport}, ${combo.label}`);
+              try {
+                const s = await once(scenario, transport, combo);
+                if (round >= warmups) samples.set(id, [...(samples.get(id) ?? []), s]);
+              } catch (err) {
+                errors.set(id, String((err as Error)?.message ?? err));
+              }
+            }
+          }
+        }
+      }
+    } finally {
+      await Promise.all(Object.values(servers).map((s) => s.close()));
+    }
+
+    const measurements: HttpMeasurement[] = [];
+    for (const scenario of scenarios) {
+      for (const transport of TRANSPORTS) {
+        const group = `${scenario.id} ${transport}`;
+        const rows = COMBOS.map((combo): HttpMeasurement => {
+          const list = samples.get(`${group}/${combo.key}`) ?? [];
+          const events = scenario.events.length * scenario.runs;
+          const impl: Impl = combo.key === "ours" ? (transport === "binary" ? "ours" : "ours-sse") : "peer";
+          const base = {
+            id: `http/${group}/${combo.key}`,
+            group,
+            key: combo.key,
+            label: combo.label,
+            impl,
+            validates: combo.server === "ours" && combo.client === "ours",
+            validatesSides: validates(combo, transport),
+            scenario: scenario.id,
+            transport,
+            server: combo.server,
+            client: combo.client,
+            events,
+          };
+          const error = errors.get(`${group}/${combo.key}`);
+          if (error || list.length === 0) {
+            return { ...base, bytes: 0, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, mbPerSec: 0, vsReference: NaN, error: error ?? "no sample", wireBytes: 0, bodyBytes: 0, wireBytesPerEvent: NaN, bodyBytesPerEvent: NaN, peakRssDelta: NaN, peakHeapDelta: NaN };
+          }
+          const ms = median(list.map((s) => s.ms));
+          const mean = list.reduce((a, s) => a + s.ms, 0) / list.length;
+          const sd = Math.sqrt(list.reduce((a, s) => a + (s.ms - mean) ** 2, 0) / Math.max(1, list.length - 1));
+          const wire = median(list.map((s) => s.wire));
+          const body = median(list.map((s) => s.body));
+          return {
+            ...base,
+            bytes: wire,
+            medianMs: ms,
+            meanMs: mean,
+            // Relative margin of error of the mean (95%, normal approximation), as tinybench's rme.
+            rme: (((1.96 * sd) / Math.sqrt(list.length)) / mean) * 100,
+            samples: list.length,
+            eventsPerSec: (events * 1000) / ms,
+            mbPerSec: (wire * 1000) / ms / 1e6,
+            vsReference: NaN,
+            wireBytes: wire,
+            bodyBytes: body,
+            wireBytesPerEvent: wire / events,
+            bodyBytesPerEvent: body / events,
+            peakRssDelta: Math.max(...list.map((s) => s.rss)),
+            peakHeapDelta: Math.max(...list.map((s) => s.heap)),
+          };
+        });
+        const ref = rows.find((r) => r.key === REFERENCE && !r.error)?.eventsPerSec;
+        if (ref) for (const r of rows) if (!r.error) r.vsReference = r.eventsPerSec / ref;
+        measurements.push(...rows);
+      }
+    }
+
+    const values: Record<string, number> = {};
+    for (const m of measurements) {
+      if (m.error) continue;
+      values[m.id] = m.eventsPerSec;
+      values[`${m.id}/MB per s`] = m.mbPerSec;
+      values[`${m.id}/wire bytes per event`] = m.wireBytesPerEvent;
+      values[`${m.id}/peak RSS delta`] = m.peakRssDelta;
+      values[`${m.id}/peak heap delta`] = m.peakHeapDelta;
+    }
+
+    return {
+      tables: scenarios.map((s) => httpTable(s, measurements.filter((m) => m.scenario === s.id), repeats)),
+      values,
+      measurements,
+      charts: scenarios.flatMap((s) => TRANSPORTS.map((t) => panel(s, t, measurements))),
+      notes: [
+        "Server and client run in this one process and event loop: every time is both sides' work, and memory is the whole process's (plus the loopback sockets).",
+        `ms: median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, combinations taken round-robin. x ref: events/s against the @ag-ui pair on the same transport.`,
+        "validates (server/client): our server checks every event it writes, our client every event it reads and the run's order (runAgent); @ag-ui/encoder's binary path validates (via @ag-ui/proto), its SSE path is JSON.stringify; @ag-ui/client's run() parses and checks nothing more.",
+        "wire: bytes the server's sockets wrote (status line, headers, chunked framing, body); the reference server writes one HTTP chunk per event. MB/s counts wire bytes.",
+        "peak RSS / heap: highest sample (every 10 ms and at the end of the run) over the value just before it, the largest over the timed rounds; no GC is forced (it slowed the runs after it 2-3x), so the heap holds whatever garbage it held. RSS seldom shrinks: after the warm-up a run mostly reuses memory the process already has, so RSS rises little.",
+      ],
+    };
+  },
+};
+
+/** MB with one decimal for memory; "-" when not measured. */
+function mem(n: number): string {
+  if (!Number.isFinite(n)) return "-";
+  return `${(n / 1e6).toFixed(1)} MB`;
+}
+
+function httpTable(scenario: Scenario, rows: HttpMeasurement[], repeats: number): Table {
+  const per = rows.find((r) => !r.error);
+  return {
+    title: `HTTP on loopback, ${scenario.title}: body ${per ? bytes(per.bodyBytes) : "-"} per ${scenario.runs > 1 ? "batch" : "run"} (binary and SSE differ); median of ${repeats}`,
+    columns: [
+      { header: "transport" },
+      { header: "server -> client" },
+      { header: "validates" },
+      { header: "ms", align: "right" },
+      { header: "events/s", align: "right" },
+      { header: "MB/s", align: "right" },
+      { header: "±%", align: "right" },
+      { header: "B/event wire", align: "right" },
+      { header: "B/event body", align: "right" },
+      { header: "peak RSS", align: "right" },
+      { header: "peak heap", align: "right" },
+      { header: "x ref", align: "right" },
+    ],
+    rows: rows.map((m) => {
+      const head = [m.transport === "binary" ? "binary" : "SSE", m.label, m.validatesSides];
+      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", "", "", "", ""];
+      return [
+        ...head,
+        m.medianMs.toFixed(m.medianMs >= 100 ? 0 : 1),
+        rate(m.eventsPerSec),
+        mbps(m.mbPerSec),
+        m.rme.toFixed(1),
+        m.wireBytesPerEvent.toFixed(1),
+        m.bodyBytesPerEvent.toFixed(1),
+        mem(m.peakRssDelta),
+        mem(m.peakHeapDelta),
+        ratio(m.vsReference),
+      ];
+    }),
+  };
+}
+
+function panel(scenario: Scenario, transport: Transport, measurements: HttpMeasurement[]): ChartPanel {
+  return {
+    title: `HTTP loopback, ${scenario.id === "long" ? "one long run" : `${scenario.runs} concurrent runs`}, ${transport === "binary" ? "binary" : "SSE"}`,
+    bars: measurements
+      .filter((m) => m.scenario === scenario.id && m.transport === transport)
+      .map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.key === REFERENCE })),
+  };
+}
+
+export default suite;
