@@ -15,8 +15,9 @@ interface Initialiser {
   init(inst: unknown, def: unknown): void;
 }
 // Exported by zod's core at run time (classic zod builds its objects on it) but not declared in
-// its types.
-const compiledObject = (core as unknown as { $ZodObjectJIT: Initialiser }).$ZodObjectJIT;
+// its types; should a later zod drop it, objects fall back to the interpreter rather than break.
+const compiledObject =
+  (core as unknown as { $ZodObjectJIT?: Initialiser }).$ZodObjectJIT ?? (core.$ZodObject as unknown as Initialiser);
 const miniType = z.ZodMiniType as unknown as Initialiser;
 
 const JitObject = /* @__PURE__ */ core.$constructor("AguiObject", (inst: core.$ZodObject, def: core.$ZodObjectDef) => {
