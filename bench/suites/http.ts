@@ -26,6 +26,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { HttpAgent } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
+import { drained } from "../../src/server/node.js";
 import { mixedTrace } from "../../test/fixtures/corpus.js";
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
@@ -146,18 +147,6 @@ async function serve(routes: Record<string, Handler>): Promise<Served> {
   };
 }
 
-/** Resolves on 'drain', or on 'close' (a closed response never drains). */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
 
 type TheirEvent = Parameters<EventEncoder["encodeBinary"]>[0];
 

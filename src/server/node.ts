@@ -67,8 +67,11 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
   });
 }
 
-/** Resolves on 'drain', or on 'close' (a closed response never drains). */
-function drained(res: ServerResponse): Promise<void> {
+/**
+ * Resolves on 'drain', or on 'close' (a closed response never drains). Internal to the package
+ * (not exported from `agui-wire/server`); the benchmarks' reference server uses it too.
+ */
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       res.off("drain", done);
