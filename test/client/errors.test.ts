@@ -2,20 +2,12 @@
  * Every way a run can fail, each produced by a real HTTP exchange, in both transports where the
  * transport matters: a typed error through `error` (or thrown by the loop), never a `complete`.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AguiWireError, HttpAgent, HttpStatusError, MAX_ERROR_BODY_BYTES, ProtocolViolationError, type RunStream } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, ValidationError, encodeFrame, encodeSSE, type AguiEventInput, type RunAgentInput, type RunContext } from "../../src/index.js";
-import { answer, closedPortUrl, collect, iterate, listen, serveAgent, sleep, type Outcome, type TestServer } from "./helpers.js";
+import { answer, closedPortUrl, collect, iterate, listen, serveAgent, sleep, type Outcome, trackServers } from "./helpers.js";
 
-const servers: TestServer[] = [];
-async function track(server: Promise<TestServer>): Promise<TestServer> {
-  const s = await server;
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const track = trackServers();
 
 const started: AguiEventInput = { type: "RUN_STARTED", threadId: "t", runId: "r" };
 const msgStart: AguiEventInput = { type: "TEXT_MESSAGE_START", messageId: "m" };

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EventEncoder as TheirEncoder } from "@ag-ui/encoder";
+import { afterEach } from "vitest";
 import { sampleRun } from "../../demo/sample-run.js";
 import { parseEvent, type Agent, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunStream } from "../../src/client/index.js";
@@ -167,3 +168,28 @@ export async function iterate(stream: AsyncIterable<AguiEvent>): Promise<Outcome
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Closes, after each test of the calling file, every server passed to the returned `track`.
+ * Call it once at the top level of a test file.
+ */
+export function trackServers(): (server: Promise<TestServer>) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (server) => {
+    const s = await server;
+    servers.push(s);
+    return s;
+  };
+}
+
+/** A fetch that records each response's content type in `into`. */
+export function recordingFetch(into: (string | null)[]): typeof fetch {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    into.push(response.headers.get("content-type"));
+    return response;
+  };
+}

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { from, lastValueFrom, take, toArray } from "rxjs";
 import { AbstractAgent, ACCEPT, HttpAgent, RunStream, type Transport } from "../../src/client/index.js";
 import {
@@ -11,18 +11,10 @@ import {
   type RunAgentInput,
   type RunContext,
 } from "../../src/index.js";
-import { answer, collect, iterate, listen, normalized, recordingSampleAgent, serveAgent, sleep, withBody, type TestServer } from "./helpers.js";
+import { answer, collect, iterate, listen, normalized, recordingSampleAgent, serveAgent, sleep, withBody, trackServers, recordingFetch } from "./helpers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const servers: TestServer[] = [];
-async function track(server: Promise<TestServer>): Promise<TestServer> {
-  const s = await server;
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const track = trackServers();
 
 const run: AguiEventInput[] = [
   { type: "RUN_STARTED", threadId: "t", runId: "r" },
@@ -46,11 +38,7 @@ describe("HttpAgent against our server", () => {
       const client = new HttpAgent({
         url: server.url,
         transport,
-        fetch: async (url, init) => {
-          const response = await fetch(url, init);
-          contentTypes.push(response.headers.get("content-type"));
-          return response;
-        },
+        fetch: recordingFetch(contentTypes),
       });
 
       const viaSubscribe = await collect(client.runAgent());

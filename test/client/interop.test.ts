@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HttpAgent, type Transport } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
 import { sampleRun } from "../../demo/sample-run.js";
-import { collect, iterate, normalized, serveWithTheirEncoder, type TestServer } from "./helpers.js";
+import { collect, iterate, normalized, serveWithTheirEncoder, type TestServer, recordingFetch } from "./helpers.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -28,11 +28,7 @@ describe("HttpAgent against an @ag-ui/encoder server", () => {
       const client = new HttpAgent({
         url: server.url,
         transport,
-        fetch: async (url, init) => {
-          const response = await fetch(url, init);
-          contentTypes.push(response.headers.get("content-type"));
-          return response;
-        },
+        fetch: recordingFetch(contentTypes),
       });
       const viaSubscribe = await collect(client.runAgent({ runId: "run-1" }));
       expect(viaSubscribe.error).toBeUndefined();
