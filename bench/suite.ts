@@ -69,16 +69,10 @@ export interface TaskGroup {
   sse?: string;
 }
 
-/** One timed task's outcome. */
-export interface Measurement {
+/** One timed task's outcome: the task's description, without its function, and its timings. */
+export interface Measurement extends Omit<TaskSpec, "fn"> {
   id: string;
   group: string;
-  key: string;
-  label: string;
-  impl: Impl;
-  validates: boolean;
-  events: number;
-  bytes: number;
   /** Median time of one call, ms: the base of the rates. */
   medianMs: number;
   /** Mean time of one call, ms. */
