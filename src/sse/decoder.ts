@@ -5,7 +5,7 @@
  */
 import { AguiWireError, ValidationError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
-import { parseEvent } from "../model/parse.js";
+import { validEvent } from "../model/exact.js";
 import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
 
 /** Options of {@link SSEDecoder}. */
@@ -105,7 +105,7 @@ export class SSEDecoder {
       throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
     }
     try {
-      return parseEvent(value);
+      return validEvent(value);
     } catch (error) {
       if (error instanceof ValidationError) {
         throw new ValidationError(error.code as ValidationCode, `SSE event #${index}: ${error.message}`, error.issues, {

@@ -1,0 +1,37 @@
+/**
+ * A check-only fast path in front of the event schemas, for callers that only read the event or
+ * already own it.
+ *
+ * zod validates by building a copy of the event. On the hot paths that copy is thrown away at
+ * once: an encoder only reads the event, and a decoder owns the object `JSON.parse` just made. For
+ * the short events that make up most of a run (text and tool-call deltas) the copy cost about as
+ * much as writing the event's bytes. The checks in `src/gen/model/event_checks.ts` are generated
+ * from the schemas' own definitions (tools/gen-event-checks.ts), so they cannot drift from the
+ * model; a value they do not pass goes to zod, which stays the single judge and words the error.
+ *
+ * @module
+ */
+import { isExactEvent } from "../gen/model/event_checks.js";
+import type { AguiEvent } from "./events.js";
+import { parseEvent } from "./parse.js";
+
+/**
+ * Validates an event that the caller will only read, or already owns: returns `value` itself when
+ * it already is exactly the event `parseEvent` would return, otherwise `parseEvent(value)` (a
+ * validated copy). Unlike `parseEvent`, the result may therefore be the argument.
+ *
+ * @throws {ValidationError} As `parseEvent` does: `unknown_event_type` or `invalid_event`.
+ */
+export function validEvent(value: unknown): AguiEvent {
+  return isPlainObject(value) && isExactEvent(value) ? (value as AguiEvent) : parseEvent(value);
+}
+
+/**
+ * Whether `value` is an object of this realm's plain kind, as `parseEvent` returns: a class
+ * instance could carry an inherited `toJSON` that `JSON.stringify` would call on the way out.
+ */
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== "object" || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
