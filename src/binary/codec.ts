@@ -5,7 +5,7 @@
  * @module
  */
 import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
-import { parseEvent } from "../model/parse.js";
+import { validEvent } from "../model/exact.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import { acceptDecoded } from "./accept.js";
 import { Reader } from "./reader.js";
@@ -22,7 +22,7 @@ import { beginWrite } from "./writer.js";
  *   the model; nothing is encoded then.
  */
 export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
-  const valid = parseEvent(event);
+  const valid = validEvent(event);
   const w = beginWrite();
   writeEvent(w, valid as EventFields);
   return w.finish();
@@ -37,7 +37,7 @@ export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
  * @throws {ValidationError} as {@link encodeEvent} does.
  */
 export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
-  const valid = parseEvent(event);
+  const valid = validEvent(event);
   const w = beginWrite();
   w.ensure(4);
   w.pos += 4;
@@ -65,6 +65,16 @@ export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
  *   empty TEXT_MESSAGE_CONTENT delta, a role other than assistant, a missing patch value, ...).
  */
 export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): AguiEvent {
-  const r = new Reader(bytes, start, end);
-  return acceptDecoded(readEvent(r, end));
+  // Decoding is synchronous and never re-entered, so one reader serves every call; it lets go of
+  // the bytes afterwards so that a large chunk is not kept alive by it.
+  const r = reader;
+  r.reset(bytes, start, end);
+  try {
+    return acceptDecoded(readEvent(r, end));
+  } finally {
+    r.reset(NO_BYTES, 0, 0);
+  }
 }
+
+const NO_BYTES = new Uint8Array(0);
+const reader = new Reader(NO_BYTES);

@@ -149,7 +149,7 @@ function readStruct(r: Reader, end: number, depth: number): { [key: string]: Jso
     let value: JsonValue | undefined;
     while (r.pos < entryEnd) {
       const t = r.tag();
-      if (t === 0x0a) key = r.string();
+      if (t === 0x0a) key = r.key();
       else if (t === 0x12) value = readValue(r, r.delimited(), depth + 1);
       else skipField(r, t, ENTRY_FIELDS, "google.protobuf.Struct.FieldsEntry");
     }

@@ -15,20 +15,35 @@ export function malformed(message: string, cause?: unknown): AguiWireError {
   return new AguiWireError("malformed_frame", `malformed protobuf event: ${message}`, { cause });
 }
 
+// The key cache: direct-mapped by a hash of the bytes, shared by all readers (it holds no state
+// that a reader could observe other than which string object comes back).
+const KEY_CACHE_SIZE = 512;
+const KEY_CACHE_MAX_LENGTH = 32;
+const keyBytes: Uint8Array[] = new Array<Uint8Array>(KEY_CACHE_SIZE).fill(new Uint8Array(0));
+const keyStrings: string[] = new Array<string>(KEY_CACHE_SIZE).fill("");
+
 const WIRE_TYPE_NAMES = ["varint", "fixed64", "length-delimited", "start-group", "end-group", "fixed32", "6", "7"];
 
 /** Sequential reader over one encoded event. */
 export class Reader {
-  readonly buf: Uint8Array;
+  buf: Uint8Array;
   /** Next read position. */
   pos: number;
   /** End of the readable bytes. */
-  readonly end: number;
+  end: number;
   /** Where the message starts; error messages give positions from here, not from the buffer. */
-  readonly base: number;
+  base: number;
 
   /** Reads `buf` from `start` to `end` (the whole array by default) without copying it. */
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
+    this.buf = buf;
+    this.pos = start;
+    this.end = end;
+    this.base = start;
+  }
+
+  /** Points the reader at other bytes, as the constructor does, so that one reader can be reused. */
+  reset(buf: Uint8Array, start: number, end: number): void {
     this.buf = buf;
     this.pos = start;
     this.end = end;
@@ -142,6 +157,49 @@ export class Reader {
     } catch (err) {
       throw malformed(`invalid UTF-8 in the string at byte ${pos - this.base}`, err);
     }
+    this.pos = end;
+    return s;
+  }
+
+  /**
+   * Reads a string field that is likely to repeat, such as an object key: short ASCII strings are
+   * looked up in a small cache first, so a key seen before comes back as the same string without
+   * building it again (and, used as a property key, without interning it again).
+   *
+   * @throws {AguiWireError} `malformed_frame`, as {@link Reader.string} does.
+   */
+  key(): string {
+    const at = this.pos;
+    const end = this.delimited();
+    const buf = this.buf;
+    const len = end - this.pos;
+    if (len > KEY_CACHE_MAX_LENGTH) {
+      this.pos = at;
+      return this.string();
+    }
+    let hash = len;
+    for (let i = this.pos; i < end; i++) {
+      const b = buf[i]!;
+      if (b >= 0x80) {
+        this.pos = at;
+        return this.string();
+      }
+      hash = (Math.imul(hash, 31) + b) | 0;
+    }
+    const slot = hash & (KEY_CACHE_SIZE - 1);
+    const bytes = keyBytes[slot]!;
+    if (bytes.length === len) {
+      let i = 0;
+      while (i < len && bytes[i] === buf[this.pos + i]) i++;
+      if (i === len) {
+        this.pos = end;
+        return keyStrings[slot]!;
+      }
+    }
+    let s = "";
+    for (let i = this.pos; i < end; i++) s += String.fromCharCode(buf[i]!);
+    keyBytes[slot] = buf.slice(this.pos, end);
+    keyStrings[slot] = s;
     this.pos = end;
     return s;
   }
