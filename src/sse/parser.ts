@@ -249,14 +249,15 @@ export class SSEParser {
       const tail = this.#tail;
       const size = this.#dataSize() + tail.length + (end - pos);
       if (size > max) this.#tooLarge(size);
-      let line: string;
       if (tail.length > 0) {
-        line = tail + text.slice(pos, end);
+        const line = tail + text.slice(pos, end);
         this.#tail = "";
+        this.#line(line, 0, line.length, out);
       } else {
-        line = text.slice(pos, end);
+        // The usual case: the line lies within this chunk and is read in place, so the only
+        // string made from it is its value.
+        this.#line(text, pos, end, out);
       }
-      this.#line(line, out);
       if (end === nextCR) {
         if (end + 1 < n) {
           pos = text.charCodeAt(end + 1) === LF ? end + 2 : end + 1;
@@ -286,24 +287,35 @@ export class SSEParser {
     }
   }
 
-  /** Interprets one complete line (without its line end). */
-  #line(line: string, out: SSEMessage[]): void {
-    if (line.length === 0) {
+  /** Interprets one complete line, `text[start..end)` (without its line end). */
+  #line(text: string, start: number, end: number, out: SSEMessage[]): void {
+    if (start === end) {
       this.#dispatch(out);
       return;
     }
-    const colon = line.indexOf(":");
-    if (colon === 0) return;
-    const nameEnd = colon < 0 ? line.length : colon;
+    // Only the fields data, event, retry and id mean anything, so a colon matters only within the
+    // first six characters: a longer name is ignored either way. The bounded search also keeps a
+    // long line from being scanned twice.
+    let colon = -1;
+    const limit = end - start > 6 ? start + 6 : end;
+    for (let i = start; i < limit; i++) {
+      if (text.charCodeAt(i) === COLON) {
+        colon = i;
+        break;
+      }
+    }
+    if (colon === start) return;
+    const nameLength = (colon < 0 ? end : colon) - start;
+    if (nameLength > 5) return;
     let value = "";
-    if (colon > 0) {
-      const start = line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1;
-      value = line.slice(start);
+    if (colon >= 0) {
+      const from = text.charCodeAt(colon + 1) === SPACE && colon + 1 < end ? colon + 2 : colon + 1;
+      value = text.slice(from, end);
     }
     // Compared by length first so that no field name is sliced out of the line.
-    switch (nameEnd) {
+    switch (nameLength) {
       case 4:
-        if (line.startsWith("data")) {
+        if (text.startsWith("data", start)) {
           if (this.#hasData) {
             this.#data += "\n" + value;
           } else {
@@ -313,11 +325,11 @@ export class SSEParser {
         }
         return;
       case 5:
-        if (line.startsWith("event")) this.#eventType = value;
-        else if (line.startsWith("retry") && DIGITS.test(value)) this.#retry = Number(value);
+        if (text.startsWith("event", start)) this.#eventType = value;
+        else if (text.startsWith("retry", start) && DIGITS.test(value)) this.#retry = Number(value);
         return;
       case 2:
-        if (line.startsWith("id") && !value.includes("\0")) this.#idBuffer = value;
+        if (text.startsWith("id", start) && !value.includes("\0")) this.#idBuffer = value;
         return;
       default:
         return;
