@@ -22,6 +22,60 @@ const KEY_CACHE_MAX_LENGTH = 32;
 const keyBytes: Uint8Array[] = new Array<Uint8Array>(KEY_CACHE_SIZE).fill(new Uint8Array(0));
 const keyStrings: string[] = new Array<string>(KEY_CACHE_SIZE).fill("");
 
+/** Strings up to this many bytes are decoded by {@link decodeShort}. */
+const SHORT_STRING = 64;
+
+/**
+ * Decodes `buf[pos..end)` as UTF-8, or returns undefined when the bytes are not UTF-8 (a stray or
+ * missing continuation byte, an overlong form, a surrogate, a code point past U+10FFFF): exactly
+ * the bytes that the native decoder refuses in fatal mode.
+ */
+function decodeShort(buf: Uint8Array, pos: number, end: number): string | undefined {
+  let s = "";
+  while (pos < end) {
+    const b0 = buf[pos++]!;
+    if (b0 < 0x80) {
+      s += String.fromCharCode(b0);
+    } else if (b0 < 0xc2 || b0 > 0xf4) {
+      return undefined;
+    } else if (b0 < 0xe0) {
+      if (pos >= end) return undefined;
+      const b1 = buf[pos++]!;
+      if ((b1 & 0xc0) !== 0x80) return undefined;
+      s += String.fromCharCode(((b0 & 0x1f) << 6) | (b1 & 0x3f));
+    } else if (b0 < 0xf0) {
+      if (pos + 2 > end) return undefined;
+      const b1 = buf[pos]!;
+      const b2 = buf[pos + 1]!;
+      pos += 2;
+      // After E0 the next byte is A0..BF (no overlong form); after ED, 80..9F (no surrogate).
+      if ((b1 & 0xc0) !== 0x80 || (b2 & 0xc0) !== 0x80 || (b0 === 0xe0 && b1 < 0xa0) || (b0 === 0xed && b1 > 0x9f)) {
+        return undefined;
+      }
+      s += String.fromCharCode(((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f));
+    } else {
+      if (pos + 3 > end) return undefined;
+      const b1 = buf[pos]!;
+      const b2 = buf[pos + 1]!;
+      const b3 = buf[pos + 2]!;
+      pos += 3;
+      // After F0 the next byte is 90..BF (no overlong form); after F4, 80..8F (at most U+10FFFF).
+      if (
+        (b1 & 0xc0) !== 0x80 ||
+        (b2 & 0xc0) !== 0x80 ||
+        (b3 & 0xc0) !== 0x80 ||
+        (b0 === 0xf0 && b1 < 0x90) ||
+        (b0 === 0xf4 && b1 > 0x8f)
+      ) {
+        return undefined;
+      }
+      const cp = (((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f)) - 0x10000;
+      s += String.fromCharCode(0xd800 | (cp >> 10), 0xdc00 | (cp & 0x3ff));
+    }
+  }
+  return s;
+}
+
 const WIRE_TYPE_NAMES = ["varint", "fixed64", "length-delimited", "start-group", "end-group", "fixed32", "6", "7"];
 
 /** Sequential reader over one encoded event. */
@@ -134,28 +188,22 @@ export class Reader {
   /** Reads a length-prefixed UTF-8 string. */
   string(): string {
     const end = this.delimited();
-    const buf = this.buf;
-    let pos = this.pos;
-    if (end - pos <= 24) {
-      // Short strings are usually ASCII ids and deltas; building them here avoids the native
-      // decoder's call and view overhead. Anything non-ASCII goes to the validating decoder.
-      let s = "";
-      for (; pos < end; pos++) {
-        const b = buf[pos]!;
-        if (b >= 0x80) break;
-        s += String.fromCharCode(b);
-      }
-      if (pos === end) {
+    const start = this.pos;
+    if (end - start <= SHORT_STRING) {
+      // Short strings (ids, deltas, keys) are decoded here: the native decoder's call and view
+      // cost more than the decoding itself at these lengths.
+      const s = decodeShort(this.buf, start, end);
+      if (s !== undefined) {
         this.pos = end;
         return s;
       }
-      pos = this.pos;
+      // Not valid UTF-8: the native decoder below refuses it too, and its error is kept as cause.
     }
     let s: string;
     try {
-      s = decoder.decode(buf.subarray(pos, end));
+      s = decoder.decode(this.buf.subarray(start, end));
     } catch (err) {
-      throw malformed(`invalid UTF-8 in the string at byte ${pos - this.base}`, err);
+      throw malformed(`invalid UTF-8 in the string at byte ${start - this.base}`, err);
     }
     this.pos = end;
     return s;
