@@ -54,7 +54,7 @@ function conditionOf(schema: unknown, name: string): string | undefined {
 }
 
 /** The body of one event type's check, or undefined when a field has no plain form. */
-function checkBody(schema: unknown): string[] | undefined {
+function checkBody(type: string, schema: unknown): string[] | undefined {
   const shape = defOf(schema).shape!;
   const lines: string[] = [];
   let required = 0;
@@ -62,6 +62,13 @@ function checkBody(schema: unknown): string[] | undefined {
     // Field names become property accesses and local names below.
     if (!/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
     const def = defOf(field);
+    if (key === "type") {
+      // isExactEvent dispatches on `type`, so a check reached through it has matched the literal
+      // already; any other form of `type` is refused rather than checked twice.
+      if (def.type !== "literal" || def.values?.length !== 1 || def.values[0] !== type) return undefined;
+      required++;
+      continue;
+    }
     const local = `f_${key}`;
     lines.push(`  const ${local} = v.${key};`);
     if (def.type === "optional") {
@@ -111,14 +118,14 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
   const fast: string[] = [];
   const skipped: string[] = [];
   for (const [type, schema] of Object.entries(schemas)) {
-    const body = checkBody(schema);
+    const body = checkBody(type, schema);
     if (body === undefined) {
       skipped.push(type);
       continue;
     }
     fast.push(type);
     const name = functionName(type);
-    out.push(`function ${name}(v: Record<string, unknown>): boolean {`, ...body, "}", "");
+    out.push(`/** The rest of ${type}'s check, once \`type\` has matched. */`, `function ${name}(v: Record<string, unknown>): boolean {`, ...body, "}", "");
     cases.push(`    case ${JSON.stringify(type)}:`, `      return ${name}(v as Record<string, unknown>);`);
   }
   out.push(

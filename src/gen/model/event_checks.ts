@@ -15,10 +15,9 @@ function keyCount(v: object): number {
   return n;
 }
 
+/** The rest of TEXT_MESSAGE_START's check, once `type` has matched. */
 function isTextMessageStart(v: Record<string, unknown>): boolean {
   let n = 3;
-  const f_type = v.type;
-  if (!(f_type === "TEXT_MESSAGE_START")) return false;
   const f_messageId = v.messageId;
   if (!(typeof f_messageId === "string")) return false;
   const f_role = v.role;
@@ -36,10 +35,9 @@ function isTextMessageStart(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of TEXT_MESSAGE_CONTENT's check, once `type` has matched. */
 function isTextMessageContent(v: Record<string, unknown>): boolean {
   let n = 3;
-  const f_type = v.type;
-  if (!(f_type === "TEXT_MESSAGE_CONTENT")) return false;
   const f_messageId = v.messageId;
   if (!(typeof f_messageId === "string")) return false;
   const f_delta = v.delta;
@@ -57,10 +55,9 @@ function isTextMessageContent(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of TEXT_MESSAGE_END's check, once `type` has matched. */
 function isTextMessageEnd(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "TEXT_MESSAGE_END")) return false;
   const f_messageId = v.messageId;
   if (!(typeof f_messageId === "string")) return false;
   const f_timestamp = v.timestamp;
@@ -76,10 +73,9 @@ function isTextMessageEnd(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of TOOL_CALL_START's check, once `type` has matched. */
 function isToolCallStart(v: Record<string, unknown>): boolean {
   let n = 3;
-  const f_type = v.type;
-  if (!(f_type === "TOOL_CALL_START")) return false;
   const f_toolCallId = v.toolCallId;
   if (!(typeof f_toolCallId === "string")) return false;
   const f_toolCallName = v.toolCallName;
@@ -102,10 +98,9 @@ function isToolCallStart(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of TOOL_CALL_ARGS's check, once `type` has matched. */
 function isToolCallArgs(v: Record<string, unknown>): boolean {
   let n = 3;
-  const f_type = v.type;
-  if (!(f_type === "TOOL_CALL_ARGS")) return false;
   const f_toolCallId = v.toolCallId;
   if (!(typeof f_toolCallId === "string")) return false;
   const f_delta = v.delta;
@@ -123,10 +118,9 @@ function isToolCallArgs(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of TOOL_CALL_END's check, once `type` has matched. */
 function isToolCallEnd(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "TOOL_CALL_END")) return false;
   const f_toolCallId = v.toolCallId;
   if (!(typeof f_toolCallId === "string")) return false;
   const f_timestamp = v.timestamp;
@@ -142,10 +136,9 @@ function isToolCallEnd(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of STATE_SNAPSHOT's check, once `type` has matched. */
 function isStateSnapshot(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "STATE_SNAPSHOT")) return false;
   const f_snapshot = v.snapshot;
   if (!(isJsonValue(f_snapshot))) return false;
   const f_timestamp = v.timestamp;
@@ -161,10 +154,9 @@ function isStateSnapshot(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of RAW's check, once `type` has matched. */
 function isRaw(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "RAW")) return false;
   const f_event = v.event;
   if (!(isJsonValue(f_event))) return false;
   const f_source = v.source;
@@ -185,10 +177,9 @@ function isRaw(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of CUSTOM's check, once `type` has matched. */
 function isCustom(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "CUSTOM")) return false;
   const f_name = v.name;
   if (!(typeof f_name === "string")) return false;
   const f_value = v.value;
@@ -209,10 +200,9 @@ function isCustom(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of RUN_STARTED's check, once `type` has matched. */
 function isRunStarted(v: Record<string, unknown>): boolean {
   let n = 3;
-  const f_type = v.type;
-  if (!(f_type === "RUN_STARTED")) return false;
   const f_threadId = v.threadId;
   if (!(typeof f_threadId === "string")) return false;
   const f_runId = v.runId;
@@ -230,10 +220,9 @@ function isRunStarted(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of RUN_FINISHED's check, once `type` has matched. */
 function isRunFinished(v: Record<string, unknown>): boolean {
   let n = 3;
-  const f_type = v.type;
-  if (!(f_type === "RUN_FINISHED")) return false;
   const f_threadId = v.threadId;
   if (!(typeof f_threadId === "string")) return false;
   const f_runId = v.runId;
@@ -251,10 +240,9 @@ function isRunFinished(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of RUN_ERROR's check, once `type` has matched. */
 function isRunError(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "RUN_ERROR")) return false;
   const f_message = v.message;
   if (!(typeof f_message === "string")) return false;
   const f_code = v.code;
@@ -275,10 +263,9 @@ function isRunError(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of STEP_STARTED's check, once `type` has matched. */
 function isStepStarted(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "STEP_STARTED")) return false;
   const f_stepName = v.stepName;
   if (!(typeof f_stepName === "string")) return false;
   const f_timestamp = v.timestamp;
@@ -294,10 +281,9 @@ function isStepStarted(v: Record<string, unknown>): boolean {
   return keyCount(v) === n;
 }
 
+/** The rest of STEP_FINISHED's check, once `type` has matched. */
 function isStepFinished(v: Record<string, unknown>): boolean {
   let n = 2;
-  const f_type = v.type;
-  if (!(f_type === "STEP_FINISHED")) return false;
   const f_stepName = v.stepName;
   if (!(typeof f_stepName === "string")) return false;
   const f_timestamp = v.timestamp;
