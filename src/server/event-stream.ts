@@ -22,6 +22,46 @@ export const INVALID_AGENT_EVENT = { code: "invalid_event", message: "the agent 
 
 const KEEP_ALIVE_BYTES = new TextEncoder().encode(SSE_KEEP_ALIVE);
 
+/** A chunk closes once it holds this many bytes or events; it then waits for the reader. */
+const BATCH_BYTES = 16 * 1024;
+const BATCH_EVENTS = 64;
+
+/**
+ * Resolves with `undefined` on the next macrotask: an agent whose next event is not ready by then
+ * is waiting for I/O, and what is batched so far goes out. MessageChannel where there is no
+ * setImmediate (browsers, Deno, workers), since setTimeout may wait a millisecond or more.
+ */
+function nextTurn(): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === "function") {
+      setImmediate(resolve, undefined);
+      return;
+    }
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve(undefined);
+    };
+    channel.port2.postMessage(undefined);
+  });
+}
+
+/** Enqueues the batched chunks as one (or nothing for an empty batch). */
+function flush(controller: ReadableStreamDefaultController<Uint8Array>, batch: Uint8Array[], size: number): void {
+  if (batch.length === 0) return;
+  if (batch.length === 1) {
+    controller.enqueue(batch[0]!);
+    return;
+  }
+  const chunk = new Uint8Array(size);
+  let at = 0;
+  for (const bytes of batch) {
+    chunk.set(bytes, at);
+    at += bytes.length;
+  }
+  controller.enqueue(chunk);
+}
+
 /** What {@link agentEventStream} needs. */
 export interface AgentEventStreamParams<R> {
   agent: Agent;
@@ -56,8 +96,10 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
  * Starts nothing yet: returns a byte stream that runs `agent` as it is read.
  *
  * The stream has no read-ahead (`highWaterMark` 0): the agent's next event is asked for only when
- * the body's reader wants bytes, so a slow client slows the agent and at most one event is in
- * hand at a time. For SSE, a read that waits more than `keepAliveMs` for the agent gets a
+ * the body's reader wants bytes, so a slow client slows the agent. Events the agent has ready at
+ * once (before the next macrotask) are sent together as one chunk of at most 64 events or about
+ * 16 KiB, so at most one such chunk is in hand at a time; an event the agent makes after waiting
+ * for I/O goes out without waiting for more. For SSE, a read that waits more than `keepAliveMs` for the agent gets a
  * keep-alive comment instead, while the agent's `next()` stays pending for the following read.
  *
  * An error thrown by the agent, or an event it yields that the model rejects, ends the stream
@@ -154,26 +196,46 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
           return;
         }
         pending = undefined;
-        if (!outcome.ok) {
-          // The agent's generator is over; the signal still tells any work it started to stop.
-          if (!run.signal.aborted) run.abort(new AguiWireError("aborted", "the agent failed"));
-          endWithError(outcome.error, AGENT_FAILED);
-          return;
+        // Events the agent has ready at once go out as one chunk: a write per event is what made
+        // SSE over HTTP slow. The batch ends when the agent has nothing ready before the next
+        // macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run.
+        const batch: Uint8Array[] = [];
+        let size = 0;
+        let next: Step | undefined = outcome;
+        let turn: Promise<undefined> | undefined;
+        while (next !== undefined) {
+          if (!next.ok) {
+            // The agent's generator is over; the signal still tells any work it started to stop.
+            if (!run.signal.aborted) run.abort(new AguiWireError("aborted", "the agent failed"));
+            flush(controller, batch, size);
+            endWithError(next.error, AGENT_FAILED);
+            return;
+          }
+          if (next.result.done) {
+            ended = true;
+            flush(controller, batch, size);
+            controller.close();
+            return;
+          }
+          let bytes: Uint8Array;
+          try {
+            bytes = encode(next.result.value);
+          } catch (error) {
+            stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
+            flush(controller, batch, size);
+            endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
+            return;
+          }
+          batch.push(bytes);
+          size += bytes.length;
+          if (size >= BATCH_BYTES || batch.length >= BATCH_EVENTS) break;
+          pending = step();
+          turn ??= nextTurn();
+          next = await Promise.race([pending, turn]);
+          if (ended) return;
+          if (next !== undefined) pending = undefined;
         }
-        if (outcome.result.done) {
-          ended = true;
-          controller.close();
-          return;
-        }
-        let bytes: Uint8Array;
-        try {
-          bytes = encode(outcome.result.value);
-        } catch (error) {
-          stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
-          endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
-          return;
-        }
-        controller.enqueue(bytes);
+        flush(controller, batch, size);
       },
       cancel() {
         abort();

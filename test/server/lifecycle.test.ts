@@ -225,3 +225,69 @@ describe("createAgentHandler, in process", () => {
     expect(started).toBe(false);
   });
 });
+
+describe("createAgentHandler, batching of ready events", () => {
+  const request = (accept: string) =>
+    new Request("http://agent.test/", { method: "POST", body: JSON.stringify(runInput()), headers: { accept } });
+
+  /** Every chunk of a response body, as it was enqueued. */
+  async function chunksOf(response: Response): Promise<Uint8Array[]> {
+    const reader = response.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return chunks;
+      chunks.push(value);
+    }
+  }
+
+  it.each([SSE, BINARY])("sends events the agent has ready at once in few chunks, each holding whole events (%s)", async (accept) => {
+    const events: AguiEventInput[] = [{ type: EventType.RUN_STARTED, threadId: "t", runId: "r" }];
+    for (let i = 0; i < 300; i++) events.push({ type: EventType.CUSTOM, name: "n", value: i });
+    events.push({ type: EventType.RUN_FINISHED, threadId: "t", runId: "r" });
+    const chunks = await chunksOf(await createAgentHandler(() => events)(request(accept)));
+    // 302 events, at most 64 to a chunk.
+    expect(chunks.length).toBeGreaterThanOrEqual(5);
+    expect(chunks.length).toBeLessThan(20);
+    const decoded = [];
+    for (const chunk of chunks) {
+      // A chunk never ends inside an event: each decodes on its own with nothing left over.
+      const decoder = decoderFor(accept);
+      decoded.push(...decoder.push(chunk));
+      expect(() => decoder.end()).not.toThrow();
+    }
+    expect(decoded).toEqual(events.map((e) => parseEvent(e)));
+  });
+
+  it.each([SSE, BINARY])("sends an event at once when the agent has no next one ready, without waiting for more (%s)", async (accept) => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    async function* slow(): AsyncGenerator<AguiEventInput> {
+      yield { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
+      yield { type: EventType.STEP_STARTED, stepName: "s" };
+      await gate;
+      yield { type: EventType.RUN_FINISHED, threadId: "t", runId: "r" };
+    }
+    const reader = (await createAgentHandler(slow)(request(accept))).body!.getReader();
+    const decoder = decoderFor(accept);
+    // Both ready events arrive while the agent is still held at the gate.
+    expect(await readUntil(reader, decoder, 2)).toBe(2);
+    release();
+    const { value } = await reader.read();
+    expect(decoder.push(value!)).toEqual([{ type: EventType.RUN_FINISHED, threadId: "t", runId: "r" }]);
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("sends the events batched before a failure, then the RUN_ERROR", async () => {
+    function* failing(): Generator<AguiEventInput> {
+      yield { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
+      yield { type: EventType.STEP_STARTED, stepName: "s" };
+      throw new Error("secret");
+    }
+    const chunks = await chunksOf(await createAgentHandler(failing, { onError: () => {} })(request(SSE)));
+    const decoder = new SSEDecoder();
+    const events = chunks.flatMap((c) => decoder.push(c));
+    expect(events.map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.STEP_STARTED, EventType.RUN_ERROR]);
+    expect(events[2]).toMatchObject({ code: "agent_error", message: "the agent failed" });
+  });
+});
