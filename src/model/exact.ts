@@ -27,8 +27,9 @@ export function validEvent(value: unknown): AguiEvent {
 }
 
 /**
- * Whether `value` is an object of this realm's plain kind, as `parseEvent` returns: a class
- * instance could carry an inherited `toJSON` that `JSON.stringify` would call on the way out.
+ * Whether `value` is a plain object of this realm, as `parseEvent` returns. An instance of a class
+ * is not: its prototype may carry getters, methods or a `toJSON` that whoever reads or serialises
+ * the event later would meet.
  */
 function isPlainObject(value: unknown): value is object {
   if (typeof value !== "object" || value === null) return false;
