@@ -10,8 +10,8 @@ import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
-import { SSE_KEEP_ALIVE } from "../sse/encode.js";
-import { eventEncoderFor } from "../stream/encode.js";
+import { encodeFrame } from "../binary/codec.js";
+import { encodeSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
 import type { RunErrorContext } from "./options.js";
 
 /** What the client is told when the agent throws: never the error itself, which may hold secrets. */
@@ -46,20 +46,77 @@ function nextTurn(): Promise<undefined> {
   });
 }
 
-/** Enqueues the batched chunks as one (or nothing for an empty batch). */
-function flush(controller: ReadableStreamDefaultController<Uint8Array>, batch: Uint8Array[], size: number): void {
-  if (batch.length === 0) return;
-  if (batch.length === 1) {
-    controller.enqueue(batch[0]!);
-    return;
-  }
-  const chunk = new Uint8Array(size);
-  let at = 0;
-  for (const bytes of batch) {
-    chunk.set(bytes, at);
-    at += bytes.length;
-  }
-  controller.enqueue(chunk);
+/** Events encoded into one chunk of one transport. */
+interface Batch {
+  /** Validates and encodes one event into the batch; throws as the transport's encoder does. */
+  add(event: AguiEventInput | AguiEvent): void;
+  /** Events in the batch. */
+  readonly count: number;
+  /** About how large the chunk will be: bytes (binary) or UTF-16 units (SSE). */
+  readonly size: number;
+  /** The batch as one chunk (undefined when empty), leaving the batch empty. */
+  take(): Uint8Array | undefined;
+}
+
+const utf8 = new TextEncoder();
+
+/** SSE text is gathered as a string and encoded once per chunk rather than once per event. */
+function sseBatch(): Batch {
+  let text = "";
+  let count = 0;
+  return {
+    add(event) {
+      text += encodeSSE(event);
+      count++;
+    },
+    get count() {
+      return count;
+    },
+    get size() {
+      return text.length;
+    },
+    take() {
+      if (count === 0) return undefined;
+      const chunk = utf8.encode(text);
+      text = "";
+      count = 0;
+      return chunk;
+    },
+  };
+}
+
+/** Binary frames are gathered as they are encoded and copied once into the chunk. */
+function binaryBatch(): Batch {
+  let frames: Uint8Array[] = [];
+  let size = 0;
+  return {
+    add(event) {
+      const frame = encodeFrame(event);
+      frames.push(frame);
+      size += frame.length;
+    },
+    get count() {
+      return frames.length;
+    },
+    get size() {
+      return size;
+    },
+    take() {
+      if (frames.length === 0) return undefined;
+      let chunk = frames[0]!;
+      if (frames.length > 1) {
+        chunk = new Uint8Array(size);
+        let at = 0;
+        for (const frame of frames) {
+          chunk.set(frame, at);
+          at += frame.length;
+        }
+      }
+      frames = [];
+      size = 0;
+      return chunk;
+    },
+  };
 }
 
 /** What {@link agentEventStream} needs. */
@@ -111,7 +168,12 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
  */
 export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEventStream {
   const { input, request } = params;
-  const encode = eventEncoderFor(params.contentType);
+  const batch = params.contentType === SSE_MEDIA_TYPE ? sseBatch() : binaryBatch();
+  /** Sends what is batched, if anything, as one chunk. */
+  const flush = (): void => {
+    const chunk = batch.take();
+    if (chunk !== undefined) streamController.enqueue(chunk);
+  };
   const keepAliveMs =
     params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
   const run = new AbortController();
@@ -149,7 +211,8 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
   const endWithError = (error: unknown, runError: { code: string; message: string }): void => {
     ended = true;
     report(error);
-    streamController.enqueue(encode({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }));
+    batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message });
+    flush();
     streamController.close();
   };
 
@@ -199,43 +262,36 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
         // Events the agent has ready at once go out as one chunk: a write per event is what made
         // SSE over HTTP slow. The batch ends when the agent has nothing ready before the next
         // macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run.
-        const batch: Uint8Array[] = [];
-        let size = 0;
         let next: Step | undefined = outcome;
         let turn: Promise<undefined> | undefined;
         while (next !== undefined) {
           if (!next.ok) {
             // The agent's generator is over; the signal still tells any work it started to stop.
             if (!run.signal.aborted) run.abort(new AguiWireError("aborted", "the agent failed"));
-            flush(controller, batch, size);
             endWithError(next.error, AGENT_FAILED);
             return;
           }
           if (next.result.done) {
             ended = true;
-            flush(controller, batch, size);
+            flush();
             controller.close();
             return;
           }
-          let bytes: Uint8Array;
           try {
-            bytes = encode(next.result.value);
+            batch.add(next.result.value);
           } catch (error) {
             stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
-            flush(controller, batch, size);
             endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
             return;
           }
-          batch.push(bytes);
-          size += bytes.length;
-          if (size >= BATCH_BYTES || batch.length >= BATCH_EVENTS) break;
+          if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) break;
           pending = step();
           turn ??= nextTurn();
           next = await Promise.race([pending, turn]);
           if (ended) return;
           if (next !== undefined) pending = undefined;
         }
-        flush(controller, batch, size);
+        flush();
       },
       cancel() {
         abort();
