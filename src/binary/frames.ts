@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { concatBytes } from "../bytes.js";
 import { AguiWireError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
 import { decodeEvent } from "./codec.js";
@@ -137,14 +138,7 @@ export class FrameDecoder {
   }
 
   private gather(): Uint8Array {
-    const body = this.parts.length === 1 ? this.parts[0]! : new Uint8Array(this.bodyLength);
-    if (this.parts.length > 1) {
-      let at = 0;
-      for (const part of this.parts) {
-        body.set(part, at);
-        at += part.length;
-      }
-    }
+    const body = concatBytes(this.parts, this.bodyLength);
     this.parts = [];
     this.partsLength = 0;
     this.bodyLength = -1;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concatBytes } from "../bytes.js";
 import { ValidationError } from "../errors.js";
 import type { RunAgentInput } from "../model/input.js";
 import { parseRunAgentInput } from "../model/parse.js";
@@ -44,14 +45,7 @@ export class BoundedBody {
 
   /** The collected body in one buffer (the only chunk itself when there is one). @throws Never. */
   bytes(): Uint8Array {
-    if (this.chunks.length === 1) return this.chunks[0]!;
-    const out = new Uint8Array(this.total);
-    let at = 0;
-    for (const chunk of this.chunks) {
-      out.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return out;
+    return concatBytes(this.chunks, this.total);
   }
 }
 

@@ -11,6 +11,7 @@ import { EventType } from "../model/event-type.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { encodeFrame } from "../binary/codec.js";
+import { concatBytes } from "../bytes.js";
 import { encodeSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
 import type { RunErrorContext } from "./options.js";
 
@@ -103,15 +104,7 @@ function binaryBatch(): Batch {
     },
     take() {
       if (frames.length === 0) return undefined;
-      let chunk = frames[0]!;
-      if (frames.length > 1) {
-        chunk = new Uint8Array(size);
-        let at = 0;
-        for (const frame of frames) {
-          chunk.set(frame, at);
-          at += frame.length;
-        }
-      }
+      const chunk = concatBytes(frames, size);
       frames = [];
       size = 0;
       return chunk;
@@ -156,8 +149,9 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
  * the body's reader wants bytes, so a slow client slows the agent. Events the agent has ready at
  * once (before the next macrotask) are sent together as one chunk of at most 64 events or about
  * 16 KiB, so at most one such chunk is in hand at a time; an event the agent makes after waiting
- * for I/O goes out without waiting for more. For SSE, a read that waits more than `keepAliveMs` for the agent gets a
- * keep-alive comment instead, while the agent's `next()` stays pending for the following read.
+ * for I/O goes out without waiting for more. For SSE, a read that waits more than `keepAliveMs`
+ * for the agent gets a keep-alive comment instead, while the agent's `next()` stays pending for the
+ * following read.
  *
  * An error thrown by the agent, or an event it yields that the model rejects, ends the stream
  * with one RUN_ERROR event (`agent_error` / `invalid_event`, with a fixed message) and reports the
