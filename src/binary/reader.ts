@@ -187,7 +187,46 @@ export class Reader {
 
   /** Reads a length-prefixed UTF-8 string. */
   string(): string {
+    return this.text(this.delimited());
+  }
+
+  /**
+   * Reads a string field that is likely to repeat, such as an object key: short ASCII strings are
+   * looked up in a small cache first, so a key seen before comes back as the same string without
+   * building it again (and, used as a property key, without interning it again).
+   *
+   * @throws {AguiWireError} `malformed_frame`, as {@link Reader.string} does.
+   */
+  key(): string {
     const end = this.delimited();
+    const buf = this.buf;
+    const start = this.pos;
+    const len = end - start;
+    if (len > KEY_CACHE_MAX_LENGTH) return this.text(end);
+    let hash = len;
+    for (let i = start; i < end; i++) {
+      const b = buf[i]!;
+      if (b >= 0x80) return this.text(end);
+      hash = (Math.imul(hash, 31) + b) | 0;
+    }
+    const slot = hash & (KEY_CACHE_SIZE - 1);
+    const bytes = keyBytes[slot]!;
+    if (bytes.length === len) {
+      let i = 0;
+      while (i < len && bytes[i] === buf[start + i]) i++;
+      if (i === len) {
+        this.pos = end;
+        return keyStrings[slot]!;
+      }
+    }
+    const s = this.text(end);
+    keyBytes[slot] = buf.slice(start, end);
+    keyStrings[slot] = s;
+    return s;
+  }
+
+  /** Decodes the UTF-8 from the read position to `end`, and moves past it. */
+  private text(end: number): string {
     const start = this.pos;
     if (end - start <= SHORT_STRING) {
       // Short strings (ids, deltas, keys) are decoded here: the native decoder's call and view
@@ -205,49 +244,6 @@ export class Reader {
     } catch (err) {
       throw malformed(`invalid UTF-8 in the string at byte ${start - this.base}`, err);
     }
-    this.pos = end;
-    return s;
-  }
-
-  /**
-   * Reads a string field that is likely to repeat, such as an object key: short ASCII strings are
-   * looked up in a small cache first, so a key seen before comes back as the same string without
-   * building it again (and, used as a property key, without interning it again).
-   *
-   * @throws {AguiWireError} `malformed_frame`, as {@link Reader.string} does.
-   */
-  key(): string {
-    const at = this.pos;
-    const end = this.delimited();
-    const buf = this.buf;
-    const len = end - this.pos;
-    if (len > KEY_CACHE_MAX_LENGTH) {
-      this.pos = at;
-      return this.string();
-    }
-    let hash = len;
-    for (let i = this.pos; i < end; i++) {
-      const b = buf[i]!;
-      if (b >= 0x80) {
-        this.pos = at;
-        return this.string();
-      }
-      hash = (Math.imul(hash, 31) + b) | 0;
-    }
-    const slot = hash & (KEY_CACHE_SIZE - 1);
-    const bytes = keyBytes[slot]!;
-    if (bytes.length === len) {
-      let i = 0;
-      while (i < len && bytes[i] === buf[this.pos + i]) i++;
-      if (i === len) {
-        this.pos = end;
-        return keyStrings[slot]!;
-      }
-    }
-    let s = "";
-    for (let i = this.pos; i < end; i++) s += String.fromCharCode(buf[i]!);
-    keyBytes[slot] = buf.slice(this.pos, end);
-    keyStrings[slot] = s;
     this.pos = end;
     return s;
   }
