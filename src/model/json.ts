@@ -58,11 +58,6 @@ export function findJsonProblem(value: unknown): JsonProblem | undefined {
   return message === undefined ? undefined : { path: path.reverse(), message };
 }
 
-/** Tells whether `value` is a JSON value (see {@link findJsonProblem} for what is refused). */
-export function isJsonValue(value: unknown): boolean {
-  return value !== undefined && visit(value, [], []) === undefined;
-}
-
 function isForeignObjectPrototype(proto: object): boolean {
   const ctor = (proto as { constructor?: unknown }).constructor;
   return Object.getPrototypeOf(proto) === null && typeof ctor === "function" && ctor.name === "Object";
