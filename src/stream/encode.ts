@@ -14,7 +14,7 @@ const utf8 = new TextEncoder();
 export type EventSource = AsyncIterable<AguiEventInput | AguiEvent> | Iterable<AguiEventInput | AguiEvent>;
 
 /** The encoder of one transport: one event to the bytes that carry it. */
-export function eventEncoderFor(contentType: string): (event: AguiEventInput | AguiEvent) => Uint8Array {
+function eventEncoderFor(contentType: string): (event: AguiEventInput | AguiEvent) => Uint8Array {
   return transportOf(contentType) === BINARY_MEDIA_TYPE ? encodeFrame : (event) => utf8.encode(encodeSSE(event));
 }
 

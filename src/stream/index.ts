@@ -1,2 +1,2 @@
-export { encodeEventStream, eventEncoderFor, type EventSource } from "./encode.js";
+export { encodeEventStream, type EventSource } from "./encode.js";
 export { decodeEventStream, pushDecoderFor, type DecodeEventStreamOptions, type ByteSource } from "./decode.js";
