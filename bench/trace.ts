@@ -3,6 +3,7 @@
  * one realistic run, per-type batches, and a long stream of runs, plus encoding helpers.
  */
 import { CORPUS, mixedTrace } from "../test/fixtures/corpus.js";
+import { concatBytes } from "../src/bytes.js";
 import { encodeEvent, encodeFrame, encodeSSE, EVENT_TYPES, type AguiEventInput, type EventType } from "../src/index.js";
 
 const utf8 = new TextEncoder();
@@ -63,13 +64,7 @@ export function totalBytes(parts: readonly Uint8Array[]): number {
 
 /** One buffer holding `parts` in order. */
 export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(totalBytes(parts));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts, totalBytes(parts));
 }
 
 /** The binary stream of `events`: frames back to back. */

@@ -9,10 +9,11 @@
  * returned as it is, without a copy.
  *
  * @param parts - The arrays to join, in order.
- * @param total - Their summed length, which every caller already keeps as it collects them.
- * @throws Never (a `total` shorter than the parts throws a `RangeError` from `set`).
+ * @param total - Their summed length, when the caller already keeps it as it collects them;
+ *   summed here otherwise.
+ * @throws {RangeError} When `total` is shorter than the parts.
  */
-export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+export function concatBytes(parts: readonly Uint8Array[], total = byteLengthOf(parts)): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(total);
   let at = 0;
@@ -21,4 +22,10 @@ export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8A
     at += part.byteLength;
   }
   return out;
+}
+
+function byteLengthOf(parts: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const part of parts) n += part.byteLength;
+  return n;
 }

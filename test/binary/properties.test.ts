@@ -15,6 +15,7 @@ import {
   type JsonValue,
   type Message,
 } from "../../src/index.js";
+import { concatBytes } from "../../src/bytes.js";
 
 // --- Arbitraries ---------------------------------------------------------------------------------
 
@@ -106,15 +107,6 @@ function onlyWireErrors<T>(fn: () => T): T | AguiWireError {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** Splits `bytes` at the given offsets (any order, duplicates allowed). */
 function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
@@ -143,7 +135,7 @@ function stream(events: AguiEventInput[]): { bytes: Uint8Array; expected: AguiEv
   const ends: number[] = [];
   let at = 0;
   for (const f of frames) ends.push((at += f.length));
-  return { bytes: concat(frames), expected: events.map((e) => parseEvent(e)), ends };
+  return { bytes: concatBytes(frames), expected: events.map((e) => parseEvent(e)), ends };
 }
 
 // --- Properties -----------------------------------------------------------------------------------
@@ -175,7 +167,7 @@ describe("round trip", () => {
     fc.assert(
       fc.property(eventArb, fc.uint8Array({ maxLength: 8 }), fc.uint8Array({ maxLength: 8 }), (e, before, after) => {
         const body = encodeEvent(e);
-        const buf = concat([before, body, after]);
+        const buf = concatBytes([before, body, after]);
         expect(decodeEvent(buf, before.length, before.length + body.length)).toStrictEqual(parseEvent(e));
       }),
       { numRuns: 300 },

@@ -18,6 +18,7 @@ import {
   type ByteSource,
   type DecodeEventStreamOptions,
 } from "../../src/index.js";
+import { concatBytes } from "../../src/bytes.js";
 import { pushDecoderFor } from "../../src/stream/decode.js";
 import { CORPUS, mixedTrace } from "../fixtures/corpus.js";
 
@@ -27,14 +28,7 @@ const utf8 = new TextEncoder();
 const EVENTS: AguiEventInput[] = mixedTrace(60);
 
 function encodeAll(events: readonly AguiEventInput[], type: string): Uint8Array {
-  const parts = events.map((e) => (type === BINARY_MEDIA_TYPE ? encodeFrame(e) : utf8.encode(encodeSSE(e))));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(events.map((e) => (type === BINARY_MEDIA_TYPE ? encodeFrame(e) : utf8.encode(encodeSSE(e)))));
 }
 
 function split(bytes: Uint8Array, size: number): Uint8Array[] {

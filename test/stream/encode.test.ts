@@ -15,6 +15,7 @@ import {
   parseEvent,
   type AguiEventInput,
 } from "../../src/index.js";
+import { concatBytes } from "../../src/bytes.js";
 import { mixedTrace } from "../fixtures/corpus.js";
 
 const EVENTS: AguiEventInput[] = mixedTrace(80);
@@ -29,15 +30,6 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array[]
   }
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
 
 async function* slowly<T>(items: Iterable<T>): AsyncGenerator<T> {
   for (const item of items) {
@@ -64,7 +56,7 @@ describe("encodeEventStream", () => {
     expect(chunks.length).toBe(EVENTS.length);
     chunks.forEach((chunk, i) => expect(chunk).toEqual(encodeFrame(EVENTS[i]!)));
     const decoder = new FrameDecoder();
-    expect(decoder.push(concat(chunks))).toEqual(EVENTS.map((e) => parseEvent(e)));
+    expect(decoder.push(concatBytes(chunks))).toEqual(EVENTS.map((e) => parseEvent(e)));
     decoder.end();
   });
 
@@ -74,7 +66,7 @@ describe("encodeEventStream", () => {
     const utf8 = new TextDecoder();
     chunks.forEach((chunk, i) => expect(utf8.decode(chunk)).toBe(encodeSSE(EVENTS[i]!)));
     const decoder = new SSEDecoder();
-    expect(decoder.push(concat(chunks))).toEqual(EVENTS.map((e) => parseEvent(e)));
+    expect(decoder.push(concatBytes(chunks))).toEqual(EVENTS.map((e) => parseEvent(e)));
     decoder.end();
   });
 
