@@ -4,34 +4,12 @@
  *
  * @module
  */
+import { untilAborted } from "../abort.js";
 import { startRun, type AgentLike } from "../agent.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { parseEvent, parseRunAgentInput } from "../model/parse.js";
 import { abortedError } from "./errors.js";
-
-/**
- * Settles like `promise`, or rejects with an `aborted` error as soon as `signal` fires: an agent
- * that ignores its signal must not keep the consumer waiting. One listener per call, removed on
- * settling, so a long run does not pile up listeners.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortedError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortedError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /**
  * Runs `agent` on `input` and yields its events, each validated.
@@ -47,7 +25,7 @@ export async function* localRunEvents(agent: AgentLike, input: RunAgentInput, si
   let ended = false;
   try {
     for (;;) {
-      const result = await untilAborted(events.next(), signal);
+      const result = await untilAborted(events.next(), signal, abortedError);
       if (result.done) {
         ended = true;
         return;

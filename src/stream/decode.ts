@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { untilAborted } from "../abort.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, transportOf } from "../media-types.js";
@@ -77,22 +78,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
 
   /** The next chunk; with a signal, a pending read rejects as soon as the signal fires. */
   private readChunk(): Promise<IteratorResult<Uint8Array>> {
-    const signal = this.signal;
-    if (signal === undefined) return this.read();
-    return new Promise((resolve, reject) => {
-      const abort = (): void => reject(abortError(signal));
-      signal.addEventListener("abort", abort, { once: true });
-      this.read().then(
-        (result) => {
-          signal.removeEventListener("abort", abort);
-          resolve(result);
-        },
-        (err: unknown) => {
-          signal.removeEventListener("abort", abort);
-          reject(err);
-        },
-      );
-    });
+    return this.signal === undefined ? this.read() : untilAborted(this.read(), this.signal, abortError);
   }
 
   /** Marks the iteration finished and stops listening to the signal. */
