@@ -56,6 +56,13 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
       } else if (req.url === "/agent") {
         agentRoute(req, res);
       } else if (req.url === "/hanging") {
+        // Chromium does not close a keep-alive connection when a fetch is cancelled while no read
+        // is pending: it drains the rest of the body to reuse the socket, for up to 5 s
+        // (HttpResponseBodyDrainer), and the server learns of the abort only then. Which case
+        // happens depends on where the network service is when the cancel lands, so on load.
+        // A response that cannot be reused is closed at once on cancel, so the server's view
+        // follows the client's abort deterministically.
+        res.setHeader("Connection", "close");
         hangingRoute(req, res);
       } else {
         res.writeHead(404).end();
