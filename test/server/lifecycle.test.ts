@@ -96,10 +96,15 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
       const decoder = decoderFor(accept);
       let consumed = await readUntil(reader, decoder, 5);
       // The client stops reading. An unbounded server would produce thousands of 64 KiB events
-      // meanwhile; ours fills the sockets' buffers (a few MiB on loopback) and stops.
-      await sleep(300);
-      const stalled = produced;
-      await sleep(200);
+      // meanwhile; ours fills the sockets' buffers (a few MiB on loopback) and stops. How soon it
+      // stops depends on the machine's load, so wait for the count to hold still (unchanged over
+      // 200 ms) rather than for a fixed time; an unbounded server never holds still.
+      let stalled = -1;
+      const deadline = Date.now() + 10_000;
+      while (produced !== stalled && Date.now() < deadline) {
+        stalled = produced;
+        await sleep(200);
+      }
       expect(produced).toBe(stalled);
       expect(produced - consumed).toBeLessThanOrEqual(128); // 8 MiB in flight at most
       // Reading again lets the agent go on.
