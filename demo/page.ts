@@ -1,7 +1,8 @@
 /**
  * The demo page's script, bundled for the browser by the demo server. It runs one request over
  * both transports at once with plain `fetch` and the library's decoders, and shows the events as
- * they arrive, the bytes each transport used and the time each took.
+ * they arrive, the bytes each transport used and the time each took (with how much of it was the
+ * scripted agent's pacing).
  */
 import { BINARY_MEDIA_TYPE, EventType, FrameDecoder, SSEDecoder, SSE_MEDIA_TYPE, type AguiEvent, type RunAgentInput } from "../src/index.js";
 
@@ -13,6 +14,8 @@ interface Panel {
   count: HTMLElement;
   bytes: HTMLElement;
   time: HTMLElement;
+  /** Says how much of the time the agent spent waiting on purpose. */
+  pacing: HTMLElement;
   list: HTMLOListElement;
 }
 
@@ -26,7 +29,31 @@ interface Outcome {
 function panel(id: string): Panel {
   const root = document.getElementById(id)!;
   const find = <T extends HTMLElement>(selector: string) => root.querySelector<T>(selector)!;
-  return { root, status: find(".status"), count: find(".count"), bytes: find(".bytes"), time: find(".time"), list: find("ol.events") };
+  return {
+    root,
+    status: find(".status"),
+    count: find(".count"),
+    bytes: find(".bytes"),
+    time: find(".time"),
+    pacing: find(".pacing"),
+    list: find("ol.events"),
+  };
+}
+
+/** The agent's delay before each event, as the demo server wrote it into the page. */
+const delayMs = Number(document.querySelector<HTMLMetaElement>('meta[name="agent-delay-ms"]')?.content ?? "0") || 0;
+
+/**
+ * Runs `change` (which may add to the panel's list or resize it), then keeps the list's newest
+ * event in view if it was in view before: the list follows new events unless the reader has
+ * scrolled up to look at older ones.
+ */
+function following(target: Panel, change: () => void): void {
+  const list = target.list;
+  // Within a pixel or two: scroll positions are fractional at some zoom levels.
+  const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight <= 2;
+  change();
+  if (atEnd) list.scrollTop = list.scrollHeight;
 }
 
 /** A few words on what an event carries, for its line in the list. */
@@ -68,18 +95,20 @@ function show(target: Panel, event: AguiEvent, atMs: number): void {
   type.textContent = event.type;
   // textContent only: event data never becomes markup.
   item.append(at, type, ` ${summary(event)}`);
-  target.list.append(item);
+  following(target, () => target.list.append(item));
   target.count.textContent = String(target.list.children.length);
 }
 
 /** POSTs `input` asking for `mediaType`, and shows the events while they stream in. */
 async function runTransport(target: Panel, mediaType: MediaType, input: RunAgentInput): Promise<Outcome> {
   target.list.replaceChildren();
+  target.list.scrollTop = 0;
   target.root.dataset.state = "running";
   target.status.textContent = "running";
   target.count.textContent = "0";
   target.bytes.textContent = "0";
   target.time.textContent = "–";
+  target.pacing.textContent = "";
   const started = performance.now();
   let bytes = 0;
   let events = 0;
@@ -108,7 +137,13 @@ async function runTransport(target: Panel, mediaType: MediaType, input: RunAgent
     }
     decoder.end();
     const ms = performance.now() - started;
-    target.time.textContent = `${ms.toFixed(0)} ms`;
+    // The agent sleeps before each event, so most of the time is that, not the transport. The
+    // text may wrap and shrink the list: keep its end in view.
+    following(target, () => {
+      target.time.textContent = `${ms.toFixed(0)} ms`;
+      target.pacing.textContent = `(agent paced: ${(events * delayMs).toLocaleString("en-US")} ms of delays)`;
+      target.pacing.title = `The scripted agent waits ${delayMs} ms before each of its ${events} events.`;
+    });
     if (last?.type !== EventType.RUN_FINISHED) throw new Error(last ? `the run ended with ${last.type}` : "the run sent no events");
     target.root.dataset.state = "done";
     target.status.textContent = "done";
@@ -121,6 +156,7 @@ async function runTransport(target: Panel, mediaType: MediaType, input: RunAgent
   }
 }
 
+document.getElementById("delay")!.textContent = String(delayMs);
 const binary = panel("binary");
 const sse = panel("sse");
 const button = document.getElementById("run") as HTMLButtonElement;

@@ -62,7 +62,10 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
  */
 export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
   const { port = 3000, host = "127.0.0.1", delayMs = 40 } = options;
-  const [html, script] = await Promise.all([readFile(here("./index.html"), "utf8"), bundlePage()]);
+  const [page, script] = await Promise.all([readFile(here("./index.html"), "utf8"), bundlePage()]);
+  // The page says how the agent is paced, so that it can tell its reader how much of a run's
+  // time is that pacing.
+  const html = page.replace(/(<meta name="agent-delay-ms" content=")\d+(")/, `$1${delayMs}$2`);
   const agent = createNodeHandler(createDemoAgent(delayMs), {
     onError: (error) => console.error("demo agent failed:", error),
   });

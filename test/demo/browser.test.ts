@@ -1,6 +1,8 @@
 /**
  * The demo page in headless Chromium (Debian's `chromium`, driven by playwright-core): it runs
- * both transports and shows every event, the bytes (binary fewer) and the time of each.
+ * both transports and shows every event, the bytes (binary fewer) and the time of each (saying
+ * how much of it is the agent's pacing); each list follows its newest event on a laptop screen
+ * unless the reader scrolled up, and on a phone the panels stack and event names show in full.
  *
  * Skipped, saying so, only when /usr/bin/chromium is missing outside CI; in CI it must run.
  */
@@ -25,6 +27,7 @@ interface Shown {
   count: string;
   bytes: string;
   time: string;
+  pacing: string;
   items: string[];
 }
 
@@ -38,12 +41,43 @@ function shown(page: Page, id: "binary" | "sse"): Promise<Shown> {
       count: text(".count"),
       bytes: text(".bytes"),
       time: text(".time"),
+      pacing: text(".pacing"),
       items: [...root.querySelectorAll("ol.events li")].map((li) => li.textContent ?? ""),
     };
   });
 }
 
 const number = (text: string): number => Number(text.replace(/[^\d]/g, ""));
+
+interface Box {
+  top: number;
+  bottom: number;
+}
+
+/** Where a panel's last event row is, against its list's visible box and the window. */
+function lastRowInView(
+  page: Page,
+  id: string,
+): Promise<{ row: Box; list: Box; text: string; scrollHeight: number; clientHeight: number; windowHeight: number }> {
+  return page.$eval(`#${id} ol.events`, (list) => {
+    const box = (element: Element) => {
+      const { top, bottom } = element.getBoundingClientRect();
+      return { top, bottom };
+    };
+    // The list's visible box is its client area: its border box less borders and scrollbar.
+    const outer = list.getBoundingClientRect();
+    const top = outer.top + list.clientTop;
+    const last = list.lastElementChild!;
+    return {
+      row: box(last),
+      list: { top, bottom: top + list.clientHeight },
+      text: last.textContent ?? "",
+      scrollHeight: list.scrollHeight,
+      clientHeight: list.clientHeight,
+      windowHeight: window.innerHeight,
+    };
+  });
+}
 
 describe.skipIf(skip)("the demo page in headless Chromium", () => {
   let server: DemoServer;
@@ -57,18 +91,24 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       executablePath: CHROMIUM,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     });
-    page = await browser.newPage();
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
+    page = await open({ width: 1366, height: 768 });
+  });
+  /** A new page of the given size, whose errors go to `problems`. */
+  async function open(viewport: { width: number; height: number }): Promise<Page> {
+    const opened = await browser.newPage({ viewport });
+    opened.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    opened.on("console", (message) => {
       if (message.type() === "error") problems.push(`console error: ${message.text()}`);
     });
-  });
+    return opened;
+  }
+
   afterAll(async () => {
     await browser?.close();
     await server?.close();
   });
 
-  async function expectCompleteRun(runId: string): Promise<void> {
+  async function expectCompleteRun(runId: string, page: Page): Promise<void> {
     await page.waitForFunction(() => ["binary", "sse"].every((id) => document.getElementById(id)?.dataset.state === "done"), undefined, {
       timeout: 15_000,
     });
@@ -86,6 +126,8 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       const last = number(panel.items.at(-1)!.split("ms")[0]!);
       expect(last - first).toBeGreaterThanOrEqual((EVENTS - 1) * DELAY_MS * 0.5);
       expect(number(panel.time)).toBeGreaterThanOrEqual(last);
+      // The time says how much of it the scripted agent spent waiting on purpose.
+      expect(panel.pacing).toBe(`(agent paced: ${(EVENTS * DELAY_MS).toLocaleString("en-US")} ms of delays)`);
     }
     // Both panels list the same events, in the same order.
     const strip = (item: string) => item.replace(/^\+\d+ ms/, "").replace(/"timestamp":\d+/, "");
@@ -97,14 +139,100 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
 
   it("runs both transports on load and shows every event, the bytes and the time of each", async () => {
     await page.goto(server.url);
-    await expectCompleteRun("demo-run-1");
+    expect(await page.textContent("#delay")).toBe(String(DELAY_MS));
+    await expectCompleteRun("demo-run-1", page);
     expect(problems).toEqual([]);
+  });
+
+  it("at 1366×768, each list has followed its events: the last one is in view", async () => {
+    for (const id of ["binary", "sse"]) {
+      const view = await lastRowInView(page, id);
+      // The list did overflow (so following it meant scrolling), and its last row is inside the
+      // list's visible box and inside the window.
+      expect(view.scrollHeight, id).toBeGreaterThan(view.clientHeight);
+      expect(view.row.top, id).toBeGreaterThanOrEqual(view.list.top - 1);
+      expect(view.row.bottom, id).toBeLessThanOrEqual(view.list.bottom + 1);
+      expect(view.row.bottom, id).toBeLessThanOrEqual(view.windowHeight);
+      expect(view.text, id).toMatch(/RUN_FINISHED/);
+    }
   });
 
   it("runs both again on a click", async () => {
     await page.click("#run");
     await page.waitForFunction(() => document.getElementById("comparison")?.textContent === "");
-    await expectCompleteRun("demo-run-2");
+    await expectCompleteRun("demo-run-2", page);
+    expect(problems).toEqual([]);
+  });
+
+  it("leaves a list where the reader scrolled it, instead of following new events", async () => {
+    // A short window, so that the lists overflow after a few events and most of the run is
+    // still to come when the reader scrolls up.
+    const short = await open({ width: 1366, height: 420 });
+    try {
+      // Before the page's own script runs: scroll the binary list to its top, in the page, as
+      // soon as it overflows by more than a row (in the turn a new event made it so, not a round
+      // trip later). Less than that would leave it within the page's "at the end" tolerance.
+      await short.addInitScript(() => {
+        addEventListener("DOMContentLoaded", () => {
+          const list = document.querySelector<HTMLElement>("#binary ol.events")!;
+          const observer = new MutationObserver(() => {
+            if (list.scrollHeight - list.clientHeight < 24) return;
+            list.scrollTop = 0;
+            document.body.dataset.scrolledUpAt = String(list.children.length);
+            observer.disconnect();
+          });
+          observer.observe(list, { childList: true });
+        });
+      });
+      await short.goto(server.url);
+      await expectCompleteRun("demo-run-1", short);
+      const scrolledAt = Number(await short.evaluate(() => document.body.dataset.scrolledUpAt));
+      expect(scrolledAt).toBeGreaterThan(0);
+      expect(scrolledAt).toBeLessThan(EVENTS);
+      // The binary list stayed at the top; the SSE list, untouched, followed to the end.
+      expect(await short.$eval("#binary ol.events", (list) => list.scrollTop)).toBe(0);
+      const sse = await lastRowInView(short, "sse");
+      expect(sse.row.bottom).toBeLessThanOrEqual(sse.list.bottom + 1);
+      expect(sse.row.top).toBeGreaterThanOrEqual(sse.list.top - 1);
+    } finally {
+      await short.close();
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("at 390×844, stacks the panels and shows event names in full", async () => {
+    const phone = await open({ width: 390, height: 844 });
+    try {
+      await phone.goto(server.url);
+      await expectCompleteRun("demo-run-1", phone);
+      const [binary, sse] = await Promise.all(["#binary", "#sse"].map(async (id) => (await phone.locator(id).boundingBox())!));
+      // One above the other, each about the page's width, not side by side.
+      expect(binary!.y + binary!.height).toBeLessThanOrEqual(sse!.y);
+      expect(Math.abs(binary!.x - sse!.x)).toBeLessThanOrEqual(1);
+      expect(binary!.width).toBeGreaterThan(300);
+      const rows = await phone.$$eval("ol.events li", (items) =>
+        items.map((row) => {
+          const name = row.querySelector(".type")!;
+          const box = row.getBoundingClientRect();
+          const nameBox = name.getBoundingClientRect();
+          return {
+            name: name.textContent,
+            // Nothing in the row is clipped or hidden to the side...
+            overflows: row.scrollWidth > row.clientWidth,
+            // ...and the name sits on one line, inside the row.
+            nameLines: name.getClientRects().length,
+            nameInside: nameBox.left >= box.left - 0.5 && nameBox.right <= box.right + 0.5,
+          };
+        }),
+      );
+      expect(rows).toHaveLength(2 * EVENTS);
+      for (const row of rows) expect(row, row.name ?? "").toMatchObject({ overflows: false, nameLines: 1, nameInside: true });
+      // Neither list scrolls sideways.
+      const sideways = await phone.$$eval("ol.events", (lists) => lists.map((list) => list.scrollWidth - list.clientWidth));
+      expect(sideways).toEqual([0, 0]);
+    } finally {
+      await phone.close();
+    }
     expect(problems).toEqual([]);
   });
 });

@@ -33,6 +33,8 @@ describe("startDemoServer", () => {
     expect(html).toContain('<script type="module" src="/page.js"></script>');
     expect(html).toContain('id="binary"');
     expect(html).toContain('id="sse"');
+    // The page is told the agent's pacing, to say how much of a run's time it is.
+    expect(html).toContain('<meta name="agent-delay-ms" content="2" />');
   });
 
   it("serves the bundled script, with no import left for the browser to resolve", async () => {

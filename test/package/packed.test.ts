@@ -1,7 +1,7 @@
 // The package as a user meets it: packed with `npm pack`, installed from the tarball into a
 // separate folder, imported by plain Node and type-checked by a consumer's TypeScript.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ const root = join(import.meta.dirname, "../..");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const work = mkdtempSync(join(tmpdir(), "agui-wire-pack-"));
 const consumer = join(work, "consumer");
+const installed = join(consumer, "node_modules/agui-wire");
 
 function run(cmd: string, args: string[], cwd: string): string {
   return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -25,6 +26,22 @@ describe("the packed tarball", () => {
     run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, tarball)], consumer);
   }, 180_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("holds the licence and the repository, and no source map pointing at unshipped sources", () => {
+    const files = readdirSync(installed, { recursive: true, encoding: "utf8" }).map((f) => f.split("\\").join("/"));
+    expect(files).toContain("LICENSE");
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the agui-wire authors\n/);
+    expect(files).toContain("dist/index.js");
+    expect(files).toContain("dist/index.d.ts");
+    // The build emits no maps (tsconfig.build.json): src/ is not shipped, so they could not resolve.
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+    const mapped = files.filter((f) => /\.(js|d\.ts)$/.test(f) && readFileSync(join(installed, f), "utf8").includes("sourceMappingURL"));
+    expect(mapped).toEqual([]);
+    expect(files.filter((f) => f.startsWith("src/"))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { license?: string; repository?: unknown };
+    expect(manifest.license).toBe("MIT");
+    expect(manifest.repository).toEqual({ type: "git", url: "git+https://github.com/agui-wire/agui-wire.git" });
+  });
 
   it("imports from plain Node, with every subpath", () => {
     writeFileSync(
@@ -62,7 +79,44 @@ void bad;
       join(consumer, "tsconfig.json"),
       JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ["check.ts"] }),
     );
-    // tsc exits non-zero (and execFileSync throws with its report) on any type error.
-    expect(() => run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], consumer)).not.toThrow();
+    expect(typeErrors("tsconfig.json")).toBe("");
+  });
+
+  it("types an agent written with defineAgent, and rejects a misspelt event type", () => {
+    writeFileSync(
+      join(consumer, "agent.ts"),
+      `import { defineAgent } from "agui-wire/server";
+export const agent = defineAgent(async function* (input, { signal }) {
+  if (!signal.aborted) yield { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId };
+});
+// @ts-expect-error: "RUN_FINISHD" is no event type
+export const misspelt = defineAgent(async function* (input) {
+  yield { type: "RUN_FINISHD", threadId: input.threadId, runId: input.runId };
+});
+`,
+    );
+    // The server entry's Node handler is typed with node:http's types: a Node server has
+    // @types/node, which the consumer here borrows from the project. Declaration files were
+    // checked above; skipping them here spares checking all of @types/node.
+    writeFileSync(
+      join(consumer, "tsconfig.agent.json"),
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: true, typeRoots: [join(root, "node_modules/@types")], types: ["node"] },
+        files: ["agent.ts"],
+      }),
+    );
+    expect(typeErrors("tsconfig.agent.json")).toBe("");
   });
 });
+
+/** Runs the consumer's tsc on `project`, and returns its report: empty when the types check. */
+function typeErrors(project: string): string {
+  try {
+    run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", project], consumer);
+    return "";
+  } catch (error) {
+    // tsc prints its diagnostics on stdout and exits non-zero.
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    return `${stdout ?? ""}${stderr ?? ""}` || String(error);
+  }
+}
