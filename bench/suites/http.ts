@@ -16,15 +16,24 @@
  * the body bytes alone. Memory is sampled every 10 ms during each timed run: the peak of RSS and
  * of heapUsed over their values just before the run. There is no forced GC before a run: with one
  * (`gc()` exposed through v8.setFlagsFromString), every following run took 2 to 3 times as long.
+ *
+ * Then a fast agent (a sync generator: every event ready at once) streams to a client in another
+ * process that keeps up (test/server/fixtures/fast-reader.mjs), which sends a second request once
+ * the run's first bytes are in: the server's worst event-loop delay during the run
+ * (`monitorEventLoopDelay`, max and p99), and how far the run had got when the other request was
+ * answered. A server that never yields holds its loop for the whole run.
  */
 import { HttpAgent as TheirHttpAgent, type RunAgentInput as TheirRunAgentInput } from "@ag-ui/client";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
+import { spawn } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { HttpAgent } from "../../src/client/index.js";
-import { BINARY_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
+import { BINARY_MEDIA_TYPE, EventType, SSE_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
 import { mixedTrace } from "../../test/fixtures/corpus.js";
@@ -415,21 +424,177 @@ const suite: Suite = {
       values[`${m.id}/peak heap delta`] = m.peakHeapDelta;
     }
 
+    const fast = await fastAgent(ctx);
+    for (const m of fast) {
+      if (m.error) continue;
+      values[m.id] = m.eventsPerSec;
+      values[`${m.id}/max loop delay ms`] = m.maxLoopDelayMs;
+      values[`${m.id}/p99 loop delay ms`] = m.p99LoopDelayMs;
+    }
+
     return {
-      tables: scenarios.map((s) => httpTable(s, measurements.filter((m) => m.scenario === s.id), repeats)),
+      tables: [...scenarios.map((s) => httpTable(s, measurements.filter((m) => m.scenario === s.id), repeats)), fastAgentTable(fast)],
       values,
-      measurements,
+      measurements: [...measurements, ...fast],
       charts: scenarios.flatMap((s) => TRANSPORTS.map((t) => panel(s, t, measurements))),
       notes: [
         "Server and client run in this one process and event loop: every time is both sides' work, and memory is the whole process's (plus the loopback sockets).",
         `ms: median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, combinations taken round-robin. x ref: events/s against the @ag-ui pair on the same transport.`,
         "validates (server/client): our server checks every event it writes, our client every event it reads and the run's order (runAgent); @ag-ui/encoder's binary path validates (via @ag-ui/proto), its SSE path is JSON.stringify; @ag-ui/client's run() parses and checks nothing more.",
         "wire: bytes the server's sockets wrote (status line, headers, chunked framing, body); the reference server writes one HTTP chunk per event. MB/s counts wire bytes.",
+        "fast agent: the server's event loop only (the client is another process); max and p99 of monitorEventLoopDelay (1 ms resolution) while the run streams, the worst over the timed rounds; other request: events the run had delivered when a GET sent after its first bytes was answered (405), the latest over the rounds.",
         "peak RSS / heap: highest sample (every 10 ms and at the end of the run) over the value just before it, the largest over the timed rounds; no GC is forced (it slowed the runs after it 2-3x), so the heap holds whatever garbage it held. RSS seldom shrinks: after the warm-up a run mostly reuses memory the process already has, so RSS rises little.",
       ],
     };
   },
 };
+
+const FAST_READER = fileURLToPath(new URL("../../test/server/fixtures/fast-reader.mjs", import.meta.url));
+
+/** The fast agent's run: every event ready at once, never a wait for I/O. */
+function* fastRun(events: number): Generator<AguiEventInput> {
+  yield { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
+  for (let i = 0; i < events; i++) yield { type: EventType.CUSTOM, name: "n", value: i };
+  yield { type: EventType.RUN_FINISHED, threadId: "t", runId: "r" };
+}
+
+/** What the reader process prints. */
+interface ReaderReport {
+  events: number;
+  secondAt: number;
+  secondStatus: number;
+}
+
+function readInAnotherProcess(url: string, accept: string): Promise<ReaderReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [FAST_READER, url, accept], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out) as ReaderReport) : reject(new Error(`the reader exited with ${code}: ${err}`))));
+  });
+}
+
+export interface LoopDelayMeasurement extends Measurement {
+  transport: Transport;
+  /** Worst event-loop delay of the server during the run, ms (the largest over the rounds). */
+  maxLoopDelayMs: number;
+  /** 99th percentile of the event-loop delay during the run, ms (the largest over the rounds). */
+  p99LoopDelayMs: number;
+  /** Events the run had delivered when the other request was answered (the most over the rounds). */
+  otherAnsweredAt: number;
+}
+
+/**
+ * A fast agent's run over each transport, read by a client in another process: the server's
+ * event-loop delay while it streams, and when another request got its answer.
+ */
+async function fastAgent(ctx: SuiteContext): Promise<LoopDelayMeasurement[]> {
+  const events = ctx.quick ? 50_000 : 300_000;
+  const warmups = 1;
+  const repeats = ctx.quick ? 2 : 5;
+  const total = events + 2;
+  const handler = createNodeHandler(() => fastRun(events));
+  /** Told the run's time once the event-loop monitor has seen the run through. */
+  let onRun: ((ms: number) => void) | undefined;
+  const served = await serve({
+    "/fast": (req, res) => {
+      if (req.method === "POST") {
+        const started = performance.now();
+        res.on("close", () => {
+          const ms = performance.now() - started;
+          // The monitor's timer records a blocked loop only when it next fires, and a server that
+          // never yields closes the response before that: it gets a few more turns.
+          setTimeout(() => onRun?.(ms), 20);
+        });
+      }
+      handler(req, res);
+    },
+  });
+  const out: LoopDelayMeasurement[] = [];
+  try {
+    for (const transport of TRANSPORTS) {
+      const accept = transport === "binary" ? BINARY_MEDIA_TYPE : SSE_MEDIA_TYPE;
+      const rounds: { ms: number; max: number; p99: number; at: number }[] = [];
+      const base = {
+        id: `http/fast agent ${transport}/ours`,
+        group: `fast agent ${transport}`,
+        key: "ours",
+        label: "agui-wire server (createNodeHandler) -> a reader in another process",
+        impl: (transport === "binary" ? "ours" : "ours-sse") as Impl,
+        validates: true,
+        events: total,
+        transport,
+      };
+      try {
+        for (let round = 0; round < warmups + repeats; round++) {
+          ctx.progress(`[http] fast agent, ${transport}, ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}`);
+          // A fresh monitor, enabled before the request comes: the first interval after enable()
+          // (or reset()) is not recorded, and the run may block the loop for all of it. So it
+          // covers the reader's start too, when the server is idle.
+          const delay = monitorEventLoopDelay({ resolution: 1 });
+          const measured = new Promise<number>((resolve) => (onRun = resolve));
+          delay.enable();
+          const [report, ms] = await Promise.all([readInAnotherProcess(`${served.url}/fast`, accept), measured]);
+          delay.disable();
+          const run = { ms, max: delay.max / 1e6, p99: delay.percentile(99) / 1e6 };
+          if (report.events !== total) throw new Error(`the run delivered ${report.events} events, expected ${total}`);
+          if (report.secondStatus !== 405) throw new Error(`the other request got ${report.secondStatus}, expected 405`);
+          if (round >= warmups) rounds.push({ ...run, at: report.secondAt });
+        }
+        const ms = median(rounds.map((r) => r.ms));
+        out.push({
+          ...base,
+          bytes: 0,
+          medianMs: ms,
+          meanMs: rounds.reduce((a, r) => a + r.ms, 0) / rounds.length,
+          rme: NaN,
+          samples: rounds.length,
+          eventsPerSec: (total * 1000) / ms,
+          mbPerSec: NaN,
+          vsReference: NaN,
+          maxLoopDelayMs: Math.max(...rounds.map((r) => r.max)),
+          p99LoopDelayMs: Math.max(...rounds.map((r) => r.p99)),
+          otherAnsweredAt: Math.max(...rounds.map((r) => r.at)),
+        });
+      } catch (err) {
+        out.push({ ...base, bytes: 0, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, mbPerSec: 0, vsReference: NaN, error: String((err as Error)?.message ?? err), maxLoopDelayMs: NaN, p99LoopDelayMs: NaN, otherAnsweredAt: NaN });
+      }
+    }
+  } finally {
+    await served.close();
+  }
+  return out;
+}
+
+function fastAgentTable(rows: LoopDelayMeasurement[]): Table {
+  const events = rows[0]?.events ?? 0;
+  return {
+    title: `HTTP on loopback, a fast agent (sync generator, ${events.toLocaleString("en")} events) read by another process: the server's event-loop delay during the run`,
+    columns: [
+      { header: "transport" },
+      { header: "ms", align: "right" },
+      { header: "events/s", align: "right" },
+      { header: "max loop delay", align: "right" },
+      { header: "p99 loop delay", align: "right" },
+      { header: "other request answered at", align: "right" },
+    ],
+    rows: rows.map((m) => {
+      const head = [m.transport === "binary" ? "binary" : "SSE"];
+      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", ""];
+      return [
+        ...head,
+        m.medianMs.toFixed(0),
+        rate(m.eventsPerSec),
+        `${m.maxLoopDelayMs.toFixed(1)} ms`,
+        `${m.p99LoopDelayMs.toFixed(1)} ms`,
+        `event ${m.otherAnsweredAt.toLocaleString("en")} of ${m.events.toLocaleString("en")}`,
+      ];
+    }),
+  };
+}
 
 /** MB with one decimal for memory; "-" when not measured. */
 function mem(n: number): string {

@@ -66,11 +66,17 @@ export function tooLargeMessage(limit: number, declared?: number): string {
   return `request body too large: expected at most ${limit} bytes, found ${found}`;
 }
 
-/** Longest 422 message sent; zod reports every issue, and a hostile body can have thousands. */
+/**
+ * Longest 422 message sent. Validation names at most ten problems already (and says how many more
+ * there were), so this only guards against long paths and parser messages.
+ */
 const MAX_ERROR_MESSAGE = 2000;
+/** What a clipped message keeps of its end: where a validation message says how many more problems there were. */
+const KEPT_END = 200;
 
 function clip(message: string): string {
-  return message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE)}…` : message;
+  if (message.length <= MAX_ERROR_MESSAGE) return message;
+  return `${message.slice(0, MAX_ERROR_MESSAGE - KEPT_END - 1)}…${message.slice(-KEPT_END)}`;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

@@ -21,6 +21,35 @@ export const AGENT_FAILED = { code: "agent_error", message: "the agent failed" }
 /** What the client is told when the agent yields an event the model rejects. */
 export const INVALID_AGENT_EVENT = { code: "invalid_event", message: "the agent yielded an invalid event" } as const;
 
+/**
+ * An event over `maxEventBytes`, refused before anything of it is sent. Its message (sizes only,
+ * nothing of the event) is also the RUN_ERROR's, so that the client learns which bound it hit.
+ */
+class EventTooLargeError extends AguiWireError {
+  constructor(size: number, max: number) {
+    super("frame_too_large", `the agent's event was not sent: expected at most ${max} bytes (the server's maxEventBytes), found ${size}`);
+  }
+}
+
+/** Bytes of `text` in UTF-8 (a lone surrogate counts as U+FFFD, as TextEncoder encodes it). */
+function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) {
+      n += 1;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A pair: two units, four bytes.
+      n += 2;
+      i++;
+    } else {
+      n += 2;
+    }
+  }
+  return n;
+}
+
 const KEEP_ALIVE_BYTES = new TextEncoder().encode(SSE_KEEP_ALIVE);
 
 /** A chunk closes once it holds this many bytes or events; it then waits for the reader. */
@@ -49,8 +78,12 @@ function nextTurn(): Promise<undefined> {
 
 /** Events encoded into one chunk of one transport. */
 interface Batch {
-  /** Validates and encodes one event into the batch; throws as the transport's encoder does. */
-  add(event: AguiEventInput | AguiEvent): void;
+  /**
+   * Validates and encodes one event into the batch; throws as the transport's encoder does, or
+   * an {@link EventTooLargeError} (leaving the batch as it was) when the encoded event is over
+   * `max` bytes.
+   */
+  add(event: AguiEventInput | AguiEvent, max: number): void;
   /** Events in the batch. */
   readonly count: number;
   /** About how large the chunk will be: bytes (binary) or UTF-16 units (SSE). */
@@ -61,13 +94,26 @@ interface Batch {
 
 const utf8 = new TextEncoder();
 
-/** SSE text is gathered as a string and encoded once per chunk rather than once per event. */
+/**
+ * SSE text is gathered as a string and encoded once per chunk rather than once per event.
+ *
+ * An event's size is its `data:` line (field name included, blank line not) in UTF-8 bytes: the
+ * SSE decoder bounds the line it is reading, counted in UTF-16 units, which are never more than
+ * its UTF-8 bytes, so an event within the bound here is within the same bound there.
+ */
 function sseBatch(): Batch {
   let text = "";
   let count = 0;
   return {
-    add(event) {
-      text += encodeSSE(event);
+    add(event, max) {
+      const encoded = encodeSSE(event);
+      const units = encoded.length - 2;
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only a very long event needs counting.
+      if (units * 3 > max) {
+        const size = utf8Length(encoded) - 2;
+        if (size > max) throw new EventTooLargeError(size, max);
+      }
+      text += encoded;
       count++;
     },
     get count() {
@@ -91,8 +137,10 @@ function binaryBatch(): Batch {
   let frames: Uint8Array[] = [];
   let size = 0;
   return {
-    add(event) {
+    add(event, max) {
       const frame = encodeFrame(event);
+      // The payload, after the 4-byte length: what the frame decoder's maxFrameBytes bounds.
+      if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
       frames.push(frame);
       size += frame.length;
     },
@@ -119,6 +167,8 @@ export interface AgentEventStreamParams<R> {
   contentType: EventMediaType;
   /** 0 or Infinity: no keep-alive comments. Ignored for the binary transport. */
   keepAliveMs: number;
+  /** Largest encoded event sent (binary: frame payload; SSE: the `data:` line in UTF-8 bytes). */
+  maxEventBytes: number;
   onError: (error: unknown, context: RunErrorContext<R>) => void;
   request: R;
 }
@@ -142,6 +192,12 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
   );
 }
 
+/** An event's type for a message: short, whatever the agent put there. */
+function typeOf(event: unknown): string {
+  const type = typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
+  return typeof type === "string" ? JSON.stringify(type.length > 64 ? `${type.slice(0, 64)}…` : type) : "an event without a type";
+}
+
 /**
  * Starts nothing yet: returns a byte stream that runs `agent` as it is read.
  *
@@ -149,19 +205,26 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
  * the body's reader wants bytes, so a slow client slows the agent. Events the agent has ready at
  * once (before the next macrotask) are sent together as one chunk of at most 64 events or about
  * 16 KiB, so at most one such chunk is in hand at a time; an event the agent makes after waiting
- * for I/O goes out without waiting for more. For SSE, a read that waits more than `keepAliveMs`
- * for the agent gets a keep-alive comment instead, while the agent's `next()` stays pending for the
- * following read.
+ * for I/O goes out without waiting for more. A chunk that closed because it was full is followed
+ * by a macrotask before the agent is asked again, so that an agent whose events never wait for
+ * I/O, read by a client that keeps up, still lets the event loop serve other requests between
+ * chunks. For SSE, a read that waits more than `keepAliveMs` for the agent gets a keep-alive
+ * comment instead, while the agent's `next()` stays pending for the following read.
  *
- * An error thrown by the agent, or an event it yields that the model rejects, ends the stream
- * with one RUN_ERROR event (`agent_error` / `invalid_event`, with a fixed message) and reports the
- * real error to `onError`. Cancelling the stream or calling `abort()` fires the agent's signal
- * and returns its iterator, so that its `finally` blocks run.
+ * An error thrown by the agent, an event it yields that the model rejects, or one over
+ * `maxEventBytes`, ends the stream with one RUN_ERROR event (`agent_error` / `invalid_event` with
+ * a fixed message, `frame_too_large` with the bound and the size) and reports the real error to
+ * `onError`. A RUN_FINISHED or RUN_ERROR from the agent ends its run: the stream then ends when
+ * the agent's iterator does, and nothing more is sent. An error the agent throws after that goes
+ * to `onError` only, and an event it yields after that is not sent: the agent is stopped and a
+ * `protocol_violation` goes to `onError`. Cancelling the stream or calling `abort()` fires the
+ * agent's signal and returns its iterator, so that its `finally` blocks run, and closes the stream
+ * (without an error, which runtimes would log as a failed response).
  *
  * @throws Never; errors end the stream as described.
  */
 export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEventStream {
-  const { input, request } = params;
+  const { input, request, maxEventBytes } = params;
   const batch = params.contentType === SSE_MEDIA_TYPE ? sseBatch() : binaryBatch();
   /** Sends what is batched, if anything, as one chunk. */
   const flush = (): void => {
@@ -174,6 +237,10 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
   const iterator = startRun(params.agent, input, run.signal);
   let pending: Promise<Step> | undefined;
   let ended = false;
+  /** The event that ended the agent's run, once it has yielded one. */
+  let runEndedWith: string | undefined;
+  /** Set when a chunk closed full: the next pull waits for it before asking the agent again. */
+  let pause: Promise<undefined> | undefined;
   let streamController!: ReadableStreamDefaultController<Uint8Array>;
   /** Ends a keep-alive wait at once, when the client leaves during one. */
   let wake: (() => void) | undefined;
@@ -202,10 +269,12 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
     });
   };
 
-  const endWithError = (error: unknown, runError: { code: string; message: string }): void => {
+  /** Ends the stream with what is batched, and a RUN_ERROR unless the agent's run already ended. */
+  const endWithError = (error: unknown, runError: { code: string; message: string } | undefined): void => {
     ended = true;
     report(error);
-    batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message });
+    // The server's own RUN_ERROR is short and fixed: it is not held to maxEventBytes.
+    if (runError) batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
     flush();
     streamController.close();
   };
@@ -233,8 +302,14 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
     void pending?.then((outcome) => {
       if (!outcome.ok && !isAbort(outcome.error, run.signal)) report(outcome.error);
     });
-    // Tells a runtime still reading the body that it will get no more (a no-op after cancel).
-    streamController.error(new AguiWireError("aborted", "the client went away"));
+    // Tells a runtime still reading the body that it will get no more. Closed, not errored: a
+    // client leaving is normal, and runtimes (@hono/node-server, for one) log an errored body as
+    // a failed response. Throws once the stream is cancelled, which already ended every read.
+    try {
+      streamController.close();
+    } catch {
+      // Cancelled: nothing is reading.
+    }
   };
 
   const body = new ReadableStream<Uint8Array>(
@@ -244,6 +319,12 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
       },
       async pull(controller) {
         if (ended) return;
+        if (pause) {
+          const wait = pause;
+          pause = undefined;
+          await wait;
+          if (ended) return;
+        }
         pending ??= step();
         const outcome = keepAliveMs ? await waitAtMost(pending, keepAliveMs) : await pending;
         if (ended) return;
@@ -262,7 +343,9 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
           if (!next.ok) {
             // The agent's generator is over; the signal still tells any work it started to stop.
             if (!run.signal.aborted) run.abort(new AguiWireError("aborted", "the agent failed"));
-            endWithError(next.error, AGENT_FAILED);
+            // After its RUN_FINISHED (or RUN_ERROR) the run is over for the client: a RUN_ERROR
+            // now would follow the run's end. The error only goes to onError.
+            endWithError(next.error, runEndedWith === undefined ? AGENT_FAILED : undefined);
             return;
           }
           if (next.result.done) {
@@ -271,14 +354,42 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
             controller.close();
             return;
           }
-          try {
-            batch.add(next.result.value);
-          } catch (error) {
-            stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
-            endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
+          const event = next.result.value;
+          if (runEndedWith !== undefined) {
+            // A request carries one run (one runId in its RunAgentInput), so an event after the
+            // run's end is a bug of the agent's, not the start of another run: it is not sent,
+            // and an agent that goes on yielding is stopped rather than drained.
+            stopAgent("the agent yielded an event after its run ended");
+            endWithError(
+              new AguiWireError(
+                "protocol_violation",
+                `the agent yielded ${typeOf(event)} after its run ended with ${runEndedWith}: expected nothing more, since a request carries one run; the event was not sent and the agent was stopped`,
+              ),
+              undefined,
+            );
             return;
           }
-          if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) break;
+          try {
+            batch.add(event, maxEventBytes);
+          } catch (error) {
+            if (error instanceof EventTooLargeError) {
+              stopAgent("the agent's event was over maxEventBytes");
+              endWithError(error, { code: error.code, message: error.message });
+            } else {
+              stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
+              endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
+            }
+            return;
+          }
+          // RUN_ERROR ends a run as RUN_FINISHED does: after either, the agent has nothing to send.
+          if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) runEndedWith = event.type;
+          if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
+            // The agent never waited during this chunk: the next one starts after a macrotask, so
+            // that timers, I/O and other requests get their turn (the one begun with this chunk,
+            // which has passed already if the agent waited a little on the way).
+            pause = turn ?? nextTurn();
+            break;
+          }
           pending = step();
           turn ??= nextTurn();
           next = await Promise.race([pending, turn]);

@@ -38,7 +38,11 @@ async function readRequestBody(body: ReadableStream<Uint8Array> | null, limit: n
  * `Request` and `Response`.
  *
  * The handler answers:
- * - 405 (`Allow: POST`) to any method but POST;
+ * - 405 (`Allow: POST`) to any method but POST (with `cors`, a CORS preflight gets 204 or 403
+ *   instead);
+ * - 415 to a Content-Type other than `application/json` (any case, any parameters), a missing
+ *   one included, without reading the body: a web page of any origin can send those without a
+ *   preflight, so they never run the agent;
  * - 413 to a body over `maxBodyBytes`, from its Content-Length before reading anything, or as
  *   soon as the count passes the bound while reading (the rest of the upload is cancelled);
  * - 400 when the body cannot be read (the client went away while sending it);
@@ -61,10 +65,12 @@ async function readRequestBody(body: ReadableStream<Uint8Array> | null, limit: n
  * @param agent - A function `(input, { signal }) => events` or an object with `run(input,
  *   { signal })`; see `startRun` for the forms the events may take.
  * @param options - `maxBodyBytes` (default 1 MiB), `keepAliveMs` (default 15 s, SSE only),
- *   `onError(error, { input, request })`.
- * @throws {TypeError} (at once, not per request) when `agent` is not an agent or `onError` is not
- *   a function.
- * @throws {RangeError} (at once) when `maxBodyBytes` or `keepAliveMs` is out of range.
+ *   `maxEventBytes` (default 16 MiB: a larger event ends the run with RUN_ERROR `frame_too_large`),
+ *   `onError(error, { input, request })`, `cors` (default off; see `CorsOptions`).
+ * @throws {TypeError} (at once, not per request) when `agent` is not an agent, `onError` is not
+ *   a function, or `cors` has a wrong type or an unknown key.
+ * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of range, or `cors`
+ *   lists no origin, something that is not an origin, or `"*"` with `credentials`.
  * @returns The handler. Its promise never rejects.
  */
 export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<Request>): (request: Request) => Promise<Response> {

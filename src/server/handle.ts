@@ -7,16 +7,30 @@
 import type { Agent } from "../agent.js";
 import { negotiate } from "../negotiate.js";
 import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "./body.js";
+import { contentTypeProblem } from "./content-type.js";
+import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors.js";
 import { agentEventStream } from "./event-stream.js";
 import type { ResolvedOptions } from "./options.js";
-import { jsonError, streamHeaders, type HandlerResult } from "./responses.js";
+import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
+
+/** The request headers the core reads. */
+export type RequestHeaderName =
+  | "accept"
+  | "content-length"
+  | "content-type"
+  | "origin"
+  | "access-control-request-method"
+  | "access-control-request-headers";
 
 /** A request as the core sees it. */
 export interface IncomingRun<R> {
   /** The HTTP method, upper case. */
   method: string;
-  /** A request header's value, `null` or `undefined` when absent. */
-  header(name: "accept" | "content-length"): string | null | undefined;
+  /**
+   * A request header's value, `null` or `undefined` when absent; a repeated header as its values
+   * joined with ", ".
+   */
+  header(name: RequestHeaderName): string | null | undefined;
   /**
    * Reads the body, stopping as soon as more than `limit` bytes have arrived.
    * Must not throw: a failure is `{ kind: "failed" }`.
@@ -29,19 +43,47 @@ export interface IncomingRun<R> {
 }
 
 /**
- * Answers one run request: 405 for a method other than POST, 413 for a body over the bound
- * (declared by Content-Length, or counted while reading), 400 for a body that could not be read,
- * 422 for one that is not a RunAgentInput, else 200 with the agent's event stream in the
- * transport the Accept header chose.
+ * Answers one run request: 405 for a method other than POST, 415 for a Content-Type other than
+ * `application/json` (the body unread), 413 for a body over the bound (declared by
+ * Content-Length, or counted while reading), 400 for a body that could not be read, 422 for one
+ * that is not a RunAgentInput, else 200 with the agent's event stream in the transport the
+ * Accept header chose.
+ *
+ * With the `cors` option, a CORS preflight (OPTIONS with Origin and
+ * Access-Control-Request-Method) gets 204 with the allow headers or 403, and every other answer
+ * gets the CORS headers for its Origin (see `cors.ts`).
  *
  * @throws Never: every failure is an answer.
  */
 export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  const { cors } = options;
+  if (cors === undefined) return answerRun(agent, options, incoming);
+  const origin = incoming.header("origin");
+  const requestMethod = incoming.header("access-control-request-method");
+  if (isPreflight(incoming.method, origin, requestMethod)) {
+    incoming.discardBody();
+    const answer = preflight(cors, { origin: origin!, requestMethod: requestMethod!, requestHeaders: incoming.header("access-control-request-headers") });
+    return answer.ok ? emptyAnswer(204, answer.headers) : jsonError(403, answer.message, false, answer.headers);
+  }
+  const result = await answerRun(agent, options, incoming);
+  return { ...result, headers: withHeaders(result.headers, responseCorsHeaders(cors, origin)) };
+}
+
+/** {@link handleRun} without CORS. */
+async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
   if (incoming.method !== "POST") {
     incoming.discardBody();
     return jsonError(405, `method ${incoming.method} not allowed: expected POST`, false, { Allow: "POST" });
   }
   const declared = declaredLength(incoming.header("content-length"));
+  // Before anything is read: a body of another type may come from any web page (a CORS simple
+  // request), and its size does not matter. The connection is closed unless the body is known to
+  // be empty, so that no runtime reads an unbounded body only to throw it away.
+  const wrongType = contentTypeProblem(incoming.header("content-type"));
+  if (wrongType !== undefined) {
+    incoming.discardBody();
+    return jsonError(415, wrongType, declared !== 0);
+  }
   if (declared !== undefined && declared > options.maxBodyBytes) {
     incoming.discardBody();
     return jsonError(413, tooLargeMessage(options.maxBodyBytes, declared), true);
@@ -57,6 +99,7 @@ export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, in
     input: parsed.input,
     contentType,
     keepAliveMs: options.keepAliveMs,
+    maxEventBytes: options.maxEventBytes,
     onError: options.onError,
     request: incoming.request,
   });

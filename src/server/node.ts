@@ -99,13 +99,16 @@ async function writeStream(result: StreamResult, res: ServerResponse): Promise<v
     res.flushHeaders();
     for (;;) {
       const { done, value } = await reader.read();
+      // abort() (the client left) closes the stream: a done read then means there is no one to
+      // end the response for.
+      if (clientGone) return;
       if (done) break;
       if (!res.write(value)) await drained(res);
       if (clientGone) return;
     }
     res.end();
   } catch {
-    // The stream errors only when abort() ran, i.e. the client is gone: there is no one to tell.
+    // The stream never errors by design; a read that fails anyway must not leave the response open.
     if (!clientGone) {
       result.abort();
       res.destroy();
@@ -132,8 +135,9 @@ async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedO
     return;
   }
   if (result.kind === "stream") return writeStream(result, res);
-  const bytes = utf8.encode(result.body);
-  const headers: Record<string, string | number> = { ...result.headers, "Content-Length": bytes.byteLength };
+  // A 204 has neither body nor Content-Length (RFC 9110 §8.6).
+  const bytes = result.body === null ? undefined : utf8.encode(result.body);
+  const headers: Record<string, string | number> = bytes === undefined ? { ...result.headers } : { ...result.headers, "Content-Length": bytes.byteLength };
   if (result.closeConnection) headers.Connection = "close";
   res.writeHead(result.status, headers);
   res.end(bytes);
@@ -143,14 +147,17 @@ async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedO
  * Makes a Node handler for an agent: `(req, res) => void`, for `node:http`/`node:https`
  * servers, Express (as a route handler or middleware), and Fastify's raw request and response.
  *
- * It answers exactly as `createAgentHandler` does (405, 413, 400, 422 with a JSON `{ "error" }`
- * body; 200 with the negotiated event stream; a final RUN_ERROR on failure), and:
+ * It answers exactly as `createAgentHandler` does (405, 415, 413, 400, 422 with a JSON
+ * `{ "error" }` body; CORS with the `cors` option; 200 with the negotiated event stream; a final
+ * RUN_ERROR on failure), and:
  * - a body that middleware already parsed is used as is: `req.body` set by `express.json()`
  *   (the limit is then that middleware's), or by `express.raw()`/`express.text()` (bytes and
- *   text are parsed and bounded here). With Fastify, whose parser reads the body before the
- *   handler runs, call `reply.hijack()`, set `request.raw.body = request.body`, and pass
- *   `request.raw, reply.raw`.
- * - a 413 closes the connection (`Connection: close`) instead of reading the rest of the upload;
+ *   text are parsed and bounded here). The request's Content-Type must still be
+ *   `application/json`, whatever the middleware accepted. With Fastify, whose parser reads the
+ *   body before the handler runs, call `reply.hijack()`, set `request.raw.body = request.body`,
+ *   and pass `request.raw, reply.raw`.
+ * - a 413, and a 415 to a request with a body, closes the connection (`Connection: close`)
+ *   instead of reading the rest of the upload;
  * - writes honour back-pressure: after `res.write` returns false the next event is asked for only
  *   on 'drain';
  * - the response closing before the stream ended (the client went away) fires the agent's signal
@@ -159,9 +166,13 @@ async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedO
  * @param agent - A function `(input, { signal }) => events` or an object with `run(input,
  *   { signal })`.
  * @param options - `maxBodyBytes` (default 1 MiB), `keepAliveMs` (default 15 s, SSE only),
- *   `onError(error, { input, request })` with `request` the `IncomingMessage`.
- * @throws {TypeError} (at once) when `agent` is not an agent or `onError` is not a function.
- * @throws {RangeError} (at once) when `maxBodyBytes` or `keepAliveMs` is out of range.
+ *   `maxEventBytes` (default 16 MiB: a larger event ends the run with RUN_ERROR `frame_too_large`),
+ *   `onError(error, { input, request })` with `request` the `IncomingMessage`, `cors` (default
+ *   off; see `CorsOptions`).
+ * @throws {TypeError} (at once) when `agent` is not an agent, `onError` is not a function, or
+ *   `cors` has a wrong type or an unknown key.
+ * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of range, or `cors`
+ *   lists no origin, something that is not an origin, or `"*"` with `credentials`.
  * @returns The handler; it never throws, and every failure is answered or ends the response.
  */
 export function createNodeHandler(agent: Agent, options?: NodeHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {

@@ -5,6 +5,8 @@
  */
 import type { Agent } from "../agent.js";
 import type { RunAgentInput } from "../model/input.js";
+import { DEFAULT_MAX_EVENT_BYTES } from "../sse/parser.js";
+import { resolveCors, type CorsOptions, type ResolvedCors } from "./cors.js";
 
 /** Default bound on a request body: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -37,19 +39,38 @@ export interface AgentHandlerOptions<R = Request> {
    */
   keepAliveMs?: number;
   /**
+   * Largest event sent, in bytes once encoded: a binary frame's payload (after its 4-byte length),
+   * or an SSE event's `data:` line in UTF-8 bytes. An event over it is not sent: the stream ends
+   * with a RUN_ERROR `frame_too_large` (naming the bound and the size), the agent is stopped and
+   * the error goes to `onError`. Default 16 MiB, the bound our decoders apply on the client side
+   * (`maxFrameBytes`, `maxEventBytes`), so that the server never sends what they would refuse.
+   */
+  maxEventBytes?: number;
+  /**
    * Called with the real error when a run ends with a RUN_ERROR event: an error the agent threw
    * (the client gets a generic message) or a ValidationError for an invalid event it yielded.
-   * Also called for errors an agent throws while being stopped after the client left, except the
-   * abort itself. Default: `console.error`. An error thrown by `onError` is ignored.
+   * Also called, with nothing sent to the client, for an error the agent throws after its own
+   * RUN_FINISHED or RUN_ERROR ended the run, for a `protocol_violation` when it yields an event
+   * after that (the agent is then stopped), and for errors an agent throws while being stopped
+   * after the client left, except the abort itself. Default: `console.error`. An error thrown by `onError` is ignored.
    */
   onError?: (error: unknown, context: RunErrorContext<R>) => void;
+  /**
+   * Lets pages of other origins run the agent (CORS): `{ origins, credentials?, maxAgeSeconds? }`,
+   * see {@link CorsOptions}. Default: off, no CORS header is sent and OPTIONS gets 405, so a
+   * browser lets only pages of the handler's own origin read a run.
+   */
+  cors?: CorsOptions;
 }
 
 /** Options with defaults applied and checked. */
 export interface ResolvedOptions<R> {
   maxBodyBytes: number;
   keepAliveMs: number;
+  maxEventBytes: number;
   onError: (error: unknown, context: RunErrorContext<R>) => void;
+  /** `undefined` when CORS is off. */
+  cors: ResolvedCors | undefined;
 }
 
 function defaultOnError(error: unknown): void {
@@ -59,9 +80,10 @@ function defaultOnError(error: unknown): void {
 /**
  * Applies defaults and checks the options.
  *
- * @throws {RangeError} when `maxBodyBytes` is not a positive integer (or `Infinity`), or
- *   `keepAliveMs` is negative or not a number.
+ * @throws {RangeError} when `maxBodyBytes` or `maxEventBytes` is not a positive integer (or
+ *   `Infinity`), or `keepAliveMs` is negative or not a number.
  * @throws {TypeError} when `onError` is given and is not a function.
+ * @throws {TypeError|RangeError} when `cors` is malformed (see `resolveCors`).
  */
 export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
   const maxBodyBytes = options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -72,11 +94,16 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
   if (typeof keepAliveMs !== "number" || Number.isNaN(keepAliveMs) || keepAliveMs < 0) {
     throw new RangeError(`keepAliveMs must be a number of milliseconds, 0 or more, found ${String(keepAliveMs)}`);
   }
+  const maxEventBytes = options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  if (!(maxEventBytes === Infinity || (Number.isSafeInteger(maxEventBytes) && maxEventBytes > 0))) {
+    throw new RangeError(`maxEventBytes must be a positive integer or Infinity, found ${String(maxEventBytes)}`);
+  }
   const onError = options?.onError ?? defaultOnError;
   if (typeof onError !== "function") {
     throw new TypeError(`onError must be a function, found ${typeof onError}`);
   }
-  return { maxBodyBytes, keepAliveMs, onError };
+  const cors = resolveCors(options?.cors);
+  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors };
 }
 
 /**

@@ -5,14 +5,15 @@
  */
 import type { EventMediaType } from "../media-types.js";
 
-/** An answer whose body is known in full: every error. */
+/** An answer whose body is known in full: every error, and a CORS preflight's 204. */
 export interface PlainResult {
   kind: "plain";
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** `null` for an answer without a body (204): no body and no Content-Length is sent. */
+  body: string | null;
   /**
-   * True when a body is refused unread (413) and the client may still be sending it: a Node
+   * True when a body is refused unread (413, 415) and the client may still be sending it: a Node
    * adapter then closes the connection, rather than reading the rest of the upload to keep it.
    */
   closeConnection: boolean;
@@ -48,6 +49,15 @@ export function jsonError(status: number, message: string, closeConnection: bool
     body: JSON.stringify({ error: message }),
     closeConnection,
   };
+}
+
+/**
+ * An answer without a body, such as a preflight's 204.
+ *
+ * @throws Never.
+ */
+export function emptyAnswer(status: number, headers: Record<string, string>): PlainResult {
+  return { kind: "plain", status, headers, body: null, closeConnection: false };
 }
 
 /**

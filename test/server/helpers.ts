@@ -41,24 +41,31 @@ export async function listen(handler: (req: IncomingMessage, res: ServerResponse
  * when cancelled: the handler cancels an over-long body and still has a 413 to send on it.
  */
 function bodyStream(req: IncomingMessage, state: { complete: boolean }): ReadableStream<Uint8Array> {
+  let cancelled = false;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        // Once the handler cancels the stream (a 405, 413 or 415), the rest of the request, its
+        // end included, may still arrive: a cancelled stream takes nothing more.
         req.on("data", (chunk: Buffer) => {
+          if (cancelled) return;
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 0) <= 0) req.pause();
         });
         req.on("end", () => {
           state.complete = true;
-          controller.close();
+          if (!cancelled) controller.close();
         });
-        req.on("error", (error) => controller.error(error));
+        req.on("error", (error) => {
+          if (!cancelled) controller.error(error);
+        });
         req.pause();
       },
       pull() {
         req.resume();
       },
       cancel() {
+        cancelled = true;
         req.pause();
       },
     },

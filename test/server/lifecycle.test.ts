@@ -190,7 +190,7 @@ describe("createAgentHandler, in process", () => {
   }
   const handler = createAgentHandler(endless);
   const request = (signal?: AbortSignal) =>
-    new Request("http://agent.test/", { method: "POST", body: JSON.stringify(runInput()), headers: { accept: BINARY }, signal });
+    new Request("http://agent.test/", { method: "POST", body: JSON.stringify(runInput()), headers: { accept: BINARY, "content-type": "application/json" }, signal });
   let stop: AbortController | undefined;
   beforeAll(() => {
     Object.assign(state, { aborted: false, finallyRan: false });
@@ -206,7 +206,7 @@ describe("createAgentHandler, in process", () => {
     await waitFor(() => state.aborted && state.finallyRan, 2000, "the agent to be stopped");
   });
 
-  it("the request's signal aborting stops the agent and errors the body", async () => {
+  it("the request's signal aborting stops the agent and closes the body, without an error a runtime would log", async () => {
     Object.assign(state, { aborted: false, finallyRan: false });
     stop = new AbortController();
     const response = await handler(request(stop.signal));
@@ -214,7 +214,10 @@ describe("createAgentHandler, in process", () => {
     await readUntil(reader, new FrameDecoder(), 3);
     stop.abort();
     await waitFor(() => state.aborted && state.finallyRan, 2000, "the agent to be stopped");
-    await expect(reader.read()).rejects.toMatchObject({ code: "aborted" });
+    // Read what was already queued, if anything: then the body ends, it does not fail.
+    let read = await reader.read();
+    while (!read.done) read = await reader.read();
+    expect(read.done).toBe(true);
   });
 
   it("a request already aborted never starts the agent", async () => {
@@ -226,14 +229,14 @@ describe("createAgentHandler, in process", () => {
     const gone = new AbortController();
     gone.abort();
     const response = await local(request(gone.signal));
-    await expect(response.text()).rejects.toBeDefined();
+    expect(await response.text()).toBe("");
     expect(started).toBe(false);
   });
 });
 
 describe("createAgentHandler, batching of ready events", () => {
   const request = (accept: string) =>
-    new Request("http://agent.test/", { method: "POST", body: JSON.stringify(runInput()), headers: { accept } });
+    new Request("http://agent.test/", { method: "POST", body: JSON.stringify(runInput()), headers: { accept, "content-type": "application/json" } });
 
   /** Every chunk of a response body, as it was enqueued. */
   async function chunksOf(response: Response): Promise<Uint8Array[]> {

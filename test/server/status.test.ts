@@ -76,7 +76,12 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
         controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
       },
     });
-    const response = await fetch(served.url, { method: "POST", body: endless, duplex: "half" } as RequestInit);
+    const response = await fetch(served.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: endless,
+      duplex: "half",
+    } as RequestInit);
     expect(response.status).toBe(413);
     expect((await response.json()).error).toMatch(/found more than 1000 bytes$/);
     // What the sockets buffered before the server stopped reading: a few MiB, not an endless body.
@@ -98,13 +103,17 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
   });
 
   it("answers a body that is not UTF-8 with 422", async () => {
-    const response = await fetch(served.url, { method: "POST", body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    const response = await fetch(served.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ error: "request body is not valid UTF-8" });
   });
 
   it("answers a POST without a body with 422", async () => {
-    const response = await fetch(served.url, { method: "POST" });
+    const response = await fetch(served.url, { method: "POST", headers: { "Content-Type": "application/json" } });
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ error: "request body is empty: expected a RunAgentInput JSON object" });
   });
