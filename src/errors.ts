@@ -23,6 +23,8 @@ import type { core } from "zod";
  * - `protocol_violation`: events out of the order the protocol requires.
  * - `network_error`: the request could not be made or the connection failed.
  * - `aborted`: the caller cancelled the run.
+ * - `timeout`: the server sent nothing for longer than the client's idle timeout, while the client
+ *   waited for the response headers or for the next bytes of the body.
  */
 export type ErrorCode =
   | "invalid_event"
@@ -36,7 +38,8 @@ export type ErrorCode =
   | "http_status"
   | "protocol_violation"
   | "network_error"
-  | "aborted";
+  | "aborted"
+  | "timeout";
 
 /** Options accepted by every error constructor of the family. */
 export interface AguiWireErrorOptions {

@@ -11,7 +11,9 @@ import type { AguiEvent } from "./model/events.js";
  * The rule a {@link ProtocolViolationError} names, stable across versions:
  *
  * - `run-started-first`: the first event of a stream, and the first after a run ended, must be
- *   RUN_STARTED.
+ *   RUN_STARTED, or a lone RUN_ERROR: the proper end of a run that failed before it started (what a
+ *   server sends when its agent throws before its first event). As in `@ag-ui/client` 1.0, a
+ *   RUN_ERROR right after another RUN_ERROR breaks this rule.
  * - `run-already-started`: a RUN_STARTED while a run is open (runs do not nest).
  * - `message-already-started` / `message-not-started`: a TEXT_MESSAGE_START for a `messageId`
  *   that is open; a TEXT_MESSAGE_CONTENT or _END for one that is not.
@@ -61,7 +63,8 @@ function describeOpen(kind: string, ids: Set<string>): string[] {
  * A push-style checker of event order: feed it each event of a stream with {@link push}, then
  * call {@link end} when the stream ends. A stream may hold several runs one after the other.
  * Different messages, tool calls and steps may interleave freely. A RUN_ERROR ends a run whatever
- * is open in it.
+ * is open in it; outside a run (first in the stream, or after RUN_FINISHED) a RUN_ERROR on its own
+ * is a whole run, one that failed before it started.
  *
  * Errors are final in effect: after a violation the verifier's state no longer describes a valid
  * stream, so stop using it.
@@ -70,6 +73,8 @@ export class EventVerifier {
   #index = 0;
   #inRun = false;
   #sawRun = false;
+  /** The last run ended with RUN_ERROR: a second one in a row is not another run. */
+  #endedWithError = false;
   readonly #messages = new Set<string>();
   readonly #toolCalls = new Set<string>();
   readonly #steps = new Set<string>();
@@ -88,6 +93,7 @@ export class EventVerifier {
     if (event.type === "RUN_STARTED") {
       if (this.#inRun) fail("run-already-started", "a run is already open; end it with RUN_FINISHED or RUN_ERROR first");
       this.#inRun = this.#sawRun = true;
+      this.#endedWithError = false;
       // A RUN_ERROR may have left things open; they belonged to the run that failed.
       this.#messages.clear();
       this.#toolCalls.clear();
@@ -95,7 +101,20 @@ export class EventVerifier {
       return;
     }
     if (!this.#inRun) {
-      fail("run-started-first", this.#sawRun ? "expected RUN_STARTED after the run ended, found another event" : "expected RUN_STARTED as the first event");
+      // A lone RUN_ERROR is a run that failed before it started: our server sends one when its
+      // agent throws before its first event, and @ag-ui/client accepts it too.
+      if (event.type === "RUN_ERROR" && !this.#endedWithError) {
+        this.#sawRun = this.#endedWithError = true;
+        return;
+      }
+      fail(
+        "run-started-first",
+        !this.#sawRun
+          ? "expected RUN_STARTED (or a lone RUN_ERROR) as the first event"
+          : this.#endedWithError
+            ? "expected RUN_STARTED after the run ended with RUN_ERROR, found another event"
+            : "expected RUN_STARTED (or a lone RUN_ERROR) after the run ended, found another event",
+      );
     }
     switch (event.type) {
       case "TEXT_MESSAGE_START":
@@ -132,6 +151,7 @@ export class EventVerifier {
       }
       case "RUN_ERROR":
         this.#inRun = false;
+        this.#endedWithError = true;
         return;
     }
   }
@@ -139,14 +159,14 @@ export class EventVerifier {
   /**
    * Ends the stream.
    *
-   * @throws {AguiWireError} `truncated_stream` when the stream held no run at all, or its last run
-   *   has neither RUN_FINISHED nor RUN_ERROR.
+   * @throws {AguiWireError} `truncated_stream` when the stream held no run at all (a lone RUN_ERROR
+   *   counts as a run), or its last run has neither RUN_FINISHED nor RUN_ERROR.
    */
   end(): void {
     if (this.#inRun) {
       throw new AguiWireError("truncated_stream", `the event stream ended inside a run, after ${this.#index} events: expected RUN_FINISHED or RUN_ERROR`);
     }
-    if (!this.#sawRun) throw new AguiWireError("truncated_stream", "the event stream ended without any run: expected RUN_STARTED");
+    if (!this.#sawRun) throw new AguiWireError("truncated_stream", "the event stream ended without any run: expected RUN_STARTED or RUN_ERROR");
   }
 
   #open(ids: Set<string>, id: string, kind: "message" | "tool-call" | "step", field: string, fail: (rule: ProtocolRule, what: string) => never): void {

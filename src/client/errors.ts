@@ -44,16 +44,21 @@ export function abortedError(signal: AbortSignal): AguiWireError {
 
 /**
  * Reads at most {@link MAX_ERROR_BODY_BYTES} of an error response, then cancels the rest: a
- * misbehaving server must not make an error report cost unbounded memory.
+ * misbehaving server must not make an error report cost unbounded memory, nor, when it stalls
+ * for `idleMs` (0: no limit), unbounded time; what came until then is kept.
  */
-async function readBoundedText(body: ReadableStream<Uint8Array>): Promise<string> {
+async function readBoundedText(body: ReadableStream<Uint8Array>, idleMs: number): Promise<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = "";
   let bytes = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     while (bytes < MAX_ERROR_BODY_BYTES) {
-      const { done, value } = await reader.read();
+      const { done, value } = await (idleMs
+        ? Promise.race([reader.read(), new Promise<{ done: true; value?: undefined }>((resolve) => (timer = setTimeout(resolve, idleMs, { done: true })))])
+        : reader.read());
+      clearTimeout(timer);
       if (done) return text + decoder.decode();
       const chunk = value.byteLength + bytes > MAX_ERROR_BODY_BYTES ? value.subarray(0, MAX_ERROR_BODY_BYTES - bytes) : value;
       bytes += chunk.byteLength;
@@ -61,19 +66,21 @@ async function readBoundedText(body: ReadableStream<Uint8Array>): Promise<string
     }
     return text + decoder.decode();
   } finally {
+    clearTimeout(timer);
     await reader.cancel().catch(() => {});
   }
 }
 
 /**
- * The error for a non-2xx response, with its body read (bounded) and parsed when JSON.
+ * The error for a non-2xx response, with its body read (bounded in size, and in waiting by
+ * `idleMs` when not 0) and parsed when JSON.
  * Never rejects: a body that cannot be read (a cut connection, an abort) leaves `body` undefined.
  */
-export async function httpStatusError(response: Response): Promise<HttpStatusError> {
+export async function httpStatusError(response: Response, idleMs = 0): Promise<HttpStatusError> {
   let body: unknown;
   try {
     if (response.body) {
-      body = await readBoundedText(response.body);
+      body = await readBoundedText(response.body, idleMs);
       if (/[/+]json\b/i.test(response.headers.get("content-type") ?? "")) {
         try {
           body = JSON.parse(body as string);

@@ -4,13 +4,14 @@
  * @module
  */
 import type { RunContext } from "../agent.js";
-import { AguiWireError } from "../errors.js";
+import type { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
-import { decodeEventStream } from "../stream/decode.js";
+import { decodeEventStream, idleTimeoutOf } from "../stream/decode.js";
 import { AbstractAgent, type AgentConfig } from "./abstract-agent.js";
-import { abortedError, httpStatusError } from "./errors.js";
+import { httpStatusError } from "./errors.js";
+import { sendRun, type RedirectPolicy } from "./send.js";
 
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
 export type Transport = "auto" | "binary" | "sse";
@@ -25,6 +26,36 @@ export interface HttpAgentConfig extends AgentConfig {
   transport?: Transport;
   /** The fetch to use, e.g. one with a proxy or a test double; default the global `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * What to do with a redirect; default `same-origin`: follow a 307/308 to the same origin,
+   * refuse one to another origin (it would receive the conversation and the headers). In a
+   * browser fetch hides where a redirect leads, so `same-origin` refuses them all there; `follow`
+   * lets fetch follow any redirect, `error` refuses every one. See {@link RedirectPolicy}.
+   */
+  redirect?: RedirectPolicy;
+  /**
+   * The longest the server may send nothing, in milliseconds, while the client waits for the
+   * response headers or for the body's next bytes: past it the run ends with a `timeout` error
+   * (a stalled error body is cut short instead). Default 60 000, well above the 15 s keep-alive
+   * of agui-wire's SSE server; 0 or `Infinity` waits forever.
+   */
+  idleTimeoutMs?: number;
+}
+
+/** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+const TRANSPORTS: readonly Transport[] = ["auto", "binary", "sse"];
+const REDIRECT_POLICIES: readonly RedirectPolicy[] = ["same-origin", "follow", "error"];
+
+/**
+ * Returns `value` when it is one of `allowed`.
+ *
+ * @throws {TypeError} Naming the option, what it may be and what it was.
+ */
+function oneOf<T extends string>(option: string, value: T, allowed: readonly T[]): T {
+  if (!allowed.includes(value)) throw new TypeError(`${option} must be one of ${allowed.map((a) => `"${a}"`).join(", ")}; found ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** The `Accept` header of each transport choice. */
@@ -40,6 +71,9 @@ export const ACCEPT: Readonly<Record<Transport, string>> = {
  * parameters ignored) whatever was asked for. Works in browsers, Node 20+, Deno, Bun and Workers:
  * it needs only `fetch`.
  *
+ * Two defences are on by default: a redirect to another origin is refused (`redirect`), and a
+ * server that sends nothing for 60 s ends the run with a `timeout` error (`idleTimeoutMs`).
+ *
  * @example
  * const agent = new HttpAgent({ url: "/agent" });
  * for await (const event of agent.runAgent({ messages })) console.log(event.type);
@@ -51,21 +85,26 @@ export class HttpAgent extends AbstractAgent {
   headers: HeadersInit | undefined;
   /** Which transport runs ask for. */
   transport: Transport;
+  /** What runs do with a redirect. */
+  readonly redirect: RedirectPolicy;
+  /** The idle timeout of runs, in milliseconds; 0 for none. */
+  readonly idleTimeoutMs: number;
   readonly #fetch: typeof fetch | undefined;
 
   /**
    * @param config - `url`, and optionally `agentId`, `threadId`, `headers`, `transport`, `fetch`,
-   *   `initialMessages`, `initialState`.
-   * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`.
+   *   `redirect`, `idleTimeoutMs`, `initialMessages`, `initialState`.
+   * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`, or `redirect` not
+   *   `same-origin`, `follow` or `error`.
+   * @throws {RangeError} When `idleTimeoutMs` is negative or not a number.
    */
   constructor(config: HttpAgentConfig) {
     super(config);
     this.url = config.url;
     this.headers = config.headers;
-    this.transport = config.transport ?? "auto";
-    if (!Object.prototype.hasOwnProperty.call(ACCEPT, this.transport)) {
-      throw new TypeError(`transport must be "auto", "binary" or "sse", found ${JSON.stringify(this.transport)}`);
-    }
+    this.transport = oneOf("transport", config.transport ?? "auto", TRANSPORTS);
+    this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
+    this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.#fetch = config.fetch;
   }
 
@@ -75,34 +114,48 @@ export class HttpAgent extends AbstractAgent {
    *
    * @param input - The complete run input, sent as it is.
    * @param context - `signal` cancels the request.
-   * @throws (during iteration) {@link HttpStatusError} `http_status` for a non-2xx answer;
-   *   {@link AguiWireError} `network_error` when the request fails or the connection drops,
-   *   `aborted` when `signal` fires, `unsupported_media_type` for an answer of neither
-   *   transport, and every error of `decodeEventStream` for a malformed or truncated body.
+   * @throws (during iteration) {@link HttpStatusError} `http_status` for a non-2xx answer or a
+   *   redirect that `redirect` refuses; {@link AguiWireError} `network_error` when the request
+   *   fails (naming the cause, e.g. `connect ECONNREFUSED 127.0.0.1:4000`) or the connection
+   *   drops, `timeout` when the server sends nothing for `idleTimeoutMs`, `aborted` when
+   *   `signal` fires, `unsupported_media_type` for an answer of neither transport, and every
+   *   error of `decodeEventStream` for a malformed or truncated body.
    */
   async *run(input: RunAgentInput, context?: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     const signal = context?.signal;
     const headers = new Headers({ "content-type": "application/json", accept: ACCEPT[this.transport] });
     new Headers(this.headers).forEach((value, name) => headers.set(name, value));
-    const doFetch = this.#fetch ?? fetch;
-    let response: Response;
+    const idleMs = this.idleTimeoutMs;
+    // The request has its own controller, so that the idle timer can end it too.
+    const request = new AbortController();
+    const onAbort = (): void => request.abort(signal!.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      response = await doFetch(this.url, { method: "POST", headers, body: JSON.stringify(input), signal });
-    } catch (err) {
-      if (signal?.aborted) throw abortedError(signal);
-      throw new AguiWireError("network_error", `POST ${String(this.url)} failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      const response = await sendRun({
+        fetch: this.#fetch ?? fetch,
+        url: String(this.url),
+        headers,
+        body: JSON.stringify(input),
+        redirect: this.redirect,
+        idleMs,
+        signal,
+        request,
+      });
+      if (!response.ok) throw await httpStatusError(response, idleMs);
+      // No body (a 204) holds no run; the run's verification reports that as truncated.
+      if (!response.body) return;
+      let events: AsyncIterable<AguiEvent>;
+      try {
+        events = decodeEventStream(response.body, response.headers.get("content-type"), { signal, idleTimeoutMs: idleMs });
+      } catch (err) {
+        await response.body.cancel().catch(() => {});
+        throw err;
+      }
+      yield* events;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
     }
-    if (!response.ok) throw await httpStatusError(response);
-    // No body (a 204) holds no run; the run's verification reports that as truncated.
-    if (!response.body) return;
-    let events: AsyncIterable<AguiEvent>;
-    try {
-      events = decodeEventStream(response.body, response.headers.get("content-type"), { signal });
-    } catch (err) {
-      await response.body.cancel().catch(() => {});
-      throw err;
-    }
-    yield* events;
   }
 
   /** The events of {@link run}, which its decoders validated already. */

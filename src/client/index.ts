@@ -6,7 +6,8 @@
  *
  * @module
  */
-export { HttpAgent, ACCEPT, type HttpAgentConfig, type Transport } from "./http-agent.js";
+export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type HttpAgentConfig, type Transport } from "./http-agent.js";
+export { MAX_REDIRECTS, type RedirectPolicy } from "./send.js";
 export { AbstractAgent, type AgentConfig } from "./abstract-agent.js";
 export { RunStream, type RunObserver, type RunSubscription, type RunOpener, type RunStreamOptions } from "./run-stream.js";
 export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";

@@ -61,8 +61,8 @@ function reportError(error: unknown): void {
  *   run, not a failure of the stream;
  * - with one error, through `error` (or thrown by the loop), never a `complete`: an
  *   `AguiWireError` whose `code` tells what happened (`http_status`, `network_error`, `aborted`,
- *   `truncated_stream`, `protocol_violation`, a decoding code such as `malformed_frame`), or, for
- *   a local agent, what its `run` threw.
+ *   `timeout`, `truncated_stream`, `protocol_violation`, a decoding code such as
+ *   `malformed_frame`), or, for a local agent, what its `run` threw.
  *
  * Cancelling — {@link RunStream.abort}, the agent's `abortRun()`, the `signal` given to
  * `runAgent`, `unsubscribe()`, or a `break` out of the loop — aborts the request (or the local

@@ -16,6 +16,13 @@ export interface DecodeEventStreamOptions {
   maxFrameBytes?: number;
   /** Stops the decoding: the body is cancelled and the iteration throws an `aborted` error. */
   signal?: AbortSignal;
+  /**
+   * The longest a read of the body may wait for its next chunk, in milliseconds: past it, the body
+   * is cancelled and the iteration throws a `timeout` error. Only time spent waiting on the body
+   * counts, not time the consumer takes between events. 0 or `Infinity` (the default) waits
+   * forever.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A response body: a WHATWG byte stream or any async iterable of byte chunks. */
@@ -35,8 +42,26 @@ export function pushDecoderFor(contentType: string | null | undefined, maxFrameB
 
 const EMPTY = new Uint8Array(0);
 
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days): Node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 0x7fffffff;
+
 function abortError(signal: AbortSignal): AguiWireError {
   return new AguiWireError("aborted", "the event stream was aborted", { cause: signal.reason });
+}
+
+/**
+ * Checks an `idleTimeoutMs` option and returns it as a timer delay, 0 meaning "no timeout"
+ * (`undefined`, 0 and `Infinity`). A finite delay beyond what a timer takes (about 24.8 days)
+ * is clamped to it.
+ *
+ * @throws {RangeError} When `ms` is negative, NaN or not a number.
+ */
+export function idleTimeoutOf(ms: number | undefined): number {
+  if (ms === undefined || ms === Infinity) return 0;
+  if (typeof ms !== "number" || !(ms >= 0)) {
+    throw new RangeError(`idleTimeoutMs: expected a number of milliseconds, 0 or more, found ${String(ms)}`);
+  }
+  return Math.min(ms, MAX_TIMER_MS);
 }
 
 /**
@@ -50,11 +75,17 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   private done = false;
   private readonly read: () => Promise<IteratorResult<Uint8Array>>;
   private readonly release: () => Promise<void>;
+  /** Fired by the caller's signal or the idle timer; its reason is the error to end with. */
+  private readonly stop: AbortController | undefined;
+  /** When the pending read began (`performance.now()`), or -1 while no read is pending. */
+  private readSince = -1;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     source: ByteSource,
     private readonly decoder: PushDecoder,
     private readonly signal: AbortSignal | undefined,
+    private readonly idleMs: number,
   ) {
     if (typeof (source as ReadableStream<Uint8Array>).getReader === "function") {
       const reader = (source as ReadableStream<Uint8Array>).getReader();
@@ -69,22 +100,48 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
         await it.return?.();
       };
     }
-    // Cancel the body as soon as the signal fires, even between reads; a pending read is ended
-    // by readChunk, since returning a busy async iterator only takes effect once it resumes.
-    signal?.addEventListener("abort", this.onAbort, { once: true });
+    if (signal || idleMs) {
+      this.stop = new AbortController();
+      // Cancel the body as soon as the signal fires or the body stalls, even between reads; a
+      // pending read is ended by readChunk, since returning a busy async iterator only takes
+      // effect once it resumes.
+      this.stop.signal.addEventListener("abort", () => void this.release().catch(() => {}), { once: true });
+      if (signal?.aborted) this.onAbort();
+      else signal?.addEventListener("abort", this.onAbort, { once: true });
+    }
   }
 
-  private readonly onAbort = (): void => void this.release().catch(() => {});
+  private readonly onAbort = (): void => this.stop!.abort(abortError(this.signal!));
 
-  /** The next chunk; with a signal, a pending read rejects as soon as the signal fires. */
+  /**
+   * Ends a read that has waited `idleMs`. One timer serves every read: a read only notes when it
+   * began, and the timer, when it fires early for the read now pending, waits out the rest. A
+   * timer per chunk would cost more than decoding a small chunk does.
+   */
+  private readonly onIdle = (): void => {
+    this.timer = undefined;
+    if (this.done || this.readSince < 0) return;
+    const left = this.readSince + this.idleMs - performance.now();
+    if (left > 0) this.timer = setTimeout(this.onIdle, left);
+    else this.stop!.abort(new AguiWireError("timeout", `nothing received for ${this.idleMs} ms in the event stream (idleTimeoutMs)`));
+  };
+
+  /** The next chunk; a pending read rejects as soon as the signal fires or the idle time passes. */
   private readChunk(): Promise<IteratorResult<Uint8Array>> {
-    return this.signal === undefined ? this.read() : untilAborted(this.read(), this.signal, abortError);
+    if (!this.stop) return this.read();
+    if (this.idleMs) {
+      this.readSince = performance.now();
+      this.timer ??= setTimeout(this.onIdle, this.idleMs);
+    }
+    return untilAborted(this.read(), this.stop.signal, (stop) => stop.reason as Error);
   }
 
-  /** Marks the iteration finished and stops listening to the signal. */
+  /** Marks the iteration finished, stops its timer and stops listening to the signal. */
   private finish(): void {
     this.done = true;
     this.queue = [];
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.signal?.removeEventListener("abort", this.onAbort);
   }
 
@@ -95,7 +152,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   async next(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
-      if (this.signal?.aborted && !this.done) await this.fail(abortError(this.signal));
+      if (this.stop?.signal.aborted && !this.done) await this.fail(this.stop.signal.reason);
       if (this.index < this.queue.length) return { value: this.queue[this.index++]!, done: false };
       if (this.done) return { value: undefined, done: true };
       // A decoder that failed after handing out the events before the failure throws on its next
@@ -108,13 +165,14 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
       let chunk: IteratorResult<Uint8Array>;
       try {
         chunk = await this.readChunk();
+        this.readSince = -1;
       } catch (err) {
         // The read may still be pending (an async iterator busy in an await): do not wait for the
-        // body's release, which onAbort has started already.
-        if (this.signal?.aborted) return this.fail(abortError(this.signal), false);
+        // body's release, which the stop signal has started already.
+        if (this.stop?.signal.aborted) return this.fail(this.stop.signal.reason, false);
         return this.fail(err instanceof AguiWireError ? err : new AguiWireError("network_error", `reading the event stream failed: ${String((err as Error)?.message ?? err)}`, { cause: err }));
       }
-      if (this.signal?.aborted) await this.fail(abortError(this.signal));
+      if (this.stop?.signal.aborted) await this.fail(this.stop.signal.reason);
       try {
         if (chunk.done) {
           this.finish();
@@ -155,17 +213,20 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
  * @param body - The bytes: a `ReadableStream<Uint8Array>` (a fetch `Response.body`) or any
  *   `AsyncIterable<Uint8Array>` (a Node `IncomingMessage`).
  * @param contentType - The response's `Content-Type`; case and parameters are ignored.
+ * @param options - `maxFrameBytes`, `signal`, `idleTimeoutMs`.
+ * @throws {RangeError} (at once) When `idleTimeoutMs` is negative or not a number.
  * @throws {AguiWireError} `unsupported_media_type` (at once) for a content type of neither
  *   transport. During iteration: `truncated_stream` when the stream ends inside a frame or event,
  *   `frame_too_large`, `malformed_frame`, `malformed_event`, `unknown_event_type`, `aborted` when
- *   `signal` fires, `network_error` when reading the body fails; `ValidationError` for an invalid
- *   event.
+ *   `signal` fires, `timeout` when a read waits longer than `idleTimeoutMs`, `network_error` when
+ *   reading the body fails; `ValidationError` for an invalid event.
  */
 export function decodeEventStream(
   body: ByteSource,
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
+  const idleMs = idleTimeoutOf(options.idleTimeoutMs);
   const decoder = pushDecoderFor(contentType, options.maxFrameBytes);
-  return new EventStreamIterator(body, decoder, options.signal);
+  return new EventStreamIterator(body, decoder, options.signal, idleMs);
 }

@@ -103,6 +103,13 @@ describe("EventVerifier: valid streams", () => {
     expect(check([started, msgStart("m"), failed, started, msgStart("m"), msgEnd("m"), finished, started, finished])).toBeUndefined();
   });
 
+  it("accepts a lone RUN_ERROR as a whole run: one that failed before it started (as @ag-ui/client 1.0 does)", () => {
+    expect(check([failed])).toBeUndefined();
+    expect(check([started, finished, failed])).toBeUndefined();
+    expect(check([failed, started, finished])).toBeUndefined();
+    expect(check([started, failed, started, finished, failed, started, msgStart("m"), failed])).toBeUndefined();
+  });
+
   it("accepts events that belong to no message inside a run", () => {
     expect(
       check([started, { type: "STATE_SNAPSHOT", snapshot: {} }, { type: "STATE_DELTA", delta: [] }, { type: "MESSAGES_SNAPSHOT", messages: [] }, { type: "RAW", event: 1 }, custom, finished]),
@@ -111,20 +118,26 @@ describe("EventVerifier: valid streams", () => {
 });
 
 describe("EventVerifier: one test per rule", () => {
-  it("run-started-first: the first event must be RUN_STARTED", () => {
+  it("run-started-first: the first event must be RUN_STARTED or RUN_ERROR", () => {
     const error = expectViolation([msgStart("m")], "run-started-first", 0);
     expect(error.message).toContain("TEXT_MESSAGE_START");
+    expect(error.message).toContain("expected RUN_STARTED (or a lone RUN_ERROR) as the first event");
     expectViolation([finished], "run-started-first", 0);
+    expectViolation([custom, failed], "run-started-first", 0);
   });
 
-  it("run-started-first: nothing but RUN_STARTED after RUN_FINISHED", () => {
+  it("run-started-first: nothing but RUN_STARTED or RUN_ERROR after RUN_FINISHED", () => {
     expectViolation([started, finished, custom], "run-started-first", 2);
     expectViolation([started, finished, finished], "run-started-first", 2);
+    expectViolation([started, finished, failed, msgStart("m")], "run-started-first", 3);
   });
 
-  it("run-started-first: nothing but RUN_STARTED after RUN_ERROR", () => {
+  it("run-started-first: nothing but RUN_STARTED after RUN_ERROR, not even another RUN_ERROR", () => {
     expectViolation([started, failed, msgContent("m")], "run-started-first", 2);
-    expectViolation([started, failed, failed], "run-started-first", 2);
+    const error = expectViolation([started, failed, failed], "run-started-first", 2);
+    expect(error.message).toContain("after the run ended with RUN_ERROR");
+    expectViolation([failed, failed], "run-started-first", 1);
+    expectViolation([failed, finished], "run-started-first", 1);
   });
 
   it("run-already-started: runs do not nest", () => {
@@ -184,6 +197,10 @@ describe("EventVerifier: one test per rule", () => {
   it("truncated_stream: the source ends without any run", () => {
     expectTruncated([]);
   });
+
+  it("truncated_stream: a lone RUN_ERROR then a run that does not end", () => {
+    expectTruncated([failed, started]);
+  });
 });
 
 describe("verifyEvents", () => {
@@ -221,6 +238,12 @@ describe("verifyEvents", () => {
       })(),
     ).rejects.toMatchObject({ code: "truncated_stream" });
     expect(out).toHaveLength(2);
+  });
+
+  it("passes a stream of only a RUN_ERROR through, and ends without an error", async () => {
+    const out: AguiEvent[] = [];
+    for await (const event of verifyEvents(from([failed]))) out.push(event);
+    expect(out).toEqual([parseEvent(failed)]);
   });
 
   it("passes the source's own error through unchanged", async () => {

@@ -2,7 +2,7 @@
  * decodeEventStream: a byte stream (ReadableStream or AsyncIterable<Uint8Array>) -> validated
  * events, in either transport; cancellation, truncation, abort and read errors.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   AguiWireError,
   BINARY_MEDIA_TYPE,
@@ -523,5 +523,158 @@ describe("decodeEventStream", () => {
     // 6 + 10 * 100 = 1006 characters fit; the 11th chunk takes the event to 1106.
     expect(state.pulled).toBe(12);
     expect(state.finalized).toBe(true);
+  });
+});
+
+/** A body whose chunks the test sends one at a time, recording whether it was cancelled. */
+function pushedBody() {
+  const state = { cancelled: false };
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return { stream, state, push: (chunk: Uint8Array) => controller.enqueue(chunk), close: () => controller.close() };
+}
+
+describe("decodeEventStream: idleTimeoutMs", () => {
+  // Fake timers make each case exact: time moves only when the test says, performance.now included.
+  const useFakeTime = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  for (const type of TRANSPORTS) {
+    describe(type, () => {
+      const frames = EVENTS.slice(0, 6).map((e) => encodeAll([e], type));
+
+      it("a read that waits idleTimeoutMs for a byte ends with timeout, after the events before it, and cancels the body", async () => {
+        useFakeTime();
+        const { stream, state, push } = pushedBody();
+        const iterator = decodeEventStream(stream, type, { idleTimeoutMs: 100 });
+        push(frames[0]!);
+        // Part of the next frame or event, then nothing: a server that stalled mid-event.
+        push(frames[1]!.subarray(0, 5));
+        expect((await iterator.next()).value).toEqual(parseEvent(EVENTS[0]!));
+        const pending = iterator.next().then(
+          () => "resolved",
+          (err: unknown) => err,
+        );
+        await vi.advanceTimersByTimeAsync(99);
+        await vi.advanceTimersByTimeAsync(1);
+        const error = await pending;
+        expectCode(error, "timeout");
+        expect((error as Error).message).toBe("nothing received for 100 ms in the event stream (idleTimeoutMs)");
+        expect(state.cancelled).toBe(true);
+        expect(await iterator.next()).toEqual({ value: undefined, done: true });
+        expect(vi.getTimerCount()).toBe(0);
+      });
+
+      it("each chunk restarts the wait: a run longer than idleTimeoutMs whose chunks come in time completes", async () => {
+        useFakeTime();
+        const { stream, push, close } = pushedBody();
+        const iterator = decodeEventStream(stream, type, { idleTimeoutMs: 100 });
+        const got: AguiEvent[] = [];
+        for (const frame of frames) {
+          const next = iterator.next();
+          await vi.advanceTimersByTimeAsync(90);
+          push(frame);
+          got.push((await next).value as AguiEvent);
+        }
+        const end = iterator.next();
+        await vi.advanceTimersByTimeAsync(90);
+        close();
+        expect(await end).toEqual({ value: undefined, done: true });
+        expect(got).toEqual(parsed(EVENTS.slice(0, 6)));
+        // Finished: no timer left behind.
+        expect(vi.getTimerCount()).toBe(0);
+      });
+
+      it("only waiting on the body counts: a consumer slower than idleTimeoutMs is not a stalled server", async () => {
+        useFakeTime();
+        const iterator = decodeEventStream(readableOf(frames), type, { idleTimeoutMs: 100 });
+        const got: AguiEvent[] = [];
+        for (;;) {
+          const result = await iterator.next();
+          if (result.done) break;
+          got.push(result.value);
+          await vi.advanceTimersByTimeAsync(250);
+        }
+        expect(got).toEqual(parsed(EVENTS.slice(0, 6)));
+        expect(vi.getTimerCount()).toBe(0);
+      });
+
+      it("an async iterable body that stalls ends with timeout too, without waiting for it to resume", async () => {
+        useFakeTime();
+        let finalized = false;
+        let resume!: () => void;
+        async function* body() {
+          try {
+            yield frames[0]!;
+            await new Promise<void>((r) => (resume = r));
+            yield frames[1]!;
+          } finally {
+            finalized = true;
+          }
+        }
+        const iterator = decodeEventStream(body(), type, { idleTimeoutMs: 100 });
+        expect((await iterator.next()).done).toBe(false);
+        const pending = iterator.next().catch((err: unknown) => err);
+        await vi.advanceTimersByTimeAsync(100);
+        expectCode(await pending, "timeout");
+        resume();
+        await vi.waitFor(() => expect(finalized).toBe(true));
+      });
+
+      it("the caller's signal still wins while idle: aborted, not timeout", async () => {
+        useFakeTime();
+        const { stream, state } = pushedBody();
+        const controller = new AbortController();
+        const iterator = decodeEventStream(stream, type, { idleTimeoutMs: 100, signal: controller.signal });
+        const pending = iterator.next().catch((err: unknown) => err);
+        await vi.advanceTimersByTimeAsync(50);
+        controller.abort();
+        expectCode(await pending, "aborted");
+        expect(state.cancelled).toBe(true);
+        expect(vi.getTimerCount()).toBe(0);
+      });
+    });
+  }
+
+  it("leaves no timer behind however the iteration ends: completed, failed, or left with break", async () => {
+    useFakeTime();
+    const bytes = encodeAll(EVENTS, SSE_MEDIA_TYPE);
+    await collect(readableOf(split(bytes, 100)), SSE_MEDIA_TYPE, { idleTimeoutMs: 1000 });
+    expect(vi.getTimerCount()).toBe(0);
+    await failure(readableOf([bytes.subarray(0, -1)]), SSE_MEDIA_TYPE, { idleTimeoutMs: 1000 });
+    expect(vi.getTimerCount()).toBe(0);
+    for await (const _ of decodeEventStream(readableOf(split(bytes, 100)), SSE_MEDIA_TYPE, { idleTimeoutMs: 1000 })) break;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("0 and Infinity wait forever: no timer is set", async () => {
+    useFakeTime();
+    for (const idleTimeoutMs of [0, Infinity]) {
+      const { stream } = pushedBody();
+      const iterator = decodeEventStream(stream, SSE_MEDIA_TYPE, { idleTimeoutMs });
+      const pending = iterator.next();
+      await vi.advanceTimersByTimeAsync(10 * 60_000);
+      expect(vi.getTimerCount()).toBe(0);
+      await iterator.return!();
+      await pending.catch(() => {});
+    }
+  });
+
+  it("a value that is not a duration is a RangeError, at once", () => {
+    for (const idleTimeoutMs of [-1, Number.NaN, -Infinity, "100" as unknown as number]) {
+      expect(() => decodeEventStream(readableOf([]), SSE_MEDIA_TYPE, { idleTimeoutMs }), String(idleTimeoutMs)).toThrow(RangeError);
+    }
+    expect(() => decodeEventStream(readableOf([]), SSE_MEDIA_TYPE, { idleTimeoutMs: -1 })).toThrow(
+      "idleTimeoutMs: expected a number of milliseconds, 0 or more, found -1",
+    );
   });
 });

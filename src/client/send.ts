@@ -1,0 +1,132 @@
+/**
+ * Sending a run's request: the wait for the response headers bounded by the idle timeout,
+ * redirects followed or refused by policy, and failures told by their cause.
+ *
+ * @module
+ */
+import { AguiWireError } from "../errors.js";
+import { abortedError, HttpStatusError } from "./errors.js";
+
+/**
+ * What an `HttpAgent` does when a run is answered with a redirect (301, 302, 303, 307, 308):
+ *
+ * - `same-origin` (the default): follows a 307 or 308 to the same origin, up to
+ *   {@link MAX_REDIRECTS} times, with the same method, body and headers; refuses one to another
+ *   origin, where the conversation and the custom headers would go, and a 301, 302 or 303, which
+ *   would turn the run's POST into a GET without its input. In a browser, where fetch hides a
+ *   redirect's target from the page, every redirect is refused.
+ * - `follow`: whatever fetch does by itself (any origin; in a browser, under CORS).
+ * - `error`: refuses every redirect.
+ *
+ * A refused redirect is an `HttpStatusError` (`http_status`) with the redirect's status (0 for a
+ * browser's hidden one), and its message names the target's origin and this option.
+ */
+export type RedirectPolicy = "same-origin" | "follow" | "error";
+
+/** The most redirects a run follows under `redirect: "same-origin"`, as fetch does (20). */
+export const MAX_REDIRECTS = 20;
+
+/** What {@link sendRun} needs. */
+export interface SendRun {
+  fetch: typeof fetch;
+  url: string;
+  headers: Headers;
+  body: string;
+  redirect: RedirectPolicy;
+  /** The longest wait for each response's headers; 0 for none. */
+  idleMs: number;
+  /** The caller's signal: when it has fired, any failure is `aborted`. */
+  signal: AbortSignal | undefined;
+  /** Ends the request; the caller's signal fires it too. */
+  request: AbortController;
+}
+
+/**
+ * The text of a failed fetch's error with its cause's: undici's "fetch failed" hides what
+ * happened (`connect ECONNREFUSED 127.0.0.1:4000`) one or two `cause`s down.
+ */
+function describeFailure(error: unknown): string {
+  let text = String((error as Error | undefined)?.message ?? error);
+  let cause = error;
+  for (let depth = 0; depth < 2 && (cause = (cause as Error | undefined)?.cause) != null; depth++) {
+    // Node's AggregateError (every address of a host refused) has no message of its own.
+    const found =
+      cause instanceof Error
+        ? cause.message || (cause as AggregateError).errors?.map((e: Error) => e?.message).join("; ") || (cause as { code?: string }).code
+        : String(cause);
+    if (found) text = found;
+  }
+  return text;
+}
+
+/**
+ * One fetch, its wait for the response headers bounded by `idleMs`.
+ *
+ * @throws {AguiWireError} `aborted` when the caller's signal fired, `timeout` when no headers came
+ *   within `idleMs`, `network_error` (naming the cause) when the request failed.
+ */
+async function fetchWithin(run: SendRun, url: string, init: RequestInit): Promise<Response> {
+  let timedOut = false;
+  const timer = run.idleMs
+    ? setTimeout(() => {
+        timedOut = true;
+        run.request.abort();
+      }, run.idleMs)
+    : undefined;
+  try {
+    // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method.
+    const doFetch = run.fetch;
+    const response = await doFetch(url, init);
+    if (!timedOut) return response;
+    // The headers came as the timer fired, and the request is aborted already.
+    void response.body?.cancel().catch(() => {});
+  } catch (error) {
+    if (run.signal?.aborted) throw abortedError(run.signal);
+    if (!timedOut) throw new AguiWireError("network_error", `POST ${url} failed: ${describeFailure(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new AguiWireError("timeout", `POST ${url}: nothing received for ${run.idleMs} ms (idleTimeoutMs)`);
+}
+
+/**
+ * POSTs a run and returns the response, after the redirects that `run.redirect` allows.
+ *
+ * @throws {AguiWireError} As {@link fetchWithin} does.
+ * @throws {HttpStatusError} `http_status` for a redirect the policy refuses (see
+ *   {@link RedirectPolicy}), or more than {@link MAX_REDIRECTS} of them.
+ */
+export async function sendRun(run: SendRun): Promise<Response> {
+  const init: RequestInit = {
+    method: "POST",
+    headers: run.headers,
+    body: run.body,
+    redirect: run.redirect === "follow" ? "follow" : "manual",
+    signal: run.request.signal,
+  };
+  let url = run.url;
+  for (let redirects = 0; ; redirects++) {
+    const response = await fetchWithin(run, url, init);
+    const { status } = response;
+    const opaque = response.type === "opaqueredirect";
+    const base = response.url || url;
+    const location = response.headers.get("location");
+    let target: URL | undefined;
+    try {
+      if (location) target = new URL(location, base);
+    } catch {
+      // Not a URL: not a redirect this can follow; the answer is reported as it is.
+    }
+    if (run.redirect === "follow" || !(opaque || (target && [301, 302, 303, 307, 308].includes(status)))) return response;
+    // A redirect's body is not worth reading; cancelling it frees the connection.
+    void response.body?.cancel().catch(() => {});
+    const refuse = (why: string): HttpStatusError =>
+      new HttpStatusError(status, undefined, `HTTP ${status}: POST ${url} redirects ${why}: refused (redirect: "${run.redirect}"; "follow" allows it)`);
+    if (opaque) throw refuse("where the browser does not say, so its origin is unknown");
+    if (run.redirect === "error") throw refuse(`to ${target!.origin}`);
+    if (target!.origin !== new URL(base).origin) throw refuse(`to another origin, ${target!.origin}`);
+    if (status < 307) throw refuse(`to ${target!.href} with a ${status}, which turns the POST into a GET without the run's input`);
+    if (redirects === MAX_REDIRECTS) throw refuse(`more than ${MAX_REDIRECTS} times`);
+    url = target!.href;
+  }
+}
