@@ -192,6 +192,16 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
   );
 }
 
+/**
+ * Whether an agent's `event` may follow the end of its run (`ended`, the type of the event that
+ * ended it): a new run's RUN_STARTED, or a RUN_ERROR after RUN_FINISHED, as `@ag-ui/client` 1.0
+ * accepts them; after a RUN_ERROR only a new run.
+ */
+function mayFollowRunEnd(ended: string, event: unknown): boolean {
+  const type = typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
+  return type === EventType.RUN_STARTED || (ended === EventType.RUN_FINISHED && type === EventType.RUN_ERROR);
+}
+
 /** An event's type for a message: short, whatever the agent put there. */
 function typeOf(event: unknown): string {
   const type = typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
@@ -215,9 +225,10 @@ function typeOf(event: unknown): string {
  * `maxEventBytes`, ends the stream with one RUN_ERROR event (`agent_error` / `invalid_event` with
  * a fixed message, `frame_too_large` with the bound and the size) and reports the real error to
  * `onError`. A RUN_FINISHED or RUN_ERROR from the agent ends its run: the stream then ends when
- * the agent's iterator does, and nothing more is sent. An error the agent throws after that goes
- * to `onError` only, and an event it yields after that is not sent: the agent is stopped and a
- * `protocol_violation` goes to `onError`. Cancelling the stream or calling `abort()` fires the
+ * the agent's iterator does. An error the agent throws after that goes to `onError` only (never a
+ * RUN_ERROR of the server's after a finished run). What the agent yields after that is sent only
+ * if AG-UI allows it there (a new run's RUN_STARTED; a RUN_ERROR after RUN_FINISHED); anything
+ * else is not sent: the agent is stopped and a `protocol_violation` goes to `onError`. Cancelling the stream or calling `abort()` fires the
  * agent's signal and returns its iterator, so that its `finally` blocks run, and closes the stream
  * (without an error, which runtimes would log as a failed response).
  *
@@ -355,15 +366,15 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
             return;
           }
           const event = next.result.value;
-          if (runEndedWith !== undefined) {
-            // A request carries one run (one runId in its RunAgentInput), so an event after the
-            // run's end is a bug of the agent's, not the start of another run: it is not sent,
-            // and an agent that goes on yielding is stopped rather than drained.
+          if (runEndedWith !== undefined && !mayFollowRunEnd(runEndedWith, event)) {
+            // Only a new run (RUN_STARTED), or a RUN_ERROR after RUN_FINISHED, may follow a run's
+            // end, as AG-UI 1.0's verifier has it: anything else is a bug of the agent's. It is
+            // not sent, and an agent that goes on yielding is stopped rather than drained.
             stopAgent("the agent yielded an event after its run ended");
             endWithError(
               new AguiWireError(
                 "protocol_violation",
-                `the agent yielded ${typeOf(event)} after its run ended with ${runEndedWith}: expected nothing more, since a request carries one run; the event was not sent and the agent was stopped`,
+                `the agent yielded ${typeOf(event)} after its run ended with ${runEndedWith}: expected RUN_STARTED${runEndedWith === EventType.RUN_FINISHED ? " or RUN_ERROR" : ""} or nothing more; the event was not sent and the agent was stopped`,
               ),
               undefined,
             );
@@ -381,8 +392,9 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
             }
             return;
           }
-          // RUN_ERROR ends a run as RUN_FINISHED does: after either, the agent has nothing to send.
+          // RUN_ERROR ends a run as RUN_FINISHED does; a RUN_STARTED opens the next one.
           if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) runEndedWith = event.type;
+          else if (event.type === EventType.RUN_STARTED) runEndedWith = undefined;
           if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
             // The agent never waited during this chunk: the next one starts after a macrotask, so
             // that timers, I/O and other requests get their turn (the one begun with this chunk,

@@ -33,9 +33,15 @@ const CASES = [
     reported: (error: unknown) => error instanceof AguiWireError && error.code === "protocol_violation" && error.message.includes('"TEXT_MESSAGE_START" after its run ended with RUN_FINISHED'),
   },
   {
-    name: "yields a second run's RUN_STARTED after RUN_FINISHED",
+    name: "yields a RUN_FINISHED again after its RUN_FINISHED",
     end: "RUN_FINISHED",
-    after: (): AguiEventInput => ({ type: EventType.RUN_STARTED, threadId: "thread-1", runId: "run-2" }),
+    after: (): AguiEventInput => ({ type: EventType.RUN_FINISHED, threadId: "thread-1", runId: "run-1" }),
+    reported: (error: unknown) => error instanceof AguiWireError && error.code === "protocol_violation",
+  },
+  {
+    name: "yields a RUN_ERROR after its own RUN_ERROR",
+    end: "RUN_ERROR",
+    after: (): AguiEventInput => ({ type: EventType.RUN_ERROR, message: "again" }),
     reported: (error: unknown) => error instanceof AguiWireError && error.code === "protocol_violation",
   },
   {
@@ -101,6 +107,23 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
       // An agent that yields past its run's end is stopped: its signal fires. One that throws is
       // over already; its signal fires too, so that work it started stops.
       expect(probe.aborted).toBe(true);
+    });
+
+    it("what AG-UI allows after a run's end is sent: a second run, and a RUN_ERROR after RUN_FINISHED", async () => {
+      const errors: unknown[] = [];
+      served = await serve(
+        async function* (input: RunAgentInput): AsyncGenerator<AguiEventInput> {
+          yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
+          yield FINISHED(input);
+          yield { type: EventType.RUN_ERROR, message: "the history could not be saved" };
+          yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: "run-2" };
+          yield { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: "run-2" };
+        },
+        { onError: (error) => errors.push(error) },
+      );
+      const events = await readEvents(await post(served.url, runInput(), accept));
+      expect(events.map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+      expect(errors).toEqual([]);
     });
 
     it("an agent that works after RUN_FINISHED and returns: the stream ends when it does, no error, no abort", async () => {
