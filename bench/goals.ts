@@ -102,7 +102,7 @@ export const GOALS: Goal[] = [
   },
   {
     path: "browser bundle of the client (HttpAgent + both decoders), min+gzip",
-    comparedWith: "@ag-ui/client (~98 KB)",
+    comparedWith: "@ag-ui/client's HttpAgent",
     goal: "at most 25 KB",
     how: "min+gzip bytes of our HttpAgent bundle from scripts/bundle-size (bundle suite); KB = 1024 bytes",
     suite: "bundle",

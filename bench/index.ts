@@ -5,7 +5,8 @@
  * one table per result with ratios to the reference, then the DESIGN.md goals, and writes
  * bench/results/latest.json (everything measured) and bench/results/latest.svg (a bar chart).
  * `--quick` runs each task briefly on smaller inputs: it checks that the suites work (CI), its
- * numbers are rough.
+ * numbers are rough. A quick or filtered run writes bench/results/partial.json and partial.svg
+ * instead (not kept in git), so that it never replaces the last full run's figures.
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { renderChart } from "./chart.js";
@@ -87,7 +88,7 @@ const values = Object.assign({}, ...results.map((r) => r.result?.values ?? {})) 
 const goals = evaluateGoals(values, new Set(results.filter((r) => r.result).map((r) => r.name)));
 console.log(
   formatTable({
-    title: "Goals (DESIGN.md, performance)",
+    title: "Goals (performance)",
     columns: [{ header: "path" }, { header: "compared with" }, { header: "goal" }, { header: "measured", align: "right" }, { header: "status" }],
     rows: goals.map((g) => [g.path, g.comparedWith, g.goal, g.shown, g.status]),
   }),
@@ -97,10 +98,11 @@ console.log(`\n  How each is computed: bench/goals.ts (also in latest.json).`);
 const out = new URL("./results/", import.meta.url);
 mkdirSync(out, { recursive: true });
 const report = { date, quick, filters, machine, packages, goals, values, suites: results };
-writeFileSync(new URL("latest.json", out), `${JSON.stringify(report, null, 2)}\n`);
+const stem = quick || filters.length > 0 ? "partial" : "latest";
+writeFileSync(new URL(`${stem}.json`, out), `${JSON.stringify(report, null, 2)}\n`);
 const panels = results.flatMap((r) => r.result?.charts ?? []);
 if (panels.length) {
   const subtitle = `${date.slice(0, 10)} · ${machine.cpu}, ${machine.cores} cores · Node ${machine.node}${quick ? " · QUICK mode (rough numbers)" : ""}`;
-  writeFileSync(new URL("latest.svg", out), renderChart("agui-wire against its peers: events per second", subtitle, panels));
+  writeFileSync(new URL(`${stem}.svg`, out), renderChart("agui-wire against its peers: events per second", subtitle, panels));
 }
-console.log(`  Wrote bench/results/latest.json${panels.length ? " and bench/results/latest.svg" : ""} (${elapsed()} in all).`);
+console.log(`  Wrote bench/results/${stem}.json${panels.length ? ` and bench/results/${stem}.svg` : ""} (${elapsed()} in all).`);
