@@ -70,7 +70,8 @@ export class AguiWireError extends Error {
 
 /**
  * A value that does not match the event model (`invalid_event`, `unknown_event_type`) or the
- * `RunAgentInput` model (`invalid_input`). `issues` keeps every zod issue, each with its `path`.
+ * `RunAgentInput` model (`invalid_input`). `issues` keeps the zod issues of the first problems
+ * (at most ten; the message says how many more there were), each with its `path`.
  */
 export class ValidationError extends AguiWireError {
   /** The zod issues behind the error; empty when the failure was found before zod ran. */
@@ -79,7 +80,7 @@ export class ValidationError extends AguiWireError {
   /**
    * @param code - `invalid_event`, `unknown_event_type` or `invalid_input`.
    * @param message - The summary, naming the path and the problem of the first issue.
-   * @param issues - The zod issues, kept for callers that want all of them.
+   * @param issues - The zod issues of the problems the message names.
    */
   constructor(
     code: "invalid_event" | "unknown_event_type" | "invalid_input",

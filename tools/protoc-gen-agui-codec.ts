@@ -14,6 +14,14 @@
  *   `google.protobuf.Value` is any JSON value, handled by src/binary/json-value.ts.
  * - Repeated fields of event messages are always arrays; those of nested messages are present
  *   only when non-empty.
+ * - Each element of a repeated message field goes through `check<Message>(r, item, keep)` from
+ *   src/binary/items.ts as soon as it is read, which returns what to store (the model's validated
+ *   copy) and tells the reader when enough bad elements are kept: from then on elements are still
+ *   read (the frame must be well-formed) and checked (their problems are counted), but no longer
+ *   stored, so a frame of millions of bad elements builds only a few. `keep` is read before the
+ *   element, so that an element within which the reader stopped keeping is still stored whole.
+ * - An event arm this schema lacks is a `ValidationError` `unknown_event_type`, as a JSON event of
+ *   an unknown type is.
  *
  * Field kinds outside what the event schema uses (maps, bytes, floats, repeated scalars, ...) are
  * refused at generation time rather than generated half-way.
@@ -118,7 +126,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   f.preamble(file);
   const depth = file.name.split("/").length - 1;
   const up = "../".repeat(depth + 1);
-  f.print(`import { AguiWireError } from "${up}errors.js";`);
+  f.print(`import { AguiWireError, ValidationError } from "${up}errors.js";`);
   f.print(`import type { JsonValue } from "${up}model/json.js";`);
   f.print(`import { readValue, writeValue } from "${up}binary/json-value.js";`);
   f.print(`import { enumName, malformed, skipField, type Reader } from "${up}binary/reader.js";`);
@@ -137,9 +145,17 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
     }
   }
   for (const [from, names] of foreign) f.print(`import { ${[...names].sort().join(", ")} } from "${from}";`);
+  // The element checks of this file's repeated message fields.
+  const checks = new Set<string>();
+  for (const m of allMessages(file)) {
+    for (const field of m.fields) {
+      if (field.fieldKind === "list" && field.listKind === "message" && field.message.typeName !== VALUE) checks.add(checkName(field.message));
+    }
+  }
+  if (checks.size) f.print(`import { ${[...checks].sort().join(", ")} } from "${up}binary/items.js";`);
   f.print("");
   f.print("// Unused imports are kept so that every generated file has the same header.");
-  f.print("void AguiWireError; void enumName; void malformed; void readValue; void writeValue;");
+  f.print("void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue;");
   f.print("");
 
   const union = allMessages(file).find((m) => m.typeName === options.union);
@@ -165,6 +181,11 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
     else if (m.typeName === options.flatten) generateFlattened(f, m, options);
     else generateMessage(f, m, unionArms.get(m.typeName)?.type, options);
   }
+}
+
+/** The element check of a repeated field of message type `m`, exported by src/binary/items.ts. */
+function checkName(m: DescMessage): string {
+  return `check${ident(m)}`;
 }
 
 function tsType(field: DescField): string {
@@ -235,9 +256,9 @@ function readCase(field: DescField, target: string, inEvent: boolean): string {
     read = field.scalar === ScalarType.STRING ? "r.string()" : field.scalar === ScalarType.INT64 ? "r.int64()" : field.scalar === ScalarType.BOOL ? "r.uint32() !== 0" : "r.double()";
   }
   if (field.fieldKind === "list") {
-    return inEvent
-      ? `case ${hex(tag)}: ${target}.${field.localName}.push(${read}); break;`
-      : `case ${hex(tag)}: (${target}.${field.localName} ??= []).push(${read}); break;`;
+    const list = inEvent ? `${target}.${field.localName}` : `(${target}.${field.localName} ??= [])`;
+    if (field.message.typeName === VALUE) return `case ${hex(tag)}: ${list}.push(${read}); break;`;
+    return `case ${hex(tag)}: { const keep = r.keeping; const item = ${checkName(field.message)}(r, ${read}, keep); if (keep) ${list}.push(item); break; }`;
   }
   return `case ${hex(tag)}: ${target}.${field.localName} = ${read}; break;`;
 }
@@ -358,7 +379,7 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm
     f.print(`    case ${JSON.stringify(type)}: { ${writeTag(arm, 2)} const m = w.fork(); write${ident(arm.message!)}(w, v); w.join(m); return; }`);
   }
   f.print("    default:");
-  f.print("      throw new AguiWireError(\"unknown_event_type\", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);");
+  f.print("      throw new ValidationError(\"unknown_event_type\", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);");
   f.print("  }");
   f.print("}");
   f.print("");
@@ -369,8 +390,9 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm
   f.print(` * peer's newer envelope fields do not break decoding; with no known arm they mean an event`);
   f.print(` * type this schema lacks.`);
   f.print(` *`);
-  f.print(` * @throws {AguiWireError} \`unknown_event_type\` when the only arms present are unknown ones;`);
-  f.print(` *   \`malformed_frame\` for no arm at all, two known arms, or any wire-level fault.`);
+  f.print(` * @throws {ValidationError} \`unknown_event_type\` when the only arms present are unknown ones.`);
+  f.print(` * @throws {AguiWireError} \`malformed_frame\` for no arm at all, two known arms, or any wire-level`);
+  f.print(` *   fault.`);
   f.print(` */`);
   f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
   f.print(`  let v: ${name}Fields | undefined;`);
@@ -390,7 +412,7 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm
   f.print("  }");
   f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
   f.print("  if (v === undefined && unknownField) {");
-  f.print("    throw new AguiWireError(\"unknown_event_type\", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);");
+  f.print("    throw new ValidationError(\"unknown_event_type\", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);");
   f.print("  }");
   f.print(`  if (v === undefined) throw malformed("the Event message holds no event");`);
   f.print("  return v;");

@@ -4,9 +4,10 @@
  * The generated reader builds events of the right shape by construction: every string field is a
  * string, optional fields are present only when on the wire, timestamps are safe integers, and
  * JSON values are finite and at most 100 levels deep. What protobuf cannot express is left: the
- * rules below, and the cross-field rules of messages and patch operations. Events that need no
- * more than the rules below are accepted here; every other event, and every event that breaks a
- * rule, goes through `parseEvent`, which stays the single judge and words the error.
+ * rules below, and the cross-field rules of messages and patch operations, which the reader
+ * checked against the model's schemas element by element as it read them (src/binary/items.ts).
+ * Events that need no more than that are accepted here; every event that breaks a rule goes
+ * through `parseEvent`, which stays the single judge and words the error.
  *
  * @module
  */
@@ -15,7 +16,8 @@ import type { AguiEvent } from "../model/events.js";
 import { parseEvent } from "../model/parse.js";
 
 /**
- * Returns the decoded event as a valid `AguiEvent` (TEXT_MESSAGE_START's role filled in).
+ * Returns the decoded event as a valid `AguiEvent` (TEXT_MESSAGE_START's role filled in). The
+ * event must come from a reader that found no invalid element in it.
  *
  * @throws {ValidationError} `invalid_event` when the event breaks a rule of the model.
  */
@@ -34,11 +36,9 @@ export function acceptDecoded(v: EventFields): AguiEvent {
     case "RAW":
       if (v.event === undefined) break;
       return v as AguiEvent;
-    case "STATE_DELTA":
-    case "MESSAGES_SNAPSHOT":
-      // Role- and op-dependent fields, and JSON Pointer syntax: the schema's job.
-      break;
     default:
+      // STATE_DELTA and MESSAGES_SNAPSHOT have no field but their elements, each already the
+      // output of its schema; every other event is what the wire guarantees.
       return v as AguiEvent;
   }
   return parseEvent(v);

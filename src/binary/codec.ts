@@ -6,6 +6,7 @@
  */
 import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
 import { validEvent } from "../model/exact.js";
+import { rejectEvent } from "../model/parse.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import { acceptDecoded } from "./accept.js";
 import { Reader } from "./reader.js";
@@ -57,12 +58,17 @@ export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
  * event returned is one `parseEvent` accepts unchanged.
  *
  * @param bytes - The message; `start`/`end` select a part of it without copying.
+ * Time and memory stay in proportion to the bytes, valid or not: elements of repeated fields are
+ * checked as they are read, and once the event is known to be invalid only the first bad ones are
+ * built (see src/binary/items.ts).
+ *
  * @throws {AguiWireError} `malformed_frame` for bytes that are not a well-formed `Event` (truncated
  *   varints, lengths past the end, wrong wire types, invalid UTF-8, a BaseEvent type that disagrees
- *   with the arm, JSON nested deeper than 100 levels); `unknown_event_type` for an event arm this
- *   schema lacks.
- * @throws {ValidationError} `invalid_event` when the decoded event breaks a rule of the model (an
- *   empty TEXT_MESSAGE_CONTENT delta, a role other than assistant, a missing patch value, ...).
+ *   with the arm, JSON nested deeper than 100 levels).
+ * @throws {ValidationError} `unknown_event_type` for an event arm this schema lacks (as over SSE);
+ *   `invalid_event` when the decoded event breaks a rule of the model (an empty
+ *   TEXT_MESSAGE_CONTENT delta, a role other than assistant, a missing patch value, ...): the
+ *   message names the first problems and how many more there were.
  */
 export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): AguiEvent {
   // Decoding is synchronous and never re-entered, so one reader serves every call; it lets go of
@@ -70,7 +76,9 @@ export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): A
   const r = reader;
   r.reset(bytes, start, end);
   try {
-    return acceptDecoded(readEvent(r, end));
+    const event = readEvent(r, end);
+    if (r.invalid > 0) rejectEvent(event, r.omitted);
+    return acceptDecoded(event);
   } finally {
     r.reset(NO_BYTES, 0, 0);
   }

@@ -60,9 +60,11 @@ export class FrameDecoder {
    * Feeds the next chunk and returns the events it completed (possibly none).
    *
    * @throws {AguiWireError} `frame_too_large` for a header announcing more than `maxFrameBytes`;
-   *   `malformed_frame` or `unknown_event_type` for a frame that does not decode; the message
-   *   names the frame by its index in the stream.
-   * @throws {ValidationError} `invalid_event` for a decoded event the model rejects.
+   *   `malformed_frame` for a frame that does not decode. Messages name the frame by its index in
+   *   the stream.
+   * @throws {ValidationError} `unknown_event_type` for an event arm the schema lacks;
+   *   `invalid_event` for a decoded event the model rejects (naming its first problems and how many
+   *   more there were).
    */
   push(chunk: Uint8Array): AguiEvent[] {
     if (this.failure !== undefined) throw this.failure;

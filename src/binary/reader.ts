@@ -87,6 +87,16 @@ export class Reader {
   end: number;
   /** Where the message starts; error messages give positions from here, not from the buffer. */
   base: number;
+  /**
+   * Whether elements of repeated fields are still stored. Cleared once enough invalid elements are
+   * stored for the error to report (see src/binary/items.ts): the event will be rejected, so later
+   * elements are read and checked but not built into it.
+   */
+  keeping = true;
+  /** How many invalid elements have been stored (kept for the error to report). */
+  invalid = 0;
+  /** Problems found in elements that were read but not stored, for the error's count. */
+  omitted = 0;
 
   /** Reads `buf` from `start` to `end` (the whole array by default) without copying it. */
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
@@ -102,6 +112,9 @@ export class Reader {
     this.pos = start;
     this.end = end;
     this.base = start;
+    this.keeping = true;
+    this.invalid = 0;
+    this.omitted = 0;
   }
 
   /** Reads a field tag (field number << 3 | wire type). */

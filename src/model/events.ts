@@ -8,6 +8,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { array } from "./array.js";
 import { EventType } from "./event-type.js";
 import { JsonValueSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
@@ -90,11 +91,11 @@ export type JsonPatchOperation = z.infer<typeof JsonPatchOperationSchema>;
 
 /** A change to the agent state, as JSON Patch (RFC 6902) operations. */
 export const StateDeltaEventSchema = event(EventType.STATE_DELTA, {
-  delta: z.array(JsonPatchOperationSchema),
+  delta: array(JsonPatchOperationSchema),
 });
 /** The whole conversation. */
 export const MessagesSnapshotEventSchema = event(EventType.MESSAGES_SNAPSHOT, {
-  messages: z.array(MessageSchema),
+  messages: array(MessageSchema),
 });
 /** An event from another system, passed through as JSON; `source` names that system. */
 export const RawEventSchema = event(EventType.RAW, {

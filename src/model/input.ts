@@ -5,6 +5,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { array } from "./array.js";
 import { JsonObjectSchema, JsonValueSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
 
@@ -30,9 +31,9 @@ export const RunAgentInputSchema = object({
   threadId: z.string(),
   runId: z.string(),
   state: JsonValueSchema,
-  messages: z.array(MessageSchema),
-  tools: z.array(ToolSchema),
-  context: z.array(ContextSchema),
+  messages: array(MessageSchema),
+  tools: array(ToolSchema),
+  context: array(ContextSchema),
   forwardedProps: JsonValueSchema,
 });
 /** The body of a run request. */

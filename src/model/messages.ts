@@ -5,6 +5,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { array } from "./array.js";
 
 /** The roles a message can have. */
 export const RoleSchema = z.enum(["developer", "system", "assistant", "user", "tool"]);
@@ -54,7 +55,7 @@ export const AssistantMessageSchema = object({
   role: z.literal("assistant"),
   content: z.optional(z.string()),
   name: z.optional(z.string()),
-  toolCalls: z.optional(z.array(ToolCallSchema)),
+  toolCalls: z.optional(array(ToolCallSchema)),
 });
 /** What the assistant said: text, tool calls, or both. */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;

@@ -8,6 +8,7 @@
  * @module
  */
 import { AguiWireError } from "../errors.js";
+import { TextBuilder } from "./text-builder.js";
 
 /** The default of {@link SSEParserOptions.maxEventBytes}: 16 MiB, the same bound as binary frames. */
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -29,7 +30,9 @@ export interface SSEMessage {
 export interface SSEParserOptions {
   /**
    * The largest event accepted, counted in UTF-16 code units of decoded text (what a JS string's
-   * `length` counts, and so what the buffered text costs in memory). For ASCII text, which is what
+   * `length` counts, and so what the buffered text costs in memory: the parser holds an event's
+   * text in flat blocks, never one object per line, so memory follows this count however the text
+   * is split into lines and chunks). For ASCII text, which is what
    * JSON with escaped non-ASCII is, that equals bytes on the wire; text outside ASCII may take up
    * to 3 bytes per code unit on the wire. An event's size at any moment is its data so far (each
    * `data` line's value plus the one line feed the standard appends to it) plus the length of the
@@ -71,7 +74,9 @@ function isField(line: string, name: string): boolean {
  * - a blank line dispatches the event if it has data, and otherwise only resets the event type.
  *
  * Work is linear in the input: each chunk is scanned once, and only the unfinished last line is
- * kept between chunks.
+ * kept between chunks. Memory held for an event follows its length, not its number of lines or
+ * chunks: data lines and the pieces of a long line are gathered in flat blocks (see
+ * `TextBuilder`), not chained one small string per line.
  *
  * Errors are final: once a method has thrown, every later call throws the same error again, since
  * the parser no longer knows where it is. Messages a chunk completed before its failure are
@@ -85,12 +90,13 @@ export class SSEParser {
   #atStart = true;
   /** Whether the previous text ended in CR, so an LF that starts the next text is its pair. */
   #skipLF = false;
-  /** The unfinished last line: text after the last line end seen. */
-  #tail = "";
-  /** Whether the event has had a `data` line, i.e. whether the standard's data buffer is non-empty. */
-  #hasData = false;
-  /** The event's data lines joined with LF: the data buffer without its trailing LF. */
-  #data = "";
+  /** The unfinished last line: text after the last line end seen, in the pieces it came in. */
+  readonly #tail = new TextBuilder("");
+  /**
+   * The event's data lines, to be joined with LF: the data buffer without its trailing LF. It has
+   * lines exactly when the standard's data buffer is non-empty.
+   */
+  readonly #data = new TextBuilder("\n");
   #eventType = "";
   #idBuffer = "";
   #lastEventId = "";
@@ -189,31 +195,31 @@ export class SSEParser {
       const rest = this.#decoder.decode();
       if (rest.length > 0) this.#feed(rest, []);
     }
-    const tail = this.#tail;
+    const dataSize = this.#dataSize();
+    const tail = this.#tail.take();
     // A partial last line that is, or could have become, a data field ("d", "dat", "data: {…")
     // means an event was cut; a partial comment or other field carries no data and is dropped.
-    if (this.#hasData || isField(tail, "data") || (tail.length > 0 && tail.length < 4 && "data".startsWith(tail))) {
+    if (dataSize > 0 || isField(tail, "data") || (tail.length > 0 && tail.length < 4 && "data".startsWith(tail))) {
       this.#fail(
         "truncated_stream",
-        `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${this.#dataSize() + tail.length} characters of the event`,
+        `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${dataSize + tail.length} characters of the event`,
       );
     }
     this.#atStart = true;
     this.#skipLF = false;
-    this.#tail = "";
     this.#eventType = "";
   }
 
   #fail(code: "frame_too_large" | "truncated_stream", message: string): never {
-    this.#tail = "";
-    this.#data = "";
+    this.#tail.clear();
+    this.#data.clear();
     this.#failure = new AguiWireError(code, message);
     throw this.#failure;
   }
 
   /** The standard's data buffer length: each data line's value plus its appended LF. */
   #dataSize(): number {
-    return this.#hasData ? this.#data.length + 1 : 0;
+    return this.#data.count > 0 ? this.#data.length + 1 : 0;
   }
 
   #tooLarge(size: number): never {
@@ -250,8 +256,7 @@ export class SSEParser {
       const size = this.#dataSize() + tail.length + (end - pos);
       if (size > max) this.#tooLarge(size);
       if (tail.length > 0) {
-        const line = tail + text.slice(pos, end);
-        this.#tail = "";
+        const line = tail.take() + text.slice(pos, end);
         this.#line(line, 0, line.length, out);
       } else {
         // The usual case: the line lies within this chunk and is read in place, so the only
@@ -281,10 +286,11 @@ export class SSEParser {
     if (pos < n) {
       const size = this.#dataSize() + this.#tail.length + (n - pos);
       if (size > max) this.#tooLarge(size);
-      // Strings concatenate as ropes in JS engines, so growing a long line chunk by chunk does
-      // not copy what came before; the rope is flattened once, when the line completes.
-      this.#tail += pos === 0 ? text : text.slice(pos);
+      // Kept as a piece: a long line growing chunk by chunk is not copied until it completes.
+      this.#tail.push(pos === 0 ? text : text.slice(pos));
     }
+    // Data lines still pending may be views on this chunk's text; the chunk is done with.
+    this.#data.settle();
   }
 
   /** Interprets one complete line, `text[start..end)` (without its line end). */
@@ -315,14 +321,7 @@ export class SSEParser {
     // Compared by length first so that no field name is sliced out of the line.
     switch (nameLength) {
       case 4:
-        if (text.startsWith("data", start)) {
-          if (this.#hasData) {
-            this.#data += "\n" + value;
-          } else {
-            this.#data = value;
-            this.#hasData = true;
-          }
-        }
+        if (text.startsWith("data", start)) this.#data.push(value);
         return;
       case 5:
         if (text.startsWith("event", start)) this.#eventType = value;
@@ -338,10 +337,8 @@ export class SSEParser {
 
   #dispatch(out: SSEMessage[]): void {
     this.#lastEventId = this.#idBuffer;
-    if (this.#hasData) {
-      out.push({ data: this.#data, event: this.#eventType, id: this.#lastEventId });
-      this.#data = "";
-      this.#hasData = false;
+    if (this.#data.count > 0) {
+      out.push({ data: this.#data.take(), event: this.#eventType, id: this.#lastEventId });
     }
     this.#eventType = "";
   }

@@ -21,8 +21,10 @@ describe("client bundle size (esbuild, browser, esm, minified, gzip -9)", () => 
     expect(sizes.ours.gzip).toBeLessThanOrEqual(CLIENT_GZIP_BUDGET);
   });
 
-  it("keeps our own code (zod left out) within 12 KB min+gzip", () => {
-    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(12 * 1024);
+  // A tripwire on the growth of our own code, below the budget above: raised from 12 KB when the
+  // client gained redirects, the idle timeout and bounded validation (14.1 KB then).
+  it("keeps our own code (zod left out) within 15 KB min+gzip", () => {
+    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(15 * 1024);
   });
 
   it("is smaller than @ag-ui/client's HttpAgent", () => {

@@ -10,15 +10,16 @@
 // @generated from file agui/wire/v1/events.proto (package agui.wire.v1, syntax proto3)
 /* eslint-disable */
 
-import { AguiWireError } from "../../../../errors.js";
+import { AguiWireError, ValidationError } from "../../../../errors.js";
 import type { JsonValue } from "../../../../model/json.js";
 import { readValue, writeValue } from "../../../../binary/json-value.js";
 import { enumName, malformed, skipField, type Reader } from "../../../../binary/reader.js";
 import type { Writer } from "../../../../binary/writer.js";
 import { readJsonPatchOperation, readMessage, type JsonPatchOperationFields, type MessageFields, writeJsonPatchOperation, writeMessage } from "./messages_codec.js";
+import { checkJsonPatchOperation, checkMessage } from "../../../../binary/items.js";
 
 // Unused imports are kept so that every generated file has the same header.
-void AguiWireError; void enumName; void malformed; void readValue; void writeValue;
+void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue;
 
 /** Names of agui.wire.v1.EventType values, by number. */
 export const EventType_NAMES: readonly string[] = ["text_message_start","text_message_content","text_message_end","tool_call_start","tool_call_args","tool_call_end","state_snapshot","state_delta","messages_snapshot","raw","custom","run_started","run_finished","run_error","step_started","step_finished"];
@@ -322,7 +323,7 @@ export function readStateDeltaEvent(r: Reader, end: number): StateDeltaEventFiel
     const tag = r.tag();
     switch (tag) {
       case 0x0a: readBaseEvent(r, r.delimited(), v, 7); hasBase = true; break;
-      case 0x12: v.delta.push(readJsonPatchOperation(r, r.delimited())); break;
+      case 0x12: { const keep = r.keeping; const item = checkJsonPatchOperation(r, readJsonPatchOperation(r, r.delimited()), keep); if (keep) v.delta.push(item); break; }
       default: skipField(r, tag, 0x06, "agui.wire.v1.StateDeltaEvent");
     }
   }
@@ -354,7 +355,7 @@ export function readMessagesSnapshotEvent(r: Reader, end: number): MessagesSnaps
     const tag = r.tag();
     switch (tag) {
       case 0x0a: readBaseEvent(r, r.delimited(), v, 8); hasBase = true; break;
-      case 0x12: v.messages.push(readMessage(r, r.delimited())); break;
+      case 0x12: { const keep = r.keeping; const item = checkMessage(r, readMessage(r, r.delimited()), keep); if (keep) v.messages.push(item); break; }
       default: skipField(r, tag, 0x06, "agui.wire.v1.MessagesSnapshotEvent");
     }
   }
@@ -626,7 +627,7 @@ export function writeEvent(w: Writer, v: EventFields): void {
     case "STEP_STARTED": { w.ensure(1); w.byte(0x7a); const m = w.fork(); writeStepStartedEvent(w, v); w.join(m); return; }
     case "STEP_FINISHED": { w.ensure(2); w.byte(0x82); w.byte(0x01); const m = w.fork(); writeStepFinishedEvent(w, v); w.join(m); return; }
     default:
-      throw new AguiWireError("unknown_event_type", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);
+      throw new ValidationError("unknown_event_type", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);
   }
 }
 
@@ -637,8 +638,9 @@ export function writeEvent(w: Writer, v: EventFields): void {
  * peer's newer envelope fields do not break decoding; with no known arm they mean an event
  * type this schema lacks.
  *
- * @throws {AguiWireError} `unknown_event_type` when the only arms present are unknown ones;
- *   `malformed_frame` for no arm at all, two known arms, or any wire-level fault.
+ * @throws {ValidationError} `unknown_event_type` when the only arms present are unknown ones.
+ * @throws {AguiWireError} `malformed_frame` for no arm at all, two known arms, or any wire-level
+ *   fault.
  */
 export function readEvent(r: Reader, end: number): EventFields {
   let v: EventFields | undefined;
@@ -673,7 +675,7 @@ export function readEvent(r: Reader, end: number): EventFields {
   }
   r.checkEnd(end, "agui.wire.v1.Event");
   if (v === undefined && unknownField) {
-    throw new AguiWireError("unknown_event_type", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);
+    throw new ValidationError("unknown_event_type", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);
   }
   if (v === undefined) throw malformed("the Event message holds no event");
   return v;

@@ -4,14 +4,15 @@
 // @generated from file agui/wire/v1/messages.proto (package agui.wire.v1, syntax proto3)
 /* eslint-disable */
 
-import { AguiWireError } from "../../../../errors.js";
+import { AguiWireError, ValidationError } from "../../../../errors.js";
 import type { JsonValue } from "../../../../model/json.js";
 import { readValue, writeValue } from "../../../../binary/json-value.js";
 import { enumName, malformed, skipField, type Reader } from "../../../../binary/reader.js";
 import type { Writer } from "../../../../binary/writer.js";
+import { checkToolCall } from "../../../../binary/items.js";
 
 // Unused imports are kept so that every generated file has the same header.
-void AguiWireError; void enumName; void malformed; void readValue; void writeValue;
+void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue;
 
 /** Names of agui.wire.v1.JsonPatchOperationType values, by number. */
 export const JsonPatchOperationType_NAMES: readonly string[] = ["add","remove","replace","move","copy","test"];
@@ -48,7 +49,7 @@ export function readMessage(r: Reader, end: number): MessageFields {
       case 0x12: v.role = r.string(); break;
       case 0x1a: v.content = r.string(); break;
       case 0x22: v.name = r.string(); break;
-      case 0x2a: (v.toolCalls ??= []).push(readToolCall(r, r.delimited())); break;
+      case 0x2a: { const keep = r.keeping; const item = checkToolCall(r, readToolCall(r, r.delimited()), keep); if (keep) (v.toolCalls ??= []).push(item); break; }
       case 0x32: v.toolCallId = r.string(); break;
       default: skipField(r, tag, 0x7e, "agui.wire.v1.Message");
     }

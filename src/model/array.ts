@@ -1,0 +1,118 @@
+/**
+ * Array schemas that stop collecting problems after a few: zod/mini's `z.array`, except that a
+ * hostile array of a million bad elements costs a count, not a million issues.
+ *
+ * zod reports every issue of every element, with its path, and finalises (words) each one when the
+ * error is read. A 1 MiB request body of half a million bad messages then held hundreds of MB of
+ * issues and blocked the event loop for seconds. The arrays of the model (messages, tools,
+ * context, tool calls, patch operations) are built here instead: each keeps the issues of its first
+ * bad elements, up to {@link MAX_ARRAY_ISSUES}, and only counts the problems of the rest, in one
+ * last issue that says how many there were ({@link omittedProblems} reads it back). Counting runs
+ * each remaining element through its schema and drops the result at once, so it costs time in
+ * proportion to the input (what validating a valid array of that size costs) and no memory that
+ * stays.
+ *
+ * @module
+ */
+import * as z from "zod/mini";
+import * as core from "zod/v4/core";
+
+/** How many issues one array keeps before it only counts the problems of its later elements. */
+export const MAX_ARRAY_ISSUES = 10;
+
+/** The `params` key of the issue that stands for the problems an array counted but did not keep. */
+const OMITTED = "aguiOmittedProblems";
+
+interface Initialiser {
+  init(inst: unknown, def: unknown): void;
+}
+
+type RawIssue = core.$ZodRawIssue;
+type Payload = core.ParsePayload;
+
+/**
+ * How many problems `issues` stand for: one per issue, except an array's summary issue, which
+ * stands for the problems it counted and did not keep.
+ *
+ * @throws Never.
+ */
+export function problemCount(issues: readonly { code?: string; params?: unknown }[]): number {
+  let n = 0;
+  for (let i = 0; i < issues.length; i++) n += omittedProblems(issues[i]!) ?? 1;
+  return n;
+}
+
+/**
+ * The number of problems an issue stands for when it is an array's summary of the problems it did
+ * not keep, else `undefined`.
+ *
+ * @throws Never.
+ */
+export function omittedProblems(issue: { code?: string; params?: unknown }): number | undefined {
+  if (issue.code !== "custom" || typeof issue.params !== "object" || issue.params === null) return undefined;
+  const n = (issue.params as Record<string, unknown>)[OMITTED];
+  return typeof n === "number" ? n : undefined;
+}
+
+const miniArray = z.ZodMiniArray as unknown as Initialiser;
+
+const BoundedArray = /* @__PURE__ */ core.$constructor("AguiBoundedArray", (inst: core.$ZodArray, def: core.$ZodArrayDef) => {
+  miniArray.init(inst, def);
+  const element = def.element._zod;
+  inst._zod.parse = (payload: Payload, ctx: core.ParseContextInternal): Payload => {
+    const input = payload.value;
+    if (!Array.isArray(input)) {
+      payload.issues.push({ expected: "array", code: "invalid_type", input, inst } as RawIssue);
+      return payload;
+    }
+    const n = input.length;
+    let out: unknown[] | undefined = new Array(n);
+    let kept = 0;
+    let omitted = 0;
+    for (let i = 0; i < n; i++) {
+      const result = element.run({ value: input[i], issues: [] }, ctx);
+      // The model has no asynchronous parts; a promise here would be a programming error.
+      if (result instanceof Promise) throw new core.$ZodAsyncError();
+      const issues = result.issues;
+      if (issues.length === 0) {
+        if (out !== undefined) out[i] = result.value;
+        continue;
+      }
+      // The array is rejected from here on, so nothing more of its output is built.
+      out = undefined;
+      if (kept < MAX_ARRAY_ISSUES) {
+        for (let j = 0; j < issues.length; j++) {
+          // Prefixed in place, as zod's own containers do with their children's issues.
+          const issue = issues[j]! as { path?: PropertyKey[] };
+          issue.path = issue.path ? [i, ...issue.path] : [i];
+          payload.issues.push(issue as RawIssue);
+        }
+        kept += issues.length;
+      } else {
+        omitted += problemCount(issues);
+      }
+    }
+    if (omitted > 0) {
+      payload.issues.push({
+        code: "custom",
+        message: `and ${omitted} more problems in later elements`,
+        params: { [OMITTED]: omitted },
+        input,
+        inst,
+      } as RawIssue);
+    }
+    payload.value = out ?? input;
+    return payload;
+  };
+});
+
+/**
+ * An array of `element`, as `z.array(element)`, whose issues are bounded: the first bad elements'
+ * issues (about {@link MAX_ARRAY_ISSUES}), then one `custom` issue whose `params` say how many
+ * more problems the later elements had (see {@link omittedProblems}).
+ *
+ * @throws Never when built; parsing throws only what `z.array` would.
+ */
+export function array<T extends core.$ZodType>(element: T): z.ZodMiniArray<T> {
+  return new BoundedArray({ type: "array", element }) as unknown as z.ZodMiniArray<T>;
+}
