@@ -4,22 +4,17 @@
  * Needs Debian's `chromium` at /usr/bin/chromium (`apt-get install -y chromium`). Without it the
  * suite is skipped, except under CI, where a missing browser must fail the run.
  */
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Server } from "node:http";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transport } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type RunAgentInput, type RunContext } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
 import { normalized, recordingSampleAgent } from "../client/helpers.js";
+import { available, bundlePage, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
 import type { PageOutcome, PageRun } from "./page.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
-if (!available) console.warn(`test/browser skipped: ${CHROMIUM} is missing (install it with: apt-get install -y chromium)`);
+warnIfUnavailable("test/browser/client.test.ts");
 
 describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
   const sample = recordingSampleAgent();
@@ -30,15 +25,6 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
   let page: Page;
 
   beforeAll(async () => {
-    const bundle = await build({
-      entryPoints: [fileURLToPath(new URL("./page.ts", import.meta.url))],
-      bundle: true,
-      minify: true,
-      platform: "browser",
-      format: "esm",
-      write: false,
-    });
-    const script = bundle.outputFiles[0]!.contents;
     const agentRoute = createNodeHandler(sample.agent);
     const hangingRoute = createNodeHandler(async function* (input: RunAgentInput, { signal }: RunContext) {
       yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
@@ -46,16 +32,9 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
       await new Promise((resolve) => signal.addEventListener("abort", resolve));
       hangingRunAborted = true;
     });
-    server = createServer((req, res) => {
-      if (req.url === "/") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        res.end('<!doctype html><meta charset="utf-8"><title>agui-wire</title><script type="module" src="/page.js"></script>');
-      } else if (req.url === "/page.js") {
-        res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" });
-        res.end(script);
-      } else if (req.url === "/agent") {
-        agentRoute(req, res);
-      } else if (req.url === "/hanging") {
+    server = pageServer(await bundlePage("page.ts"), {
+      "/agent": agentRoute,
+      "/hanging": (req, res) => {
         // Chromium does not close a keep-alive connection when a fetch is cancelled while no read
         // is pending: it drains the rest of the body to reuse the socket, for up to 5 s
         // (HttpResponseBodyDrainer), and the server learns of the abort only then. Which case
@@ -64,16 +43,10 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
         // follows the client's abort deterministically.
         res.setHeader("Connection", "close");
         hangingRoute(req, res);
-      } else {
-        res.writeHead(404).end();
-      }
+      },
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    origin = await listen(server);
+    browser = await launchChromium();
     page = await browser.newPage();
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
@@ -84,8 +57,7 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await closeServer(server);
   });
 
   // Typed loosely on purpose: Playwright's serialisability check of the event union's types is

@@ -9,22 +9,17 @@
  * Needs Debian's `chromium` at /usr/bin/chromium (`apt-get install -y chromium`). Without it the
  * suite is skipped, except under CI, where a missing browser must fail the run.
  */
-import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transport } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type RunAgentInput } from "../../src/index.js";
 import { createAgentHandler, createNodeHandler, type AgentHandlerOptions } from "../../src/server/index.js";
 import { fetchBridge, shortRun } from "../server/helpers.js";
+import { available, bundlePage, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
 import type { CorsRunOutcome, SimpleBody } from "./cors-page.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
-if (!available) console.warn(`test/browser/cors.test.ts skipped: ${CHROMIUM} is missing (install it with: apt-get install -y chromium)`);
+warnIfUnavailable("test/browser/cors.test.ts");
 
 /** One request the agents' server received, as it answered it. */
 interface Seen {
@@ -37,19 +32,8 @@ interface Seen {
   status?: number;
 }
 
-async function listenOn(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closeServer(server: Server | undefined): Promise<void> {
-  if (!server) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-}
-
 describe.skipIf(!available)("cross-origin runs in headless Chromium", () => {
-  let pageServer: Server;
+  let pageHost: Server;
   let agentServer: Server;
   let pageOrigin: string;
   let agentOrigin: string;
@@ -61,27 +45,8 @@ describe.skipIf(!available)("cross-origin runs in headless Chromium", () => {
   let unique = 0;
 
   beforeAll(async () => {
-    const bundle = await build({
-      entryPoints: [fileURLToPath(new URL("./cors-page.ts", import.meta.url))],
-      bundle: true,
-      minify: true,
-      platform: "browser",
-      format: "esm",
-      write: false,
-    });
-    const script = bundle.outputFiles[0]!.contents;
-    pageServer = createServer((req, res) => {
-      if (req.url === "/") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        res.end('<!doctype html><meta charset="utf-8"><title>cors</title><script type="module" src="/page.js"></script>');
-      } else if (req.url === "/page.js") {
-        res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" });
-        res.end(script);
-      } else {
-        res.writeHead(404).end();
-      }
-    });
-    pageOrigin = await listenOn(pageServer);
+    pageHost = pageServer(await bundlePage("cors-page.ts"));
+    pageOrigin = await listen(pageHost);
 
     const agentFor = (route: string) => (input: RunAgentInput) => {
       runs.push({ route, input });
@@ -118,13 +83,10 @@ describe.skipIf(!available)("cross-origin runs in headless Chromium", () => {
       if (route) route(req, res);
       else res.writeHead(404).end();
     });
-    agentOrigin = await listenOn(agentServer);
+    agentOrigin = await listen(agentServer);
     expect(agentOrigin).not.toBe(pageOrigin);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
     context = await browser.newContext();
     // A session cookie of the agents' host: a page of another origin on the same host makes a
     // same-site request, so the browser sends it whenever the page asks for credentials.
@@ -139,7 +101,7 @@ describe.skipIf(!available)("cross-origin runs in headless Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    await closeServer(pageServer);
+    await closeServer(pageHost);
     await closeServer(agentServer);
   });
 

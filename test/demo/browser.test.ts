@@ -6,17 +6,14 @@
  *
  * Skipped, saying so, only when /usr/bin/chromium is missing outside CI; in CI it must run.
  */
-import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoServer, type DemoServer } from "../../demo/server.js";
 import { sampleRun } from "../../demo/sample-run.js";
+import { available, launchChromium, warnIfUnavailable } from "../browser/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) {
-  console.warn(`test/demo/browser.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it is required.`);
-}
+const skip = !available;
+warnIfUnavailable("test/demo/browser.test.ts");
 
 const EVENTS = [...sampleRun({ threadId: "t", runId: "r" })].length;
 const DELAY_MS = 30;
@@ -87,10 +84,7 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
 
   beforeAll(async () => {
     server = await startDemoServer({ port: 0, delayMs: DELAY_MS });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
     page = await open({ width: 1366, height: 768 });
   });
   /** A new page of the given size, whose errors go to `problems`. */
