@@ -26,17 +26,16 @@
 import { HttpAgent as TheirHttpAgent, type RunAgentInput as TheirRunAgentInput } from "@ag-ui/client";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
-import { spawn } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { HttpAgent } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, EventType, SSE_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
 import { mixedTrace } from "../../test/fixtures/corpus.js";
+import { readInAnotherProcess } from "../../test/server/fixtures/read-in-another-process.js";
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
@@ -449,32 +448,11 @@ const suite: Suite = {
   },
 };
 
-const FAST_READER = fileURLToPath(new URL("../../test/server/fixtures/fast-reader.mjs", import.meta.url));
-
 /** The fast agent's run: every event ready at once, never a wait for I/O. */
 function* fastRun(events: number): Generator<AguiEventInput> {
   yield { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
   for (let i = 0; i < events; i++) yield { type: EventType.CUSTOM, name: "n", value: i };
   yield { type: EventType.RUN_FINISHED, threadId: "t", runId: "r" };
-}
-
-/** What the reader process prints. */
-interface ReaderReport {
-  events: number;
-  secondAt: number;
-  secondStatus: number;
-}
-
-function readInAnotherProcess(url: string, accept: string): Promise<ReaderReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FAST_READER, url, accept], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out) as ReaderReport) : reject(new Error(`the reader exited with ${code}: ${err}`))));
-  });
 }
 
 export interface LoopDelayMeasurement extends Measurement {

@@ -12,7 +12,7 @@ import { MAX_ARRAY_ISSUES, omittedProblems, problemCount } from "../../src/model
 import { EventSchema, MessagesSnapshotEventSchema, parseEvent, parseRunAgentInput } from "../../src/model/index.js";
 import { MAX_REPORTED_PROBLEMS } from "../../src/model/parse.js";
 import { SSEDecoder } from "../../src/sse/decoder.js";
-import { hostileFrame } from "../fixtures/hostile.js";
+import { hostileFrame, varint } from "../fixtures/hostile.js";
 import { validationError } from "./helpers.js";
 
 const input = (fields: Record<string, unknown>) => ({
@@ -150,15 +150,6 @@ describe("a binary frame with many bad elements", () => {
   });
 });
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
 
 /** An Event message (no frame prefix) holding a MESSAGES_SNAPSHOT with these bytes after its BaseEvent. */
 function snapshot(fields: number[]): Uint8Array {

@@ -3,11 +3,10 @@
  * origin can send without a preflight (text/plain, a form, no type) gets 415, unread, and never
  * runs the agent. Over real HTTP, against both handlers.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, type RunAgentInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
-import { HANDLERS, SSE, listen, rawRequest, readEvents, runInput, shortRun, type Served } from "./helpers.js";
+import { HANDLERS, SSE, listen, parsingBody, rawRequest, readEvents, runInput, shortRun, type Served } from "./helpers.js";
 
 const body = JSON.stringify(runInput());
 const utf8 = new TextEncoder();
@@ -110,18 +109,8 @@ describe("createNodeHandler with a body middleware already parsed", () => {
     return shortRun(input);
   });
 
-  /** A body parser that parses any type, as `express.json({ type: "*\/*" })` would. */
-  const parseAnything = (req: IncomingMessage, res: ServerResponse): void => {
-    const parts: Buffer[] = [];
-    req.on("data", (c: Buffer) => parts.push(c));
-    req.on("end", () => {
-      (req as { body?: unknown }).body = JSON.parse(Buffer.concat(parts).toString("utf8"));
-      handler(req, res);
-    });
-  };
-
   beforeAll(async () => {
-    served = await listen(parseAnything);
+    served = await listen(parsingBody(handler));
   });
   afterAll(() => served.close());
 

@@ -8,10 +8,9 @@
  * answer came. A server that held its event loop for the whole run would answer only after the
  * last event (as this server did before it yielded between chunks).
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventType, type AguiEventInput } from "../../src/index.js";
+import { readInAnotherProcess } from "./fixtures/read-in-another-process.js";
 import { BINARY, HANDLERS, SSE, type Served } from "./helpers.js";
 
 const EVENTS = 100_000;
@@ -21,7 +20,6 @@ const EVENTS = 100_000;
  * request, sent at its first bytes, always reaches the server well before the run's end.
  */
 const VALUE = "x".repeat(600);
-const READER = fileURLToPath(new URL("./fixtures/fast-reader.mjs", import.meta.url));
 
 /** Every event ready at once: no await between them. */
 function* syncAgent(): Generator<AguiEventInput> {
@@ -32,30 +30,6 @@ function* syncAgent(): Generator<AguiEventInput> {
 
 async function* asyncAgent(): AsyncGenerator<AguiEventInput> {
   yield* syncAgent();
-}
-
-interface ReaderReport {
-  /** Events the run delivered. */
-  events: number;
-  /** Events the run had delivered when the second answer arrived. */
-  secondAt: number;
-  secondStatus: number;
-}
-
-/** Runs the reader process against `url` and returns its report. */
-function readInAnotherProcess(url: string, accept: string): Promise<ReaderReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [READER, url, accept], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`the reader exited with ${code}: ${err}`));
-      else resolve(JSON.parse(out) as ReaderReport);
-    });
-  });
 }
 
 describe.each(HANDLERS)("$name", ({ serve }) => {

@@ -10,7 +10,7 @@ import {
   type AguiEventInput,
   type RunAgentInput,
 } from "../../src/index.js";
-import type { Agent } from "../../src/agent.js";
+import type { Agent, RunContext } from "../../src/agent.js";
 import { createAgentHandler, createNodeHandler, type AgentHandlerOptions } from "../../src/server/index.js";
 
 /** A server listening on an ephemeral port of 127.0.0.1. */
@@ -235,4 +235,46 @@ export async function waitFor(condition: () => boolean, timeoutMs = 3000, what =
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(5);
   }
+}
+
+/** What {@link tickingAgent} records of its run. */
+export interface TickingState {
+  aborted: boolean;
+  finallyRan: boolean;
+  errors: unknown[];
+}
+
+/**
+ * An agent that starts a run and then yields a CUSTOM tick every 2 ms until it is stopped,
+ * recording in `state` whether its signal fired and its `finally` ran; pass
+ * `(error) => state.errors.push(error)` as `onError` to record what the handler reports.
+ */
+export function tickingAgent(state: TickingState) {
+  return async function* (input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
+    signal.addEventListener("abort", () => (state.aborted = true));
+    try {
+      yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
+      for (let i = 0; ; i++) {
+        await sleep(2);
+        yield { type: EventType.CUSTOM, name: "tick", value: i };
+      }
+    } finally {
+      state.finallyRan = true;
+    }
+  };
+}
+
+/**
+ * Reads the whole body, parses it as JSON whatever its type, leaves it in `req.body` and calls
+ * `handler`: what `express.json()` does (with `type: "*\/*"`, for any content type).
+ */
+export function parsingBody(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (c: Buffer) => parts.push(c));
+    req.on("end", () => {
+      (req as { body?: unknown }).body = JSON.parse(Buffer.concat(parts).toString("utf8"));
+      handler(req, res);
+    });
+  };
 }

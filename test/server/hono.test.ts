@@ -6,10 +6,9 @@ import { serve as honoServe, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import { EventType, FrameDecoder, SSEDecoder, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import { EventType, FrameDecoder, SSEDecoder, type RunAgentInput } from "../../src/index.js";
 import { createAgentHandler } from "../../src/server/index.js";
-import { BINARY, SSE, post, readEvents, runInput, sleep, waitFor } from "./helpers.js";
+import { BINARY, SSE, post, readEvents, runInput, tickingAgent, waitFor, type TickingState } from "./helpers.js";
 
 /** Serves `app` on 127.0.0.1 and an ephemeral port. */
 async function listen(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
@@ -41,22 +40,8 @@ describe("createAgentHandler on Hono and @hono/node-server", () => {
   const logged = (): unknown[][] => spies.flatMap((spy) => spy.mock.calls);
 
   it.each([SSE, BINARY])("a client that disconnects mid-run logs nothing, and the agent's signal fires and its finally runs (%s)", async (accept) => {
-    const state = { aborted: false, finallyRan: false, errors: [] as unknown[] };
-    const handler = createAgentHandler(
-      async function* (input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
-        signal.addEventListener("abort", () => (state.aborted = true));
-        try {
-          yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
-          for (let i = 0; ; i++) {
-            await sleep(2);
-            yield { type: EventType.CUSTOM, name: "tick", value: i };
-          }
-        } finally {
-          state.finallyRan = true;
-        }
-      },
-      { onError: (error) => state.errors.push(error) },
-    );
+    const state: TickingState = { aborted: false, finallyRan: false, errors: [] };
+    const handler = createAgentHandler(tickingAgent(state), { onError: (error) => state.errors.push(error) });
     // A second route, to see the server go on serving after the disconnect.
     const other = createAgentHandler((input: RunAgentInput) => [
       { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventType, FrameDecoder, SSEDecoder, SSE_KEEP_ALIVE, parseEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunContext } from "../../src/agent.js";
 import { createAgentHandler } from "../../src/server/index.js";
-import { BINARY, HANDLERS, SSE, post, readEvents, runInput, sleep, waitFor, type Served } from "./helpers.js";
+import { BINARY, HANDLERS, SSE, post, readEvents, runInput, sleep, tickingAgent, waitFor, type Served, type TickingState } from "./helpers.js";
 
 
 /** Reads a response until `count` events have arrived, and returns how many did. */
@@ -30,22 +30,8 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
 
   describe.each([SSE, BINARY])("over %s", (accept) => {
     it("a client that disconnects mid-run aborts the agent's signal and runs its finally", async () => {
-      const state = { aborted: false, finallyRan: false, errors: [] as unknown[] };
-      served = await serve(
-        async function* (input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
-          signal.addEventListener("abort", () => (state.aborted = true));
-          try {
-            yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
-            for (let i = 0; ; i++) {
-              await sleep(2);
-              yield { type: EventType.CUSTOM, name: "tick", value: i };
-            }
-          } finally {
-            state.finallyRan = true;
-          }
-        },
-        { onError: (error) => state.errors.push(error) },
-      );
+      const state: TickingState = { aborted: false, finallyRan: false, errors: [] };
+      served = await serve(tickingAgent(state), { onError: (error) => state.errors.push(error) });
       const client = new AbortController();
       const response = await post(served.url, runInput(), accept, { signal: client.signal });
       await readUntil(response.body!.getReader(), decoderFor(accept), 3);

@@ -1,11 +1,10 @@
 /**
  * Every status the handlers answer, with its headers and body, over real HTTP.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, type RunAgentInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
-import { HANDLERS, SSE, listen, post, rawRequest, readEvents, runInput, shortRun, type Served } from "./helpers.js";
+import { HANDLERS, SSE, listen, parsingBody, post, rawRequest, readEvents, runInput, shortRun, type Served } from "./helpers.js";
 
 const LIMIT = 1000;
 
@@ -166,14 +165,7 @@ describe("createNodeHandler with a body already parsed by middleware", () => {
   const handler = createNodeHandler(agent);
 
   /** What `express.json()` does: read the body, parse it, leave it in `req.body`. */
-  const expressJson = (req: IncomingMessage, res: ServerResponse): void => {
-    const parts: Buffer[] = [];
-    req.on("data", (c: Buffer) => parts.push(c));
-    req.on("end", () => {
-      (req as { body?: unknown }).body = JSON.parse(Buffer.concat(parts).toString("utf8"));
-      handler(req, res);
-    });
-  };
+  const expressJson = parsingBody(handler);
 
   beforeAll(async () => {
     served = await listen((req, res) => {
