@@ -12,6 +12,7 @@ import {
 } from "../../src/index.js";
 import type { Agent, RunContext } from "../../src/agent.js";
 import { createAgentHandler, createNodeHandler, type AgentHandlerOptions } from "../../src/server/index.js";
+import { drained } from "../../src/server/node.js";
 
 /** A server listening on an ephemeral port of 127.0.0.1. */
 export interface Served {
@@ -111,12 +112,9 @@ export function fetchBridge(handler: (request: Request) => Promise<Response>): (
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          if (!res.write(value)) {
-            await new Promise<void>((resolve) => {
-              res.once("drain", resolve);
-              res.once("close", resolve);
-            });
-          }
+          // drained() removes both listeners when either fires: a 'close' listener left per
+          // wait would pile up on a long response.
+          if (!res.write(value)) await drained(res);
         }
         res.end();
       } catch {
