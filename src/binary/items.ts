@@ -21,6 +21,7 @@ import type { JsonPatchOperationFields, MessageFields, ToolCallFields } from "..
 import { MAX_ARRAY_ISSUES, problemCount } from "../model/array.js";
 import { JsonPatchOperationSchema } from "../model/events.js";
 import { MessageSchema, ToolCallSchema } from "../model/messages.js";
+import { runSchema } from "../model/run-schema.js";
 import type { Reader } from "./reader.js";
 
 /**
@@ -30,9 +31,8 @@ import type { Reader } from "./reader.js";
  * omitted.
  */
 function check<T>(schema: core.$ZodType, r: Reader, item: T, keep: boolean): T {
-  // zod's internal entry point, as its own containers call it for each element: no result object
-  // and no finalised issues, which an element that is only counted does not need.
-  const result = schema._zod.run({ value: item, issues: [] }, { async: false }) as core.ParsePayload;
+  // No result object and no finalised issues, which an element that is only counted does not need.
+  const result = runSchema(schema, item);
   const issues = result.issues;
   if (issues.length === 0) return result.value as T;
   if (keep) {

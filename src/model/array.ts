@@ -16,6 +16,7 @@
  */
 import * as z from "zod/mini";
 import * as core from "zod/v4/core";
+import { runSchema } from "./run-schema.js";
 
 /** How many issues one array keeps before it only counts the problems of its later elements. */
 export const MAX_ARRAY_ISSUES = 10;
@@ -58,7 +59,6 @@ const miniArray = z.ZodMiniArray as unknown as Initialiser;
 
 const BoundedArray = /* @__PURE__ */ core.$constructor("AguiBoundedArray", (inst: core.$ZodArray, def: core.$ZodArrayDef) => {
   miniArray.init(inst, def);
-  const element = def.element._zod;
   inst._zod.parse = (payload: Payload, ctx: core.ParseContextInternal): Payload => {
     const input = payload.value;
     if (!Array.isArray(input)) {
@@ -70,9 +70,7 @@ const BoundedArray = /* @__PURE__ */ core.$constructor("AguiBoundedArray", (inst
     let kept = 0;
     let omitted = 0;
     for (let i = 0; i < n; i++) {
-      const result = element.run({ value: input[i], issues: [] }, ctx);
-      // The model has no asynchronous parts; a promise here would be a programming error.
-      if (result instanceof Promise) throw new core.$ZodAsyncError();
+      const result = runSchema(def.element, input[i], ctx);
       const issues = result.issues;
       if (issues.length === 0) {
         if (out !== undefined) out[i] = result.value;

@@ -12,6 +12,7 @@ import type * as z from "zod/mini";
 import * as core from "zod/v4/core";
 import { ValidationError } from "../errors.js";
 import { omittedProblems, problemCount } from "./array.js";
+import { runSchema } from "./run-schema.js";
 import { EVENT_TYPES, isEventType } from "./event-type.js";
 import { EVENT_SCHEMAS, type AguiEvent } from "./events.js";
 import { RunAgentInputSchema, type RunAgentInput } from "./input.js";
@@ -24,18 +25,13 @@ const MAX_KEY = 60;
 
 /**
  * Runs `schema` over `value` as `safeParse` does, returning the output, or the issues with the
- * input each was found at (for the message's "found" part).
- *
- * Not `safeParse(value, { reportInput: true })`: any context object passed in measured three times
- * slower on valid input (zod 4.6), and a second parse after a failure would double its cost. zod's
- * own entry point is called instead, and the issues are finalised here, keeping their inputs.
+ * input each was found at (for the message's "found" part). Not `safeParse(value, { reportInput:
+ * true })`, which is slower on valid input and would need a second parse after a failure (see
+ * run-schema.ts); the issues are finalised here instead, keeping their inputs.
  */
-function run(schema: z.ZodMiniType, value: unknown): { issues: core.$ZodIssue[] } | { issues: undefined; value: unknown } {
-  const payload = schema._zod.run({ value, issues: [] }, { async: false });
-  // The model has no asynchronous parts; a promise here would be a programming error.
-  if (payload instanceof Promise) throw new core.$ZodAsyncError();
-  if (payload.issues.length === 0) return { issues: undefined, value: payload.value };
-  return { issues: payload.issues.map(finalize) };
+function run(schema: z.ZodMiniType, value: unknown): { value: unknown; issues: core.$ZodIssue[] | undefined } {
+  const payload = runSchema(schema, value);
+  return { value: payload.value, issues: payload.issues.length === 0 ? undefined : payload.issues.map(finalize) };
 }
 
 /** The text of what an error map returned: a string, or an object holding one. */
@@ -154,7 +150,11 @@ function clause(issue: core.$ZodIssue): string {
  * @throws Never.
  */
 export function formatIssues(issues: readonly core.$ZodIssue[], omitted = 0): string {
-  const shown = reportedIssues(issues);
+  return withCount(reportedIssues(issues), issues, omitted);
+}
+
+/** The clauses of the `shown` issues, then how many more problems `issues` and `omitted` hold. */
+function withCount(shown: readonly core.$ZodIssue[], issues: readonly core.$ZodIssue[], omitted: number): string {
   const more = problemCount(issues) - shown.length + omitted;
   const text = shown.map(clause).join("; ");
   if (more <= 0) return text;
@@ -162,8 +162,14 @@ export function formatIssues(issues: readonly core.$ZodIssue[], omitted = 0): st
   return text ? `${text}; ${tail}` : tail;
 }
 
+/** The error for failed issues: `subject` then {@link formatIssues}' text; `issues` keeps those it names. */
+function issuesError(code: "invalid_event" | "invalid_input", subject: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
+  const shown = reportedIssues(issues);
+  return new ValidationError(code, `${subject}: ${withCount(shown, issues, omitted)}`, shown);
+}
+
 function eventError(type: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
-  return new ValidationError("invalid_event", `invalid ${type} event: ${formatIssues(issues, omitted)}`, reportedIssues(issues));
+  return issuesError("invalid_event", `invalid ${type} event`, issues, omitted);
 }
 
 /** The type check every event goes through before its schema; returns the schema to use. */
@@ -225,7 +231,7 @@ export function rejectEvent(value: unknown, omitted: number): never {
  *   {@link MAX_REPORTED_PROBLEMS} problems and how many more there were.
  */
 export function parseRunAgentInput(value: unknown): RunAgentInput {
-  const { issues, value: input } = run(RunAgentInputSchema, value) as { issues?: core.$ZodIssue[]; value?: unknown };
+  const { issues, value: input } = run(RunAgentInputSchema, value);
   if (issues === undefined) return input as RunAgentInput;
-  throw new ValidationError("invalid_input", `invalid RunAgentInput: ${formatIssues(issues)}`, reportedIssues(issues));
+  throw issuesError("invalid_input", "invalid RunAgentInput", issues, 0);
 }
