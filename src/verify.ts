@@ -54,6 +54,19 @@ export class ProtocolViolationError extends AguiWireError {
   }
 }
 
+/**
+ * Whether an event of `type` may come where no run is open (first in a stream, or after a run
+ * ended): a RUN_STARTED; or a lone RUN_ERROR, the end of a run that failed before it started,
+ * unless the run before it ended with RUN_ERROR too (as in `@ag-ui/client` 1.0). The server holds
+ * an agent's events to the same rule after the agent ended its run.
+ *
+ * @param afterRunError - The run before ended with RUN_ERROR.
+ * @throws Never.
+ */
+export function mayComeBetweenRuns(type: unknown, afterRunError: boolean): boolean {
+  return type === "RUN_STARTED" || (type === "RUN_ERROR" && !afterRunError);
+}
+
 /** Lists what is still open, for the message of a RUN_FINISHED that came too early. */
 function describeOpen(kind: string, ids: Set<string>): string[] {
   return ids.size ? [`${kind} ${[...ids].map((id) => JSON.stringify(id)).join(", ")}`] : [];
@@ -103,7 +116,7 @@ export class EventVerifier {
     if (!this.#inRun) {
       // A lone RUN_ERROR is a run that failed before it started: our server sends one when its
       // agent throws before its first event, and @ag-ui/client accepts it too.
-      if (event.type === "RUN_ERROR" && !this.#endedWithError) {
+      if (mayComeBetweenRuns(event.type, this.#endedWithError)) {
         this.#sawRun = this.#endedWithError = true;
         return;
       }

@@ -12,6 +12,7 @@ import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { encodeFrame } from "../binary/codec.js";
 import { concatBytes } from "../bytes.js";
+import { mayComeBetweenRuns } from "../verify.js";
 import { encodeSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
 import type { RunErrorContext } from "./options.js";
 
@@ -209,19 +210,13 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
   );
 }
 
-/**
- * Whether an agent's `event` may follow the end of its run (`ended`, the type of the event that
- * ended it): a new run's RUN_STARTED, or a RUN_ERROR after RUN_FINISHED, as `@ag-ui/client` 1.0
- * accepts them; after a RUN_ERROR only a new run.
- */
-function mayFollowRunEnd(ended: string, event: unknown): boolean {
-  const type = typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
-  return type === EventType.RUN_STARTED || (ended === EventType.RUN_FINISHED && type === EventType.RUN_ERROR);
+/** An event's `type`, whatever the agent yielded (an event is validated only when it is sent). */
+function typeField(event: unknown): unknown {
+  return typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
 }
 
 /** An event's type for a message: short, whatever the agent put there. */
-function typeOf(event: unknown): string {
-  const type = typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
+function describeType(type: unknown): string {
   return typeof type === "string" ? JSON.stringify(type.length > 64 ? `${type.slice(0, 64)}…` : type) : "an event without a type";
 }
 
@@ -235,8 +230,9 @@ function typeOf(event: unknown): string {
  * for I/O goes out without waiting for more. Once streams have held the event loop for 2 ms, a
  * chunk that closed because it was full is followed by a macrotask before the agent is asked
  * again, so that an agent whose events never wait for I/O, read by a client that keeps up, still
- * lets the event loop serve other requests between chunks. For SSE, a read that waits more than `keepAliveMs` for the agent gets a keep-alive
- * comment instead, while the agent's `next()` stays pending for the following read.
+ * lets the event loop serve other requests between chunks. For SSE, a read that waits more than
+ * `keepAliveMs` for the agent gets a keep-alive comment instead, while the agent's `next()` stays
+ * pending for the following read.
  *
  * An error thrown by the agent, an event it yields that the model rejects, or one over
  * `maxEventBytes`, ends the stream with one RUN_ERROR event (`agent_error` / `invalid_event` with
@@ -245,9 +241,10 @@ function typeOf(event: unknown): string {
  * the agent's iterator does. An error the agent throws after that goes to `onError` only (never a
  * RUN_ERROR of the server's after a finished run). What the agent yields after that is sent only
  * if AG-UI allows it there (a new run's RUN_STARTED; a RUN_ERROR after RUN_FINISHED); anything
- * else is not sent: the agent is stopped and a `protocol_violation` goes to `onError`. Cancelling the stream or calling `abort()` fires the
- * agent's signal and returns its iterator, so that its `finally` blocks run, and closes the stream
- * (without an error, which runtimes would log as a failed response).
+ * else is not sent: the agent is stopped and a `protocol_violation` goes to `onError`.
+ * Cancelling the stream or calling `abort()` fires the agent's signal and returns its iterator,
+ * so that its `finally` blocks run, and closes the stream (without an error, which runtimes would
+ * log as a failed response).
  *
  * @throws Never; errors end the stream as described.
  */
@@ -383,15 +380,17 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
             return;
           }
           const event = next.result.value;
-          if (runEndedWith !== undefined && !mayFollowRunEnd(runEndedWith, event)) {
+          const type = typeField(event);
+          if (runEndedWith !== undefined && !mayComeBetweenRuns(type, runEndedWith === EventType.RUN_ERROR)) {
             // Only a new run (RUN_STARTED), or a RUN_ERROR after RUN_FINISHED, may follow a run's
-            // end, as AG-UI 1.0's verifier has it: anything else is a bug of the agent's. It is
-            // not sent, and an agent that goes on yielding is stopped rather than drained.
+            // end, as our client's verifier and AG-UI 1.0's have it: anything else is a bug of the
+            // agent's. It is not sent, and an agent that goes on yielding is stopped rather than
+            // drained.
             stopAgent("the agent yielded an event after its run ended");
             endWithError(
               new AguiWireError(
                 "protocol_violation",
-                `the agent yielded ${typeOf(event)} after its run ended with ${runEndedWith}: expected RUN_STARTED${runEndedWith === EventType.RUN_FINISHED ? " or RUN_ERROR" : ""} or nothing more; the event was not sent and the agent was stopped`,
+                `the agent yielded ${describeType(type)} after its run ended with ${runEndedWith}: expected RUN_STARTED${runEndedWith === EventType.RUN_FINISHED ? " or RUN_ERROR" : ""} or nothing more; the event was not sent and the agent was stopped`,
               ),
               undefined,
             );
@@ -410,8 +409,8 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
             return;
           }
           // RUN_ERROR ends a run as RUN_FINISHED does; a RUN_STARTED opens the next one.
-          if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) runEndedWith = event.type;
-          else if (event.type === EventType.RUN_STARTED) runEndedWith = undefined;
+          if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) runEndedWith = type;
+          else if (type === EventType.RUN_STARTED) runEndedWith = undefined;
           if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
             // The agent never waited during this chunk. Once the streams have held the event loop
             // for SLICE_MS, the next chunk starts after a macrotask, so that timers, I/O and other
