@@ -69,8 +69,9 @@ async function readRequestBody(body: ReadableStream<Uint8Array> | null, limit: n
  *   `onError(error, { input, request })`, `cors` (default off; see `CorsOptions`).
  * @throws {TypeError} (at once, not per request) when `agent` is not an agent, `onError` is not
  *   a function, or `cors` has a wrong type or an unknown key.
- * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of range, or `cors`
- *   lists no origin, something that is not an origin, or `"*"` with `credentials`.
+ * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of
+ *   range, or `cors` lists no origin, something that is not an origin, or `"*"` with
+ *   `credentials`.
  * @returns The handler. Its promise never rejects.
  */
 export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<Request>): (request: Request) => Promise<Response> {

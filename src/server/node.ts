@@ -171,8 +171,9 @@ async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedO
  *   off; see `CorsOptions`).
  * @throws {TypeError} (at once) when `agent` is not an agent, `onError` is not a function, or
  *   `cors` has a wrong type or an unknown key.
- * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of range, or `cors`
- *   lists no origin, something that is not an origin, or `"*"` with `credentials`.
+ * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of
+ *   range, or `cors` lists no origin, something that is not an origin, or `"*"` with
+ *   `credentials`.
  * @returns The handler; it never throws, and every failure is answered or ends the response.
  */
 export function createNodeHandler(agent: Agent, options?: NodeHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {

@@ -52,7 +52,8 @@ export interface AgentHandlerOptions<R = Request> {
    * Also called, with nothing sent to the client, for an error the agent throws after its own
    * RUN_FINISHED or RUN_ERROR ended the run, for a `protocol_violation` when it yields an event
    * after that (the agent is then stopped), and for errors an agent throws while being stopped
-   * after the client left, except the abort itself. Default: `console.error`. An error thrown by `onError` is ignored.
+   * after the client left, except the abort itself. Default: `console.error`. An error thrown by
+   * `onError` is ignored.
    */
   onError?: (error: unknown, context: RunErrorContext<R>) => void;
   /**
@@ -77,6 +78,14 @@ function defaultOnError(error: unknown): void {
   console.error("agui-wire: an agent run failed:", error);
 }
 
+/** Returns a bound in bytes when it is a positive integer or `Infinity`; throws a RangeError naming `name` otherwise. */
+function byteBound(name: string, value: number): number {
+  if (!(value === Infinity || (Number.isSafeInteger(value) && value > 0))) {
+    throw new RangeError(`${name} must be a positive integer or Infinity, found ${String(value)}`);
+  }
+  return value;
+}
+
 /**
  * Applies defaults and checks the options.
  *
@@ -86,18 +95,12 @@ function defaultOnError(error: unknown): void {
  * @throws {TypeError|RangeError} when `cors` is malformed (see `resolveCors`).
  */
 export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
-  const maxBodyBytes = options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!(maxBodyBytes === Infinity || (Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0))) {
-    throw new RangeError(`maxBodyBytes must be a positive integer or Infinity, found ${String(maxBodyBytes)}`);
-  }
+  const maxBodyBytes = byteBound("maxBodyBytes", options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const keepAliveMs = options?.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   if (typeof keepAliveMs !== "number" || Number.isNaN(keepAliveMs) || keepAliveMs < 0) {
     throw new RangeError(`keepAliveMs must be a number of milliseconds, 0 or more, found ${String(keepAliveMs)}`);
   }
-  const maxEventBytes = options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  if (!(maxEventBytes === Infinity || (Number.isSafeInteger(maxEventBytes) && maxEventBytes > 0))) {
-    throw new RangeError(`maxEventBytes must be a positive integer or Infinity, found ${String(maxEventBytes)}`);
-  }
+  const maxEventBytes = byteBound("maxEventBytes", options?.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
   const onError = options?.onError ?? defaultOnError;
   if (typeof onError !== "function") {
     throw new TypeError(`onError must be a function, found ${typeof onError}`);
