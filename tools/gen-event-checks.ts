@@ -3,9 +3,11 @@
  * zod schemas in `src/model/events.ts`, that tells whether a value already is exactly the event
  * `parseEvent` would return (every field valid, no other key, no default left to fill in).
  *
- * Only plain field forms are compiled: a literal, a string with at most a minimum length, a safe
- * integer, a JSON value, those made optional, and a default whose value must then be present. An
- * event type with any other field gets no function and always goes to zod. Run by
+ * Only plain field forms are compiled: a literal, an enum of strings, a string with at most a
+ * minimum length, a safe integer, a boolean, a JSON value (any, not null, or an object), those made
+ * optional, and a default whose value must then be present. An optional field of any other form
+ * (an outcome, a list of usage) sends the event to zod when it is present; an event type with a
+ * required field of another form gets no function and always goes to zod. Run by
  * `npm run generate` after `buf generate`; a test checks that the committed file is what this
  * writes.
  *
@@ -15,12 +17,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_SCHEMAS } from "../src/model/events.js";
-import { JsonValueSchema } from "../src/model/json.js";
+import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "../src/model/json.js";
 
 /** The parts of a zod definition read here. */
 interface Def {
   type: string;
   values?: unknown[];
+  entries?: Record<string, unknown>;
   format?: string;
   checks?: { _zod: { def: { check: string; minimum?: number } } }[];
   innerType?: unknown;
@@ -32,8 +35,19 @@ const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.
 /** A TypeScript condition that is true when `name` holds a valid value, or undefined. */
 function conditionOf(schema: unknown, name: string): string | undefined {
   if (schema === JsonValueSchema) return `findJsonProblem(${name}) === undefined`;
+  if (schema === NonNullJsonSchema) return `${name} !== null && findJsonProblem(${name}) === undefined`;
+  if (schema === JsonObjectSchema) {
+    return `typeof ${name} === "object" && ${name} !== null && !Array.isArray(${name}) && findJsonProblem(${name}) === undefined`;
+  }
   const def = defOf(schema);
   switch (def.type) {
+    case "enum": {
+      const values = Object.values(def.entries ?? {});
+      if (values.length === 0 || !values.every((v) => typeof v === "string")) return undefined;
+      return `(${values.map((v) => `${name} === ${JSON.stringify(v)}`).join(" || ")})`;
+    }
+    case "boolean":
+      return `typeof ${name} === "boolean"`;
     case "literal":
       return def.values?.length === 1 && typeof def.values[0] === "string"
         ? `${name} === ${JSON.stringify(def.values[0])}`
@@ -53,13 +67,32 @@ function conditionOf(schema: unknown, name: string): string | undefined {
   }
 }
 
-/** The body of one event type's check, or undefined when a field has no plain form. */
-function checkBody(type: string, schema: unknown): string[] | undefined {
+/**
+ * Predicates shared by the checks of optional fields, by their condition on `x`: each becomes one
+ * module-level function, however many fields use it.
+ */
+const predicates = new Map<string, string>();
+
+/** The name of the predicate for `condition` (an expression on `x`), declared once. */
+function predicate(condition: string): string {
+  let name = predicates.get(condition);
+  if (name === undefined) predicates.set(condition, (name = `p${predicates.size}`));
+  return name;
+}
+
+/**
+ * The expression that is true when `v` is exactly one event of this type (once `type` has
+ * matched), or undefined when a required field has no plain form. Required fields are checked in
+ * line; each optional field adds to the expected key count 0 when absent, 1 when valid, and NaN
+ * (so that no count matches) when invalid, which keeps each check one short expression.
+ */
+function checkBody(type: string, schema: unknown): string | undefined {
   const shape = defOf(schema).shape!;
-  const lines: string[] = [];
+  const conditions: string[] = [];
+  const optional: string[] = [];
   let required = 0;
   for (const [key, field] of Object.entries(shape)) {
-    // Field names become property accesses and local names below.
+    // Field names become property accesses below.
     if (!/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
     const def = defOf(field);
     if (key === "type") {
@@ -69,21 +102,19 @@ function checkBody(type: string, schema: unknown): string[] | undefined {
       required++;
       continue;
     }
-    const local = `f_${key}`;
-    lines.push(`  const ${local} = v.${key};`);
     if (def.type === "optional") {
-      const condition = conditionOf(def.innerType, local);
-      if (condition === undefined) return undefined;
-      lines.push(`  if (${local} !== undefined) {`, `    if (!(${condition})) return false;`, `    n++;`, `  }`);
+      // A field of a form not compiled here is left to zod whenever it is present.
+      const condition = conditionOf(def.innerType, "x") ?? "false";
+      optional.push(`opt(v.${key}, ${predicate(condition)})`);
     } else {
       // A default is left to zod when absent, since the exact event carries it.
-      const condition = conditionOf(def.type === "default" ? def.innerType : field, local);
+      const condition = conditionOf(def.type === "default" ? def.innerType : field, `v.${key}`);
       if (condition === undefined) return undefined;
-      lines.push(`  if (!(${condition})) return false;`);
+      conditions.push(`(${condition})`);
       required++;
     }
   }
-  return [`  let n = ${required};`, ...lines, `  return keyCount(v) === n;`];
+  return [...conditions, `keyCount(v) === ${[String(required), ...optional].join(" + ")}`].join(" && ");
 }
 
 function functionName(type: string): string {
@@ -113,8 +144,15 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
     "  return n;",
     "}",
     "",
+    "/** What an optional field adds to the key count: 0 absent, 1 valid, NaN (no count matches) invalid. */",
+    "function opt(x: unknown, ok: (x: unknown) => boolean): number {",
+    "  return x === undefined ? 0 : ok(x) ? 1 : NaN;",
+    "}",
+    "",
   ];
+  predicates.clear();
   const cases: string[] = [];
+  const checks: string[] = [];
   const fast: string[] = [];
   const skipped: string[] = [];
   for (const [type, schema] of Object.entries(schemas)) {
@@ -125,9 +163,11 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
     }
     fast.push(type);
     const name = functionName(type);
-    out.push(`/** The rest of ${type}'s check, once \`type\` has matched. */`, `function ${name}(v: Record<string, unknown>): boolean {`, ...body, "}", "");
+    checks.push(`/** The rest of ${type}'s check, once \`type\` has matched. */`, `function ${name}(v: Record<string, unknown>): boolean {`, `  return ${body};`, "}", "");
     cases.push(`    case ${JSON.stringify(type)}:`, `      return ${name}(v as Record<string, unknown>);`);
   }
+  for (const [condition, name] of predicates) out.push(`const ${name} = (x: unknown): boolean => ${condition};`);
+  out.push("", ...checks);
   out.push(
     "/**",
     " * Tells whether `v` is an event that `parseEvent` would return unchanged: of a type with a fast",

@@ -9,9 +9,17 @@
  * - `flatten=<type name>`: a field of that message type (BaseEvent) is not a nested object: its
  *   fields live on the parent object, and its enum field of the union's type enum is written from
  *   the arm and checked against it when read.
+ * - `unions=<type name>` (once per message): each of those messages holds one oneof of message arms and is a JSON
+ *   union on `type`, whose value is the arm's name as written (`image`): a content part, a part's
+ *   source.
+ * - `adapt=<type name>` (once per message): the JSON form of those messages differs from the plain mapping (a text
+ *   or parts `content`, an outcome folded from a string and lists). Their writer starts with
+ *   `toWire<Message>(v)` and their reader ends with `fromWire<Message>(v)`, both from
+ *   src/binary/adapters.ts, which says why for each.
  * - Object keys are the fields' JSON (camelCase) names; enum values are their names without the
  *   enum prefix, lower-cased (`add`); int64 is a JS number (safe integers only);
- *   `google.protobuf.Value` is any JSON value, handled by src/binary/json-value.ts.
+ *   `google.protobuf.Value` is any JSON value and `google.protobuf.Struct` a JSON object, handled by
+ *   src/binary/json-value.ts.
  * - Repeated fields of event messages are always arrays; those of nested messages are present
  *   only when non-empty.
  * - Each element of a repeated message field goes through `check<Message>(r, item, keep)` from
@@ -23,7 +31,7 @@
  * - An event arm this schema lacks is a `ValidationError` `unknown_event_type`, as a JSON event of
  *   an unknown type is.
  *
- * Field kinds outside what the event schema uses (maps, bytes, floats, repeated scalars, ...) are
+ * Field kinds outside what the event schema uses (maps, bytes, floats, repeated non-strings, ...) are
  * refused at generation time rather than generated half-way.
  *
  * @module
@@ -34,16 +42,23 @@ import { createEcmaScriptPlugin, runNodeJs, type GeneratedFile } from "@bufbuild
 interface Options {
   union: string;
   flatten: string;
+  unions: Set<string>;
+  adapt: Set<string>;
 }
 
 const VALUE = "google.protobuf.Value";
+const STRUCT = "google.protobuf.Struct";
+/** Well-known messages that stand for JSON values: not generated, read and written as JSON. */
+const isJson = (typeName: string) => typeName === VALUE || typeName === STRUCT;
 
 const plugin = createEcmaScriptPlugin<Options>({
   name: "protoc-gen-agui-codec",
   version: "v1",
   parseOptions(raw) {
     const get = (key: string) => raw.find((o) => o.key === key)?.value ?? "";
-    return { union: get("union"), flatten: get("flatten") };
+    // buf joins all options with commas, so a list option is given once per item.
+    const list = (key: string) => new Set(raw.filter((o) => o.key === key).map((o) => o.value));
+    return { union: get("union"), flatten: get("flatten"), unions: list("unions"), adapt: list("adapt") };
   },
   generateTs(schema) {
     for (const file of schema.files) generateFile(schema.generateFile(`${file.name}_codec.ts`), file, schema.options);
@@ -128,7 +143,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   const up = "../".repeat(depth + 1);
   f.print(`import { AguiWireError, ValidationError } from "${up}errors.js";`);
   f.print(`import type { JsonValue } from "${up}model/json.js";`);
-  f.print(`import { readValue, writeValue } from "${up}binary/json-value.js";`);
+  f.print(`import { readStruct, readValue, writeStruct, writeValue } from "${up}binary/json-value.js";`);
   f.print(`import { enumName, malformed, skipField, type Reader } from "${up}binary/reader.js";`);
   f.print(`import type { Writer } from "${up}binary/writer.js";`);
   // Messages of other files are imported from their generated codec files.
@@ -136,7 +151,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   for (const m of allMessages(file)) {
     for (const field of m.fields) {
       const target = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? field.message : undefined;
-      if (target && target.file !== file && target.typeName !== VALUE) {
+      if (target && target.file !== file && !isJson(target.typeName)) {
         const from = `./${target.file.name.split("/").pop()}_codec.js`;
         const set = foreign.get(from) ?? new Set();
         set.add(`read${ident(target)}`).add(`write${ident(target)}`).add(`type ${ident(target)}Fields`);
@@ -149,13 +164,18 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   const checks = new Set<string>();
   for (const m of allMessages(file)) {
     for (const field of m.fields) {
-      if (field.fieldKind === "list" && field.listKind === "message" && field.message.typeName !== VALUE) checks.add(checkName(field.message));
+      if (field.fieldKind === "list" && field.listKind === "message" && !isJson(field.message.typeName)) checks.add(checkName(field.message));
     }
   }
   if (checks.size) f.print(`import { ${[...checks].sort().join(", ")} } from "${up}binary/items.js";`);
+  const adapted = allMessages(file).filter((m) => options.adapt.has(m.typeName));
+  if (adapted.length) {
+    const names = adapted.flatMap((m) => [`fromWire${ident(m)}`, `toWire${ident(m)}`]);
+    f.print(`import { ${names.sort().join(", ")} } from "${up}binary/adapters.js";`);
+  }
   f.print("");
   f.print("// Unused imports are kept so that every generated file has the same header.");
-  f.print("void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue;");
+  f.print("void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue; void readStruct; void writeStruct;");
   f.print("");
 
   const union = allMessages(file).find((m) => m.typeName === options.union);
@@ -176,11 +196,31 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
     f.print("");
   }
 
+  // Arms of the nested JSON unions: their objects carry `type` = the arm's name.
+  const armTypes = new Map<string, string>();
+  for (const m of allMessages(file)) {
+    if (!options.unions.has(m.typeName)) continue;
+    for (const arm of unionOneof(m).fields) armTypes.set(arm.message!.typeName, arm.name);
+  }
+
   for (const m of allMessages(file)) {
     if (m.typeName === options.union) generateUnion(f, m, unionArms);
+    else if (options.unions.has(m.typeName)) generateNestedUnion(f, m);
     else if (m.typeName === options.flatten) generateFlattened(f, m, options);
-    else generateMessage(f, m, unionArms.get(m.typeName)?.type, options);
+    else generateMessage(f, m, unionArms.get(m.typeName)?.type, options, armTypes.get(m.typeName));
   }
+}
+
+/** The one oneof of a union message, whose arms must all be messages. */
+function unionOneof(m: DescMessage) {
+  const oneof = m.oneofs[0];
+  if (m.oneofs.length !== 1 || !oneof || oneof.fields.length !== m.fields.length) {
+    throw new Error(`protoc-gen-agui-codec: union ${m.typeName} must hold exactly one oneof and no other field`);
+  }
+  for (const arm of oneof.fields) {
+    if (arm.fieldKind !== "message") throw new Error(`protoc-gen-agui-codec: arm ${m.typeName}.${arm.name} must be a message`);
+  }
+  return oneof;
 }
 
 /** The element check of a repeated field of message type `m`, exported by src/binary/items.ts. */
@@ -192,8 +232,10 @@ function tsType(field: DescField): string {
   const single = (kind: DescField) => {
     if (kind.fieldKind === "scalar") return kind.scalar === ScalarType.STRING ? "string" : kind.scalar === ScalarType.BOOL ? "boolean" : "number";
     if (kind.fieldKind === "enum") return "string";
-    if (kind.fieldKind === "message") return kind.message.typeName === VALUE ? "JsonValue" : `${ident(kind.message)}Fields`;
-    if (kind.fieldKind === "list" && kind.listKind === "message") return kind.message.typeName === VALUE ? "JsonValue" : `${ident(kind.message)}Fields`;
+    const json = (typeName: string) => (typeName === VALUE ? "JsonValue" : "{ [key: string]: JsonValue }");
+    if (kind.fieldKind === "message") return isJson(kind.message.typeName) ? json(kind.message.typeName) : `${ident(kind.message)}Fields`;
+    if (kind.fieldKind === "list" && kind.listKind === "message") return isJson(kind.message.typeName) ? json(kind.message.typeName) : `${ident(kind.message)}Fields`;
+    if (kind.fieldKind === "list" && kind.listKind === "scalar" && kind.scalar === ScalarType.STRING) return "string";
     throw new Error(`protoc-gen-agui-codec: unsupported field ${kind.parent.typeName}.${kind.name}`);
   };
   return field.fieldKind === "list" ? `${single(field)}[]` : single(field);
@@ -204,14 +246,16 @@ function isOptional(field: DescField, inEvent: boolean): boolean {
   return field.fieldKind === "message" || field.proto.proto3Optional === true;
 }
 
-function generateFields(f: GeneratedFile, m: DescMessage, eventType: string | undefined, options: Options): DescField[] {
+function generateFields(f: GeneratedFile, m: DescMessage, eventType: string | undefined, options: Options, armType?: string): DescField[] {
   const own = m.fields.filter((fl) => !(fl.fieldKind === "message" && fl.message.typeName === options.flatten));
-  f.print(`/** Plain-object form of ${m.typeName}. */`);
+  f.print(`/** Plain-object form of ${m.typeName}${options.adapt.has(m.typeName) ? ", as on the wire (adapters.ts maps it to and from the model's)" : ""}. */`);
   f.print(`export interface ${ident(m)}Fields {`);
+  if (armType !== undefined) f.print(`  type: ${JSON.stringify(armType)};`);
   if (eventType) {
     f.print(`  type: ${JSON.stringify(eventType)};`);
     f.print("  timestamp?: number;");
     f.print("  rawEvent?: JsonValue;");
+    f.print("  metadata?: { [key: string]: JsonValue };");
   }
   for (const field of own) f.print(`  ${field.localName}${isOptional(field, !!eventType) ? "?" : ""}: ${tsType(field)};`);
   f.print("}");
@@ -219,17 +263,31 @@ function generateFields(f: GeneratedFile, m: DescMessage, eventType: string | un
   return own;
 }
 
+/** The call that writes a JSON-valued well-known message, or undefined for other messages. */
+function jsonWriter(typeName: string, access: string): string | undefined {
+  return typeName === VALUE ? `writeValue(w, ${access})` : typeName === STRUCT ? `writeStruct(w, ${access})` : undefined;
+}
+
+/** The expression that reads a message field's body at the reader, JSON-valued ones included. */
+function messageReader(typeName: string, target: DescMessage): string {
+  return typeName === VALUE ? "readValue(r, r.delimited(), 0)" : typeName === STRUCT ? "readStruct(r, r.delimited(), 0)" : `read${ident(target)}(r, r.delimited())`;
+}
+
 function writeStatements(field: DescField, access: string): string[] {
   const wt = wireTypeOf(field);
   const tag = writeTag(field, field.fieldKind === "list" ? 2 : wt);
+  if (field.fieldKind === "list" && field.listKind === "scalar" && field.scalar === ScalarType.STRING) {
+    return [`{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { ${tag} w.string(list[i]!); } }`];
+  }
   if (field.fieldKind === "list") {
-    const inner = field.message.typeName === VALUE ? "writeValue(w, item)" : `write${ident(field.message)}(w, item)`;
+    if (field.listKind !== "message") throw new Error(`protoc-gen-agui-codec: repeated ${field.parent.typeName}.${field.name} must hold messages or strings`);
+    const inner = jsonWriter(field.message.typeName, "item") ?? `write${ident(field.message)}(w, item)`;
     return [
       `{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; ${tag} const m = w.fork(); ${inner}; w.join(m); } }`,
     ];
   }
   if (field.fieldKind === "message") {
-    const inner = field.message.typeName === VALUE ? `writeValue(w, ${access})` : `write${ident(field.message)}(w, ${access})`;
+    const inner = jsonWriter(field.message.typeName, access) ?? `write${ident(field.message)}(w, ${access})`;
     return [`if (${access} !== undefined) { ${tag} const m = w.fork(); ${inner}; w.join(m); }`];
   }
   const optional = field.proto.proto3Optional === true;
@@ -248,8 +306,10 @@ function writeStatements(field: DescField, access: string): string[] {
 function readCase(field: DescField, target: string, inEvent: boolean): string {
   const tag = tagValue(field.number, field.fieldKind === "list" ? 2 : wireTypeOf(field));
   let read: string;
-  if (field.fieldKind === "list" || field.fieldKind === "message") {
-    read = field.message.typeName === VALUE ? "readValue(r, r.delimited(), 0)" : `read${ident(field.message)}(r, r.delimited())`;
+  if (field.fieldKind === "list" && field.listKind === "scalar") {
+    read = "r.string()";
+  } else if (field.fieldKind === "list" || field.fieldKind === "message") {
+    read = messageReader(field.message.typeName, field.message);
   } else if (field.fieldKind === "enum") {
     read = `enumName(${ident(field.enum)}_NAMES, r.uint32())`;
   } else {
@@ -257,7 +317,7 @@ function readCase(field: DescField, target: string, inEvent: boolean): string {
   }
   if (field.fieldKind === "list") {
     const list = inEvent ? `${target}.${field.localName}` : `(${target}.${field.localName} ??= [])`;
-    if (field.message.typeName === VALUE) return `case ${hex(tag)}: ${list}.push(${read}); break;`;
+    if (field.listKind === "scalar" || isJson(field.message.typeName)) return `case ${hex(tag)}: ${list}.push(${read}); break;`;
     return `case ${hex(tag)}: { const keep = r.keeping; const item = ${checkName(field.message)}(r, ${read}, keep); if (keep) ${list}.push(item); break; }`;
   }
   return `case ${hex(tag)}: ${target}.${field.localName} = ${read}; break;`;
@@ -270,14 +330,18 @@ function initialValue(field: DescField, inEvent: boolean): string | undefined {
   return field.scalar === ScalarType.STRING ? '""' : field.scalar === ScalarType.BOOL ? "false" : "0";
 }
 
-function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | undefined, options: Options): void {
-  const own = generateFields(f, m, eventType, options);
+function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | undefined, options: Options, armType?: string): void {
+  const own = generateFields(f, m, eventType, options, armType);
   const name = ident(m);
   const base = m.fields.find((fl) => fl.fieldKind === "message" && fl.message.typeName === options.flatten);
   if (eventType && !base) throw new Error(`protoc-gen-agui-codec: event message ${m.typeName} lacks its ${options.flatten} field`);
+  const adapt = options.adapt.has(m.typeName);
 
   f.print(`/** Writes the fields of ${m.typeName} from \`v\` (the caller writes the tag and length). */`);
-  f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
+  if (adapt) {
+    f.print(`export function write${name}(w: Writer, model: ${name}Fields): void {`);
+    f.print(`  const v = toWire${name}(model);`);
+  } else f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
   for (const field of m.fields) {
     if (field === base) {
       f.print(`  ${writeTag(field, 2)} const b = w.fork(); write${ident(field.message as DescMessage)}(w, v, ${eventTypeNumber(field.message as DescMessage, eventType!)}); w.join(b);`);
@@ -289,7 +353,8 @@ function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | u
   f.print("");
 
   const inits = own.map((fl) => [fl.localName, initialValue(fl, !!eventType)] as const).filter(([, v]) => v !== undefined);
-  const initFields = [...(eventType ? [`type: ${JSON.stringify(eventType)}`] : []), ...inits.map(([k, v]) => `${k}: ${v}`)];
+  const typeValue = eventType ?? armType;
+  const initFields = [...(typeValue !== undefined ? [`type: ${JSON.stringify(typeValue)}`] : []), ...inits.map(([k, v]) => `${k}: ${v}`)];
   f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`. */`);
   f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
   f.print(`  const v: ${name}Fields = { ${initFields.join(", ")} };`);
@@ -302,15 +367,18 @@ function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | u
       f.print(`      case ${hex(tagValue(field.number, 2))}: read${ident(field.message as DescMessage)}(r, r.delimited(), v, ${eventTypeNumber(field.message as DescMessage, eventType!)}); hasBase = true; break;`);
     } else f.print(`      ${readCase(field, "v", !!eventType)}`);
   }
-  f.print(`      default: skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  // An event's errors name it by its type (already a string on the object); other messages by
+  // their protobuf name.
+  const label = eventType ? "v.type" : JSON.stringify(m.typeName);
+  f.print(`      default: skipField(r, tag, ${hex(knownMask(m))}, ${label});`);
   f.print("    }");
   f.print("  }");
-  f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
+  f.print(`  r.checkEnd(end, ${label});`);
   if (base) {
     f.print(`  // Other implementations reject an event without its ${base.message!.name}; so do we, rather than guess its type.`);
-    f.print(`  if (!hasBase) throw malformed(${JSON.stringify(`${eventType} event has no ${base.message!.name} (field ${base.number})`)});`);
+    f.print(`  if (!hasBase) throw malformed(\`\${v.type} event has no ${base.message!.name} (field ${base.number})\`);`);
   }
-  f.print("  return v;");
+  f.print(adapt ? `  return fromWire${name}(v);` : "  return v;");
   f.print("}");
   f.print("");
 }
@@ -415,6 +483,55 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm
   f.print("    throw new ValidationError(\"unknown_event_type\", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);");
   f.print("  }");
   f.print(`  if (v === undefined) throw malformed("the Event message holds no event");`);
+  f.print("  return v;");
+  f.print("}");
+  f.print("");
+}
+
+/** A union on `type` nested in events (a content part, a part's source): the arm's name is the type. */
+function generateNestedUnion(f: GeneratedFile, m: DescMessage): void {
+  const name = ident(m);
+  const arms = unionOneof(m).fields;
+  f.print(`/** Any ${m.typeName} object: a union on \`type\`. */`);
+  f.print(`export type ${name}Fields = ${arms.map((arm) => `${ident(arm.message!)}Fields`).join(" | ")};`);
+  f.print("");
+  f.print(`/** Writes one ${m.typeName}: the arm named by \`v.type\`. */`);
+  f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
+  f.print("  switch (v.type) {");
+  for (const arm of arms) {
+    f.print(`    case ${JSON.stringify(arm.name)}: { ${writeTag(arm, 2)} const m = w.fork(); write${ident(arm.message!)}(w, v); w.join(m); return; }`);
+  }
+  f.print("    default:");
+  f.print(`      throw new ValidationError("invalid_event", \`cannot encode ${m.name} of type \${JSON.stringify((v as { type: unknown }).type)}\`);`);
+  f.print("  }");
+  f.print("}");
+  f.print("");
+  f.print(`/**`);
+  f.print(` * Reads one ${m.typeName} whose fields end at \`end\`.`);
+  f.print(` *`);
+  f.print(` * @throws {AguiWireError} \`malformed_frame\` for no arm this schema knows, two arms, or any`);
+  f.print(` *   wire-level fault.`);
+  f.print(` */`);
+  f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
+  f.print(`  let v: ${name}Fields | undefined;`);
+  f.print("  let unknownField = 0;");
+  f.print("  while (r.pos < end) {");
+  f.print("    const tag = r.tag();");
+  f.print("    let next: typeof v;");
+  f.print("    switch (tag) {");
+  for (const arm of arms) f.print(`      case ${hex(tagValue(arm.number, 2))}: next = read${ident(arm.message!)}(r, r.delimited()); break;`);
+  f.print("      default:");
+  f.print(`        skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  f.print("        unknownField ||= tag >>> 3;");
+  f.print("        continue;");
+  f.print("    }");
+  f.print(`    if (v !== undefined) throw malformed(\`${m.name} holds two arms (\${v.type} and \${next.type})\`);`);
+  f.print("    v = next;");
+  f.print("  }");
+  f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
+  f.print("  if (v === undefined) {");
+  f.print(`    throw malformed(unknownField ? \`${m.name} holds field \${unknownField}, which is not a kind this schema knows\` : ${JSON.stringify(`${m.name} holds nothing`)});`);
+  f.print("  }");
   f.print("  return v;");
   f.print("}");
   f.print("");

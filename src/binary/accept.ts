@@ -15,20 +15,34 @@ import type { EventFields } from "../gen/agui/wire/v1/events_codec.js";
 import type { AguiEvent } from "../model/events.js";
 import { parseEvent } from "../model/parse.js";
 
+const TEXT_ROLES: ReadonlySet<unknown> = new Set(["developer", "system", "assistant", "user"]);
+const ENCRYPTED_SUBTYPES: ReadonlySet<unknown> = new Set(["tool-call", "message"]);
+
 /**
- * Returns the decoded event as a valid `AguiEvent` (TEXT_MESSAGE_START's role filled in). The
- * event must come from a reader that found no invalid element in it.
+ * Returns the decoded event as a valid `AguiEvent`. The event must come from a reader that found
+ * no invalid element in it.
  *
  * @throws {ValidationError} `invalid_event` when the event breaks a rule of the model.
  */
 export function acceptDecoded(v: EventFields): AguiEvent {
+  // A JSON null where 1.0 wants a value or nothing: protobuf's Value can hold one.
+  if (v.rawEvent === null) return parseEvent(v);
   switch (v.type) {
     case "TEXT_MESSAGE_CONTENT":
       if (v.delta === "") break;
       return v as AguiEvent;
     case "TEXT_MESSAGE_START":
-      if (v.role === undefined) v.role = "assistant";
-      else if (v.role !== "assistant") break;
+    case "TEXT_MESSAGE_CHUNK":
+      if (v.role !== undefined && !TEXT_ROLES.has(v.role)) break;
+      return v as AguiEvent;
+    case "REASONING_MESSAGE_START":
+      if (v.role !== "reasoning") break;
+      return v as AguiEvent;
+    case "TOOL_CALL_RESULT":
+      if (v.role !== undefined && v.role !== "tool") break;
+      return v as AguiEvent;
+    case "REASONING_ENCRYPTED_VALUE":
+      if (!ENCRYPTED_SUBTYPES.has(v.subtype)) break;
       return v as AguiEvent;
     case "STATE_SNAPSHOT":
       if (v.snapshot === undefined) break;
@@ -36,10 +50,36 @@ export function acceptDecoded(v: EventFields): AguiEvent {
     case "RAW":
       if (v.event === undefined) break;
       return v as AguiEvent;
-    default:
-      // STATE_DELTA and MESSAGES_SNAPSHOT have no field but their elements, each already the
-      // output of its schema; every other event is what the wire guarantees.
+    case "CUSTOM":
+      if (v.value === undefined) break;
       return v as AguiEvent;
+    case "ACTIVITY_SNAPSHOT":
+      if (v.content === undefined) break;
+      return v as AguiEvent;
+    case "TEXT_MESSAGE_END":
+    case "TOOL_CALL_START":
+    case "TOOL_CALL_ARGS":
+    case "TOOL_CALL_END":
+    case "TOOL_CALL_CHUNK":
+    case "STEP_STARTED":
+    case "STEP_FINISHED":
+    case "REASONING_START":
+    case "REASONING_MESSAGE_CONTENT":
+    case "REASONING_MESSAGE_END":
+    case "REASONING_MESSAGE_CHUNK":
+    case "REASONING_END":
+    case "SUBAGENT_STARTED":
+    case "SUBAGENT_ERROR":
+    case "RUN_ERROR":
+    case "STATE_DELTA":
+    case "MESSAGES_SNAPSHOT":
+    case "ACTIVITY_DELTA":
+      // Strings, and lists whose elements are each already the output of their schema.
+      return v as AguiEvent;
+    default:
+      // RUN_STARTED (its input), RUN_FINISHED and SUBAGENT_FINISHED (outcomes, results): few per
+      // run, with rules across fields, so zod judges them whole.
+      break;
   }
   return parseEvent(v);
 }

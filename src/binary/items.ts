@@ -17,7 +17,20 @@
  * @module
  */
 import type * as core from "zod/v4/core";
-import type { JsonPatchOperationFields, MessageFields, ToolCallFields } from "../gen/agui/wire/v1/messages_codec.js";
+import type {
+  ContentPartFields,
+  ContextFields,
+  InterruptFields,
+  JsonPatchOperationFields,
+  MessageFields,
+  ResumeEntryFields,
+  ToolCallFields,
+  ToolFields,
+} from "../gen/agui/wire/v1/messages_codec.js";
+import type { TokenUsageFields } from "../gen/agui/wire/v1/events_codec.js";
+import { ContentPartSchema } from "../model/content.js";
+import { ContextSchema, ToolSchema } from "../model/input.js";
+import { InterruptSchema, ResumeEntrySchema, TokenUsageSchema } from "../model/run.js";
 import { MAX_ARRAY_ISSUES, problemCount } from "../model/array.js";
 import { JsonPatchOperationSchema } from "../model/events.js";
 import { MessageSchema, ToolCallSchema } from "../model/messages.js";
@@ -68,4 +81,58 @@ export function checkToolCall(r: Reader, item: ToolCallFields, keep: boolean): T
  */
 export function checkJsonPatchOperation(r: Reader, item: JsonPatchOperationFields, keep: boolean): JsonPatchOperationFields {
   return check(JsonPatchOperationSchema, r, item, keep);
+}
+
+/**
+ * Checks a decoded content part (a user or tool message's, or TOOL_CALL_RESULT's, `content`).
+ *
+ * @throws Never.
+ */
+export function checkContentPart(r: Reader, item: ContentPartFields, keep: boolean): ContentPartFields {
+  return check(ContentPartSchema, r, item, keep);
+}
+
+/**
+ * Checks a decoded interrupt (RUN_FINISHED's interrupt outcome).
+ *
+ * @throws Never.
+ */
+export function checkInterrupt(r: Reader, item: InterruptFields, keep: boolean): InterruptFields {
+  return check(InterruptSchema, r, item, keep);
+}
+
+/**
+ * Checks a decoded token usage entry (RUN_FINISHED's and RUN_ERROR's `usage`).
+ *
+ * @throws Never.
+ */
+export function checkTokenUsage(r: Reader, item: TokenUsageFields, keep: boolean): TokenUsageFields {
+  return check(TokenUsageSchema, r, item, keep);
+}
+
+/**
+ * Checks a decoded tool (RUN_STARTED input's `tools`).
+ *
+ * @throws Never.
+ */
+export function checkTool(r: Reader, item: ToolFields, keep: boolean): ToolFields {
+  return check(ToolSchema, r, item, keep);
+}
+
+/**
+ * Checks a decoded context entry (RUN_STARTED input's `context`).
+ *
+ * @throws Never.
+ */
+export function checkContext(r: Reader, item: ContextFields, keep: boolean): ContextFields {
+  return check(ContextSchema, r, item, keep);
+}
+
+/**
+ * Checks a decoded resume entry (RUN_STARTED input's `resume`).
+ *
+ * @throws Never.
+ */
+export function checkResumeEntry(r: Reader, item: ResumeEntryFields, keep: boolean): ResumeEntryFields {
+  return check(ResumeEntrySchema, r, item, keep);
 }

@@ -47,25 +47,33 @@ export function writeValue(w: Writer, v: JsonValue): void {
         w.ensure(1);
         w.byte(0x2a); // 5: struct_value
         const struct = w.fork();
-        for (const key in v) {
-          w.ensure(1);
-          w.byte(0x0a); // Struct.fields entry
-          const entry = w.fork();
-          if (key !== "") {
-            // An empty key is the proto3 default and is not written, as other encoders do.
-            w.ensure(1);
-            w.byte(0x0a);
-            w.string(key);
-          }
-          w.ensure(1);
-          w.byte(0x12);
-          const value = w.fork();
-          writeValue(w, v[key]!);
-          w.join(value);
-          w.join(entry);
-        }
+        writeStruct(w, v);
         w.join(struct);
       }
+  }
+}
+
+/**
+ * Writes the body of a `google.protobuf.Struct` holding the JSON object `v` (the caller writes tag
+ * and length).
+ */
+export function writeStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
+  for (const key in v) {
+    w.ensure(1);
+    w.byte(0x0a); // Struct.fields entry
+    const entry = w.fork();
+    if (key !== "") {
+      // An empty key is the proto3 default and is not written, as other encoders do.
+      w.ensure(1);
+      w.byte(0x0a);
+      w.string(key);
+    }
+    w.ensure(1);
+    w.byte(0x12);
+    const value = w.fork();
+    writeValue(w, v[key]!);
+    w.join(value);
+    w.join(entry);
   }
 }
 
@@ -135,7 +143,14 @@ function readList(r: Reader, end: number, depth: number): JsonValue[] {
   return out;
 }
 
-function readStruct(r: Reader, end: number, depth: number): { [key: string]: JsonValue } {
+/**
+ * Reads a `google.protobuf.Struct` body ending at `end` as a JSON object; `depth` as for
+ * {@link readValue}.
+ *
+ * @throws {AguiWireError} `malformed_frame` on an entry without a value, nesting deeper than the
+ *   bound, or any wire-level fault.
+ */
+export function readStruct(r: Reader, end: number, depth: number): { [key: string]: JsonValue } {
   enter(depth);
   const out: { [key: string]: JsonValue } = {};
   while (r.pos < end) {

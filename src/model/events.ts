@@ -1,5 +1,7 @@
 /**
- * The 16 events of the protocol: one zod schema and one TypeScript type each, and their union.
+ * The 31 events of AG-UI 1.0: one zod schema and one TypeScript type each, and their union. They
+ * accept what `@ag-ui/core/schemas` 1.0 accepts and refuse what it refuses, with one rule of ours
+ * on top: a TEXT_MESSAGE_CONTENT delta is never empty.
  *
  * Schemas are `z.object`, which drops keys it does not know: a newer peer's extra fields pass
  * through as if absent instead of failing the whole event.
@@ -10,15 +12,26 @@ import * as z from "zod/mini";
 import { object } from "./object.js";
 import { array } from "./array.js";
 import { EventType } from "./event-type.js";
-import { JsonValueSchema } from "./json.js";
+import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
+import { TextOrPartsSchema } from "./text-or-parts.js";
+import { EchoedRunAgentInputSchema } from "./input.js";
+import { RunFinishedOutcomeSchema, SubagentFinishedOutcomeSchema, TokenUsageSchema } from "./run.js";
 
 /** Fields every event has besides `type`. */
 const baseFields = {
   /** Milliseconds since the Unix epoch, by convention; an integer because the wire holds int64. */
   timestamp: z.optional(z.int()),
-  /** The event this one was converted from, as any JSON value. */
-  rawEvent: z.optional(JsonValueSchema),
+  /** The event this one was converted from, as any JSON value but null. */
+  rawEvent: z.optional(NonNullJsonSchema),
+  /** Extra information, a JSON object; the key `ag-ui` is the protocol's own. */
+  metadata: z.optional(JsonObjectSchema),
+};
+
+/** The field of events that may belong to a subagent's work. */
+const attributed = {
+  /** The subagent invocation (SUBAGENT_STARTED) this event belongs to; absent for the agent's own. */
+  subagentRunId: z.optional(z.string()),
 };
 
 // Base fields go last so that validated events serialise in the order people usually write them
@@ -27,43 +40,73 @@ const baseFields = {
 function event<T extends EventType, S extends Record<string, z.ZodMiniType>>(type: T, shape: S) {
   return object({ type: z.literal(type), ...shape, ...baseFields });
 }
+/** An event that may belong to a subagent's work (it carries an optional `subagentRunId`). */
+function owned<T extends EventType, S extends Record<string, z.ZodMiniType>>(type: T, shape: S) {
+  return object({ type: z.literal(type), ...shape, ...attributed, ...baseFields });
+}
 
-/** The fields of every event: `type`, optional `timestamp`, optional `rawEvent`. */
+/** The fields of every event: `type`, optional `timestamp`, `rawEvent` and `metadata`. */
 export const BaseEventSchema = object({ type: z.enum(EventType), ...baseFields });
 /** The fields of every event. */
 export type BaseEvent = z.infer<typeof BaseEventSchema>;
 
-/** Opens an assistant text message. `role` is always `assistant` (filled in when absent). */
-export const TextMessageStartEventSchema = event(EventType.TEXT_MESSAGE_START, {
+/** The roles a streamed text message may take. */
+export const TextMessageRoleSchema = z.enum(["developer", "system", "assistant", "user"]);
+
+/** Opens a text message; `role` absent means `assistant`. */
+export const TextMessageStartEventSchema = owned(EventType.TEXT_MESSAGE_START, {
   messageId: z.string(),
-  role: z._default(z.literal("assistant"), "assistant"),
+  role: z.optional(TextMessageRoleSchema),
+  name: z.optional(z.string()),
 });
+const nonEmpty = z.string().check(z.minLength(1, { error: "expected a non-empty string, found an empty one" }));
 /** A piece of a text message's content; `delta` is never empty. */
-export const TextMessageContentEventSchema = event(EventType.TEXT_MESSAGE_CONTENT, {
+export const TextMessageContentEventSchema = owned(EventType.TEXT_MESSAGE_CONTENT, {
   messageId: z.string(),
-  delta: z.string().check(z.minLength(1, { error: "expected a non-empty string, found an empty one" })),
+  delta: nonEmpty,
 });
 /** Closes a text message. */
-export const TextMessageEndEventSchema = event(EventType.TEXT_MESSAGE_END, {
+export const TextMessageEndEventSchema = owned(EventType.TEXT_MESSAGE_END, {
   messageId: z.string(),
 });
+/** Start, content and end of a text message in one shorthand; a continuation omits what it repeats. */
+export const TextMessageChunkEventSchema = owned(EventType.TEXT_MESSAGE_CHUNK, {
+  messageId: z.optional(z.string()),
+  role: z.optional(TextMessageRoleSchema),
+  delta: z.optional(z.string()),
+  name: z.optional(z.string()),
+});
 /** Opens a tool call, optionally attached to the assistant message `parentMessageId`. */
-export const ToolCallStartEventSchema = event(EventType.TOOL_CALL_START, {
+export const ToolCallStartEventSchema = owned(EventType.TOOL_CALL_START, {
   toolCallId: z.string(),
   toolCallName: z.string(),
   parentMessageId: z.optional(z.string()),
 });
 /** A piece of a tool call's JSON-encoded arguments. */
-export const ToolCallArgsEventSchema = event(EventType.TOOL_CALL_ARGS, {
+export const ToolCallArgsEventSchema = owned(EventType.TOOL_CALL_ARGS, {
   toolCallId: z.string(),
   delta: z.string(),
 });
 /** Closes a tool call. */
-export const ToolCallEndEventSchema = event(EventType.TOOL_CALL_END, {
+export const ToolCallEndEventSchema = owned(EventType.TOOL_CALL_END, {
   toolCallId: z.string(),
 });
+/** Start, arguments and end of a tool call in one shorthand. */
+export const ToolCallChunkEventSchema = owned(EventType.TOOL_CALL_CHUNK, {
+  toolCallId: z.optional(z.string()),
+  toolCallName: z.optional(z.string()),
+  parentMessageId: z.optional(z.string()),
+  delta: z.optional(z.string()),
+});
+/** What a tool returned, as a new tool message `messageId` answering `toolCallId`. */
+export const ToolCallResultEventSchema = owned(EventType.TOOL_CALL_RESULT, {
+  messageId: z.string(),
+  toolCallId: z.string(),
+  content: TextOrPartsSchema,
+  role: z.optional(z.literal("tool")),
+});
 /** The whole agent state. */
-export const StateSnapshotEventSchema = event(EventType.STATE_SNAPSHOT, {
+export const StateSnapshotEventSchema = owned(EventType.STATE_SNAPSHOT, {
   snapshot: JsonValueSchema,
 });
 
@@ -90,56 +133,137 @@ export const JsonPatchOperationSchema = z.discriminatedUnion("op", [
 export type JsonPatchOperation = z.infer<typeof JsonPatchOperationSchema>;
 
 /** A change to the agent state, as JSON Patch (RFC 6902) operations. */
-export const StateDeltaEventSchema = event(EventType.STATE_DELTA, {
+export const StateDeltaEventSchema = owned(EventType.STATE_DELTA, {
   delta: array(JsonPatchOperationSchema),
 });
 /** The whole conversation. */
 export const MessagesSnapshotEventSchema = event(EventType.MESSAGES_SNAPSHOT, {
   messages: array(MessageSchema),
 });
+/** Structured progress for activity message `messageId`; `replace: false` keeps an existing one. */
+export const ActivitySnapshotEventSchema = owned(EventType.ACTIVITY_SNAPSHOT, {
+  messageId: z.string(),
+  activityType: z.string(),
+  content: JsonObjectSchema,
+  replace: z.optional(z.boolean()),
+});
+/** A change to an activity message's content, as JSON Patch (RFC 6902) operations. */
+export const ActivityDeltaEventSchema = owned(EventType.ACTIVITY_DELTA, {
+  messageId: z.string(),
+  activityType: z.string(),
+  patch: array(JsonPatchOperationSchema),
+});
 /** An event from another system, passed through as JSON; `source` names that system. */
-export const RawEventSchema = event(EventType.RAW, {
+export const RawEventSchema = owned(EventType.RAW, {
   event: JsonValueSchema,
   source: z.optional(z.string()),
 });
-/** An application-defined event; `value` is any JSON value, or absent. */
-export const CustomEventSchema = event(EventType.CUSTOM, {
+/** An application-defined event; `value` is any JSON value, `null` included. */
+export const CustomEventSchema = owned(EventType.CUSTOM, {
   name: z.string(),
-  value: z.optional(JsonValueSchema),
+  value: JsonValueSchema,
 });
-/** A run has started. */
+/** A run has started; `input` echoes the request. */
 export const RunStartedEventSchema = event(EventType.RUN_STARTED, {
   threadId: z.string(),
   runId: z.string(),
+  protocolVersion: z.optional(z.string()),
+  parentRunId: z.optional(z.string()),
+  input: z.optional(EchoedRunAgentInputSchema),
 });
-/** A run has finished successfully; nothing follows it in that run. */
+/** A run has finished without failing; nothing follows it in that run. */
 export const RunFinishedEventSchema = event(EventType.RUN_FINISHED, {
   threadId: z.string(),
   runId: z.string(),
+  /** What the run produced, any JSON value but null. */
+  result: z.optional(NonNullJsonSchema),
+  /** Success (also when absent), interrupt or cancelled. */
+  outcome: z.optional(RunFinishedOutcomeSchema),
+  usage: z.optional(array(TokenUsageSchema)),
 });
 /** A run has failed; nothing follows it in that run. */
 export const RunErrorEventSchema = event(EventType.RUN_ERROR, {
   message: z.string(),
   code: z.optional(z.string()),
+  usage: z.optional(array(TokenUsageSchema)),
 });
 /** A named step of the run has started. */
-export const StepStartedEventSchema = event(EventType.STEP_STARTED, {
+export const StepStartedEventSchema = owned(EventType.STEP_STARTED, {
   stepName: z.string(),
 });
 /** A named step of the run has finished. */
-export const StepFinishedEventSchema = event(EventType.STEP_FINISHED, {
+export const StepFinishedEventSchema = owned(EventType.STEP_FINISHED, {
   stepName: z.string(),
+});
+/** Opens a span of reasoning, which may hold several reasoning messages. */
+export const ReasoningStartEventSchema = owned(EventType.REASONING_START, {
+  messageId: z.string(),
+});
+/** Opens a reasoning message. */
+export const ReasoningMessageStartEventSchema = owned(EventType.REASONING_MESSAGE_START, {
+  messageId: z.string(),
+  role: z.literal("reasoning"),
+});
+/** A piece of a reasoning message's content. */
+export const ReasoningMessageContentEventSchema = owned(EventType.REASONING_MESSAGE_CONTENT, {
+  messageId: z.string(),
+  delta: z.string(),
+});
+/** Closes a reasoning message. */
+export const ReasoningMessageEndEventSchema = owned(EventType.REASONING_MESSAGE_END, {
+  messageId: z.string(),
+});
+/** Start, content and end of a reasoning message in one shorthand. */
+export const ReasoningMessageChunkEventSchema = owned(EventType.REASONING_MESSAGE_CHUNK, {
+  messageId: z.optional(z.string()),
+  delta: z.optional(z.string()),
+});
+/** Closes a span of reasoning. */
+export const ReasoningEndEventSchema = owned(EventType.REASONING_END, {
+  messageId: z.string(),
+});
+/** A provider's encrypted reasoning artefact for a message or a tool call (`entityId`). */
+export const ReasoningEncryptedValueEventSchema = owned(EventType.REASONING_ENCRYPTED_VALUE, {
+  subtype: z.enum(["tool-call", "message"]),
+  entityId: z.string(),
+  encryptedValue: z.string(),
+});
+/** A subagent invocation `subagentRunId` has begun; what it produces carries that id. */
+export const SubagentStartedEventSchema = event(EventType.SUBAGENT_STARTED, {
+  subagentRunId: z.string(),
+  name: z.string(),
+  description: z.optional(z.string()),
+  parentSubagentRunId: z.optional(z.string()),
+  parentToolCallId: z.optional(z.string()),
+  parentMessageId: z.optional(z.string()),
+});
+/** A subagent invocation's part of the run has ended: done, or suspended on interrupts. */
+export const SubagentFinishedEventSchema = event(EventType.SUBAGENT_FINISHED, {
+  subagentRunId: z.string(),
+  result: z.optional(NonNullJsonSchema),
+  outcome: z.optional(SubagentFinishedOutcomeSchema),
+});
+/** A subagent invocation has failed; the run may go on. */
+export const SubagentErrorEventSchema = event(EventType.SUBAGENT_ERROR, {
+  subagentRunId: z.string(),
+  message: z.string(),
+  code: z.optional(z.string()),
 });
 
 export type TextMessageStartEvent = z.infer<typeof TextMessageStartEventSchema>;
 export type TextMessageContentEvent = z.infer<typeof TextMessageContentEventSchema>;
 export type TextMessageEndEvent = z.infer<typeof TextMessageEndEventSchema>;
+export type TextMessageChunkEvent = z.infer<typeof TextMessageChunkEventSchema>;
 export type ToolCallStartEvent = z.infer<typeof ToolCallStartEventSchema>;
 export type ToolCallArgsEvent = z.infer<typeof ToolCallArgsEventSchema>;
 export type ToolCallEndEvent = z.infer<typeof ToolCallEndEventSchema>;
+export type ToolCallChunkEvent = z.infer<typeof ToolCallChunkEventSchema>;
+export type ToolCallResultEvent = z.infer<typeof ToolCallResultEventSchema>;
 export type StateSnapshotEvent = z.infer<typeof StateSnapshotEventSchema>;
 export type StateDeltaEvent = z.infer<typeof StateDeltaEventSchema>;
 export type MessagesSnapshotEvent = z.infer<typeof MessagesSnapshotEventSchema>;
+export type ActivitySnapshotEvent = z.infer<typeof ActivitySnapshotEventSchema>;
+export type ActivityDeltaEvent = z.infer<typeof ActivityDeltaEventSchema>;
 export type RawEvent = z.infer<typeof RawEventSchema>;
 export type CustomEvent = z.infer<typeof CustomEventSchema>;
 export type RunStartedEvent = z.infer<typeof RunStartedEventSchema>;
@@ -147,6 +271,16 @@ export type RunFinishedEvent = z.infer<typeof RunFinishedEventSchema>;
 export type RunErrorEvent = z.infer<typeof RunErrorEventSchema>;
 export type StepStartedEvent = z.infer<typeof StepStartedEventSchema>;
 export type StepFinishedEvent = z.infer<typeof StepFinishedEventSchema>;
+export type ReasoningStartEvent = z.infer<typeof ReasoningStartEventSchema>;
+export type ReasoningMessageStartEvent = z.infer<typeof ReasoningMessageStartEventSchema>;
+export type ReasoningMessageContentEvent = z.infer<typeof ReasoningMessageContentEventSchema>;
+export type ReasoningMessageEndEvent = z.infer<typeof ReasoningMessageEndEventSchema>;
+export type ReasoningMessageChunkEvent = z.infer<typeof ReasoningMessageChunkEventSchema>;
+export type ReasoningEndEvent = z.infer<typeof ReasoningEndEventSchema>;
+export type ReasoningEncryptedValueEvent = z.infer<typeof ReasoningEncryptedValueEventSchema>;
+export type SubagentStartedEvent = z.infer<typeof SubagentStartedEventSchema>;
+export type SubagentFinishedEvent = z.infer<typeof SubagentFinishedEventSchema>;
+export type SubagentErrorEvent = z.infer<typeof SubagentErrorEventSchema>;
 
 /** The schema of each event type, by its `type` string. */
 export const EVENT_SCHEMAS = {
@@ -166,6 +300,21 @@ export const EVENT_SCHEMAS = {
   RUN_ERROR: RunErrorEventSchema,
   STEP_STARTED: StepStartedEventSchema,
   STEP_FINISHED: StepFinishedEventSchema,
+  SUBAGENT_STARTED: SubagentStartedEventSchema,
+  SUBAGENT_FINISHED: SubagentFinishedEventSchema,
+  SUBAGENT_ERROR: SubagentErrorEventSchema,
+  TEXT_MESSAGE_CHUNK: TextMessageChunkEventSchema,
+  TOOL_CALL_CHUNK: ToolCallChunkEventSchema,
+  TOOL_CALL_RESULT: ToolCallResultEventSchema,
+  ACTIVITY_SNAPSHOT: ActivitySnapshotEventSchema,
+  ACTIVITY_DELTA: ActivityDeltaEventSchema,
+  REASONING_START: ReasoningStartEventSchema,
+  REASONING_MESSAGE_START: ReasoningMessageStartEventSchema,
+  REASONING_MESSAGE_CONTENT: ReasoningMessageContentEventSchema,
+  REASONING_MESSAGE_END: ReasoningMessageEndEventSchema,
+  REASONING_MESSAGE_CHUNK: ReasoningMessageChunkEventSchema,
+  REASONING_END: ReasoningEndEventSchema,
+  REASONING_ENCRYPTED_VALUE: ReasoningEncryptedValueEventSchema,
 } as const satisfies { [T in EventType]: z.ZodMiniType<{ type: T }> };
 
 /** Any event: a union on `type`. */
@@ -180,5 +329,5 @@ export type AguiEvent = z.infer<(typeof EVENT_SCHEMAS)[EventType]>;
 /** The event type whose `type` is `T`. */
 export type EventOf<T extends EventType> = Extract<AguiEvent, { type: T }>;
 
-/** What an event looks like before validation fills in defaults (TEXT_MESSAGE_START's role). */
+/** What an event looks like before validation fills in defaults (RUN_STARTED input's lists). */
 export type AguiEventInput = z.input<(typeof EVENT_SCHEMAS)[EventType]>;

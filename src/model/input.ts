@@ -1,19 +1,21 @@
 /**
- * What a client POSTs to start a run.
+ * What a client POSTs to start a run (AG-UI 1.0's RunAgentInput).
  *
  * @module
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
 import { array } from "./array.js";
-import { JsonObjectSchema, JsonValueSchema } from "./json.js";
+import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
+import { ResumeEntrySchema } from "./run.js";
 
-/** A tool the client offers the agent. `parameters` is a JSON Schema object. */
+/** A tool the client offers the agent. `parameters` is a JSON Schema, usually an object. */
 export const ToolSchema = object({
   name: z.string(),
   description: z.string(),
-  parameters: JsonObjectSchema,
+  parameters: z.optional(NonNullJsonSchema),
+  metadata: z.optional(JsonObjectSchema),
 });
 /** A tool the client offers the agent. */
 export type Tool = z.infer<typeof ToolSchema>;
@@ -26,15 +28,41 @@ export const ContextSchema = object({
 /** A piece of context the client gives the agent. */
 export type Context = z.infer<typeof ContextSchema>;
 
-/** The body of a run request. All seven fields are required. */
-export const RunAgentInputSchema = object({
+/** The fields of a run request, `forwardedProps` aside. */
+const inputShape = {
   threadId: z.string(),
   runId: z.string(),
-  state: JsonValueSchema,
+  /** The AG-UI version the client speaks, "1.0" from `@ag-ui/client` 1.0. */
+  protocolVersion: z.optional(z.string()),
+  parentRunId: z.optional(z.string()),
+  state: z.optional(JsonValueSchema),
   messages: array(MessageSchema),
-  tools: array(ToolSchema),
-  context: array(ContextSchema),
-  forwardedProps: JsonValueSchema,
+  tools: z._default(array(ToolSchema), () => []),
+  context: z._default(array(ContextSchema), () => []),
+};
+
+/**
+ * The body of a run request. `threadId`, `runId` and `messages` are required; `tools` and `context`
+ * default to empty lists, as in AG-UI 1.0. `state` and `forwardedProps` may be `null` (kept as
+ * given), which 1.0 refuses for `forwardedProps` but bodies written for earlier releases send.
+ */
+export const RunAgentInputSchema = object({
+  ...inputShape,
+  forwardedProps: z.optional(JsonValueSchema),
+  /** Answers to the interrupts the previous run ended with. */
+  resume: z.optional(array(ResumeEntrySchema)),
 });
-/** The body of a run request. */
+/** The body of a run request, as validated (defaults filled in). */
 export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
+/** The body of a run request, as a client may write it. */
+export type RunAgentInputInit = z.input<typeof RunAgentInputSchema>;
+
+/**
+ * The request as RUN_STARTED echoes it: an event, so held to 1.0's rule that `forwardedProps` is
+ * absent or a value, never `null`.
+ */
+export const EchoedRunAgentInputSchema = object({
+  ...inputShape,
+  forwardedProps: z.optional(NonNullJsonSchema),
+  resume: z.optional(array(ResumeEntrySchema)),
+});

@@ -131,3 +131,11 @@ export const JsonObjectSchema: z.ZodMiniType<JsonObject> = z.custom<JsonObject>(
     if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
   }),
 );
+
+/** Any JSON value except `null`: 1.0's optional fields that are absent or a value, never null. */
+export const NonNullJsonSchema: z.ZodMiniType<Exclude<JsonValue, null>> = z.custom<Exclude<JsonValue, null>>().check(
+  z.superRefine((value, ctx) => {
+    const problem = value === null ? { path: [], message: "expected a JSON value other than null, found null" } : findJsonProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
+  }),
+);

@@ -1,14 +1,16 @@
 /**
- * Chat messages and the tool calls they carry.
+ * Chat messages (all seven roles of AG-UI 1.0) and the tool calls they carry.
  *
  * @module
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
 import { array } from "./array.js";
+import { JsonObjectSchema } from "./json.js";
+import { TextOrPartsSchema } from "./text-or-parts.js";
 
 /** The roles a message can have. */
-export const RoleSchema = z.enum(["developer", "system", "assistant", "user", "tool"]);
+export const RoleSchema = z.enum(["developer", "system", "assistant", "user", "tool", "activity", "reasoning"]);
 /** One of the message roles. */
 export type Role = z.infer<typeof RoleSchema>;
 
@@ -25,27 +27,33 @@ export const ToolCallSchema = object({
   id: z.string(),
   type: z.literal("function"),
   function: FunctionCallSchema,
+  /** A provider's opaque, encrypted reasoning artefact for this call. */
+  encryptedValue: z.optional(z.string()),
+  metadata: z.optional(JsonObjectSchema),
 });
 /** A tool call made by an assistant message. */
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-/** Instructions from the application's developer. */
-export const DeveloperMessageSchema = object({
-  id: z.string(),
-  role: z.literal("developer"),
-  content: z.string(),
+/** Fields every message may carry: the subagent invocation it belongs to, and metadata. */
+const owned = {
+  /** The subagent invocation (SUBAGENT_STARTED) this message belongs to; absent for the agent's own. */
+  subagentRunId: z.optional(z.string()),
+  metadata: z.optional(JsonObjectSchema),
+};
+/** Fields of the developer, system, assistant and user messages besides `id`, `role` and `content`. */
+const named = {
   name: z.optional(z.string()),
-});
+  encryptedValue: z.optional(z.string()),
+  ...owned,
+};
+
+/** Instructions from the application's developer. */
+export const DeveloperMessageSchema = object({ id: z.string(), role: z.literal("developer"), content: z.string(), ...named });
 /** Instructions from the application's developer. */
 export type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
 
 /** A system prompt. */
-export const SystemMessageSchema = object({
-  id: z.string(),
-  role: z.literal("system"),
-  content: z.string(),
-  name: z.optional(z.string()),
-});
+export const SystemMessageSchema = object({ id: z.string(), role: z.literal("system"), content: z.string(), ...named });
 /** A system prompt. */
 export type SystemMessage = z.infer<typeof SystemMessageSchema>;
 
@@ -54,31 +62,54 @@ export const AssistantMessageSchema = object({
   id: z.string(),
   role: z.literal("assistant"),
   content: z.optional(z.string()),
-  name: z.optional(z.string()),
   toolCalls: z.optional(array(ToolCallSchema)),
+  ...named,
 });
 /** What the assistant said: text, tool calls, or both. */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
-/** What the user said. */
-export const UserMessageSchema = object({
-  id: z.string(),
-  role: z.literal("user"),
-  content: z.string(),
-  name: z.optional(z.string()),
-});
+/** Text, or content parts (multimodal). */
+const MultimodalContentSchema = TextOrPartsSchema;
+
+/** What the user said: text, or content parts (text, image, audio, video, document). */
+export const UserMessageSchema = object({ id: z.string(), role: z.literal("user"), content: MultimodalContentSchema, ...named });
 /** What the user said. */
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 
-/** The result of a tool call, answering the call `toolCallId`. */
+/** The result of a tool call, answering the call `toolCallId`; `error` says why it failed. */
 export const ToolMessageSchema = object({
   id: z.string(),
   role: z.literal("tool"),
-  content: z.string(),
+  content: MultimodalContentSchema,
   toolCallId: z.string(),
+  error: z.optional(z.string()),
+  encryptedValue: z.optional(z.string()),
+  ...owned,
 });
 /** The result of a tool call. */
 export type ToolMessage = z.infer<typeof ToolMessageSchema>;
+
+/** Structured progress that is not conversation content (ACTIVITY_SNAPSHOT), kept in place. */
+export const ActivityMessageSchema = object({
+  id: z.string(),
+  role: z.literal("activity"),
+  activityType: z.string(),
+  content: JsonObjectSchema,
+  ...owned,
+});
+/** Structured progress that is not conversation content. */
+export type ActivityMessage = z.infer<typeof ActivityMessageSchema>;
+
+/** A span of the agent's reasoning, kept as a message. */
+export const ReasoningMessageSchema = object({
+  id: z.string(),
+  role: z.literal("reasoning"),
+  content: z.string(),
+  encryptedValue: z.optional(z.string()),
+  ...owned,
+});
+/** A span of the agent's reasoning, kept as a message. */
+export type ReasoningMessage = z.infer<typeof ReasoningMessageSchema>;
 
 /** A message: a union on `role`. */
 export const MessageSchema = z.discriminatedUnion("role", [
@@ -87,6 +118,8 @@ export const MessageSchema = z.discriminatedUnion("role", [
   AssistantMessageSchema,
   UserMessageSchema,
   ToolMessageSchema,
+  ActivityMessageSchema,
+  ReasoningMessageSchema,
 ]);
 /** A message: a union on `role`. */
 export type Message = z.infer<typeof MessageSchema>;

@@ -1,0 +1,212 @@
+/**
+ * Where the JSON form of an AG-UI 1.0 event differs from the plain mapping of its protobuf message,
+ * the facts of `@ag-ui/proto` 1.0's wire format, kept as small functions the generated codec calls
+ * (buf.gen.yaml lists the messages under `adapt`):
+ *
+ * - A message's or tool result's `content` is text or a list of parts, and an activity message's is
+ *   an object; the wire holds each form in a field of its own (`content`, `content_parts`,
+ *   `activity_content`). A user or tool message with neither text nor parts has an empty list.
+ * - RUN_FINISHED's and SUBAGENT_FINISHED's `outcome` is an object on `type`; the wire holds the type
+ *   as a string (empty for none) and the outcome's lists as fields of the event.
+ * - `usage` is absent from an event that has none, as the other side's decoder leaves it.
+ * - RUN_STARTED's `input` always has `messages`, a required list that is empty when the wire holds
+ *   none.
+ *
+ * `toWire…` builds the wire shape from a validated event (or message) without changing it;
+ * `fromWire…` turns a freshly read wire object into the model's shape in place, and refuses forms
+ * no encoder writes (two content forms, lists without their outcome).
+ *
+ * @module
+ */
+import type { RunErrorEventFields, RunFinishedEventFields, SubagentFinishedEventFields, ToolCallResultEventFields } from "../gen/agui/wire/v1/events_codec.js";
+import type { MessageFields, RunAgentInputFields } from "../gen/agui/wire/v1/messages_codec.js";
+import { malformed } from "./reader.js";
+
+type Loose = Record<string, unknown>;
+
+/** Roles whose `content` may be a list of parts, and is one on the wire when the text is absent. */
+const PARTS_ROLES: ReadonlySet<unknown> = new Set(["user", "tool"]);
+
+/**
+ * The wire shape of a message: its `content` moved to `contentParts` or `activityContent` when it
+ * is a list or an object.
+ *
+ * @throws Never.
+ */
+export function toWireMessage(m: MessageFields): MessageFields {
+  const content: unknown = m.content;
+  if (Array.isArray(content)) return { ...m, content: undefined, contentParts: content } as MessageFields;
+  if (m.role === "activity") return { ...m, content: undefined, activityContent: content } as MessageFields;
+  return m;
+}
+
+/**
+ * The model shape of a message just read: `content` from whichever wire field holds it.
+ *
+ * @throws {AguiWireError} `malformed_frame` when the message holds a content form its role does not
+ *   have, or two forms.
+ */
+export function fromWireMessage(v: MessageFields): MessageFields {
+  const m = v as unknown as Loose;
+  const parts = m.contentParts;
+  const object = m.activityContent;
+  if (PARTS_ROLES.has(m.role)) {
+    if (object !== undefined) throw malformed(`a ${String(m.role)} message holds activity content`);
+    if (m.content === undefined) m.content = parts ?? [];
+    else if (parts !== undefined) throw malformed(`a ${String(m.role)} message holds both text content and content parts`);
+  } else if (m.role === "activity") {
+    if (parts !== undefined) throw malformed("an activity message holds content parts");
+    if (m.content !== undefined) throw malformed("an activity message holds text content besides its activity content");
+    m.content = object;
+  } else if (parts !== undefined || object !== undefined) {
+    throw malformed(`a ${JSON.stringify(m.role)} message holds ${parts !== undefined ? "content parts" : "activity content"}`);
+  }
+  if (parts !== undefined) delete m.contentParts;
+  if (object !== undefined) delete m.activityContent;
+  return v;
+}
+
+/**
+ * The wire shape of TOOL_CALL_RESULT: a list `content` goes to `contentParts`.
+ *
+ * @throws Never.
+ */
+export function toWireToolCallResultEvent(e: ToolCallResultEventFields): ToolCallResultEventFields {
+  const content: unknown = e.content;
+  return Array.isArray(content) ? ({ ...e, content: undefined, contentParts: content } as ToolCallResultEventFields) : e;
+}
+
+/**
+ * The model shape of a TOOL_CALL_RESULT just read: its text, or else its parts (maybe none).
+ *
+ * @throws {AguiWireError} `malformed_frame` when it holds both text and parts.
+ */
+export function fromWireToolCallResultEvent(v: ToolCallResultEventFields): ToolCallResultEventFields {
+  const e = v as unknown as Loose;
+  const parts = e.contentParts as unknown[];
+  if (e.content === undefined) e.content = parts;
+  else if (parts.length > 0) throw malformed("TOOL_CALL_RESULT holds both text content and content parts");
+  delete e.contentParts;
+  return v;
+}
+
+/** The outcome of an event as the model holds it. */
+interface Outcome {
+  type: string;
+  pendingToolCallIds?: string[];
+  interrupts?: unknown[];
+  interruptIds?: string[];
+}
+
+/**
+ * The wire shape of RUN_FINISHED: the outcome's type as a string, its lists as the event's.
+ *
+ * @throws Never.
+ */
+export function toWireRunFinishedEvent(e: RunFinishedEventFields): RunFinishedEventFields {
+  const outcome = e.outcome as unknown as Outcome | undefined;
+  if (outcome === undefined) return { ...e, outcome: "" };
+  return {
+    ...e,
+    outcome: outcome.type,
+    pendingToolCallIds: outcome.pendingToolCallIds ?? [],
+    interrupts: (outcome.interrupts ?? []) as RunFinishedEventFields["interrupts"],
+  };
+}
+
+/**
+ * The model shape of a RUN_FINISHED just read: the outcome as an object, no empty `usage`.
+ *
+ * @throws {AguiWireError} `malformed_frame` for pending tool calls without a success outcome, or
+ *   interrupts without an interrupt outcome.
+ */
+export function fromWireRunFinishedEvent(v: RunFinishedEventFields): RunFinishedEventFields {
+  const e = v as unknown as Loose;
+  const type = v.outcome;
+  const pending = v.pendingToolCallIds;
+  const interrupts = v.interrupts;
+  if (pending.length > 0 && type !== "success") throw malformed(`RUN_FINISHED lists pending tool calls with outcome ${JSON.stringify(type)}, expected "success"`);
+  if (interrupts.length > 0 && type !== "interrupt") throw malformed(`RUN_FINISHED lists interrupts with outcome ${JSON.stringify(type)}, expected "interrupt"`);
+  delete e.pendingToolCallIds;
+  delete e.interrupts;
+  if (type === "") delete e.outcome;
+  else {
+    const outcome: Outcome = { type };
+    if (pending.length > 0) outcome.pendingToolCallIds = pending;
+    if (type === "interrupt") outcome.interrupts = interrupts;
+    e.outcome = outcome;
+  }
+  if (v.usage.length === 0) delete e.usage;
+  return v;
+}
+
+/**
+ * The wire shape of RUN_ERROR: nothing to change; `usage` absent is written as no entries.
+ *
+ * @throws Never.
+ */
+export function toWireRunErrorEvent(e: RunErrorEventFields): RunErrorEventFields {
+  return e;
+}
+
+/**
+ * The model shape of a RUN_ERROR just read: no empty `usage`.
+ *
+ * @throws Never.
+ */
+export function fromWireRunErrorEvent(v: RunErrorEventFields): RunErrorEventFields {
+  if (v.usage.length === 0) delete (v as unknown as Loose).usage;
+  return v;
+}
+
+/**
+ * The wire shape of SUBAGENT_FINISHED: the outcome's type as a string, its interrupt ids as the
+ * event's.
+ *
+ * @throws Never.
+ */
+export function toWireSubagentFinishedEvent(e: SubagentFinishedEventFields): SubagentFinishedEventFields {
+  const outcome = e.outcome as unknown as Outcome | undefined;
+  if (outcome === undefined) return { ...e, outcome: "" };
+  return { ...e, outcome: outcome.type, interruptIds: outcome.interruptIds ?? [] };
+}
+
+/**
+ * The model shape of a SUBAGENT_FINISHED just read: the outcome as an object.
+ *
+ * @throws {AguiWireError} `malformed_frame` for interrupt ids without a suspended outcome.
+ */
+export function fromWireSubagentFinishedEvent(v: SubagentFinishedEventFields): SubagentFinishedEventFields {
+  const e = v as unknown as Loose;
+  const type = v.outcome;
+  const ids = v.interruptIds;
+  if (ids.length > 0 && type !== "suspended") throw malformed(`SUBAGENT_FINISHED lists interrupt ids with outcome ${JSON.stringify(type)}, expected "suspended"`);
+  delete e.interruptIds;
+  if (type === "") delete e.outcome;
+  else {
+    const outcome: Outcome = { type };
+    if (ids.length > 0) outcome.interruptIds = ids;
+    e.outcome = outcome;
+  }
+  return v;
+}
+
+/**
+ * The wire shape of a RUN_STARTED input: nothing to change.
+ *
+ * @throws Never.
+ */
+export function toWireRunAgentInput(v: RunAgentInputFields): RunAgentInputFields {
+  return v;
+}
+
+/**
+ * The model shape of a RUN_STARTED input just read: `messages` is required, so an empty list is
+ * one, not an absent field.
+ *
+ * @throws Never.
+ */
+export function fromWireRunAgentInput(v: RunAgentInputFields): RunAgentInputFields {
+  v.messages ??= [];
+  return v;
+}
