@@ -15,3 +15,4 @@ export { EventEncoder, type EventEncoderParams } from "./encoder.js";
 export { encodeEventStream, decodeEventStream, type EventSource, type DecodeEventStreamOptions, type ByteSource } from "./stream/index.js";
 export { startRun, type Agent, type AgentLike, type AgentFunction, type AgentEvents, type AgentRunResult, type RunContext } from "./agent.js";
 export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "./verify.js";
+export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "./unknown-event.js";

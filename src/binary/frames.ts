@@ -4,9 +4,11 @@
  * @module
  */
 import { concatBytes } from "../bytes.js";
-import { AguiWireError } from "../errors.js";
+import { AguiWireError, ValidationError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
+import { handlerOf, type UnknownEventHandler } from "../unknown-event.js";
 import { decodeEvent } from "./codec.js";
+import { Reader } from "./reader.js";
 
 /** Default bound on one frame's announced length: 16 MiB. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -18,6 +20,16 @@ export interface FrameDecoderOptions {
    * before anything is allocated or buffered for it.
    */
   maxFrameBytes?: number;
+  /**
+   * Skip frames whose event is of a type this schema lacks (a newer peer's oneof arm), and report
+   * each to this callback, instead of failing with `unknown_event_type` (the default). The opt-in
+   * equivalent of `@ag-ui/client` 1.0, which drops such frames with a console warning. Only a
+   * well-formed `Event` message whose fields are all unknown is skipped: a frame that does not
+   * parse, one with no field at all, and invalid events of known types still fail. Skipped frames
+   * count in {@link FrameDecoder.count} and in the frame numbers of later errors. See
+   * {@link UnknownEventHandler}.
+   */
+  onUnknownEvent?: UnknownEventHandler;
 }
 
 /**
@@ -43,28 +55,36 @@ export class FrameDecoder {
   private bodyLength = -1;
   private frames = 0;
   private failure: unknown;
+  private readonly onUnknownEvent: UnknownEventHandler | undefined;
 
-  /** @throws {RangeError} if `maxFrameBytes` is not a positive safe integer. */
+  /**
+   * @param options - `maxFrameBytes`, `onUnknownEvent`: see {@link FrameDecoderOptions}.
+   * @throws {RangeError} if `maxFrameBytes` is not a positive safe integer.
+   * @throws {TypeError} if `onUnknownEvent` is given and not a function.
+   */
   constructor(options: FrameDecoderOptions = {}) {
     const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxFrameBytes must be a positive integer, found ${max}`);
     this.maxFrameBytes = max;
+    this.onUnknownEvent = handlerOf(options.onUnknownEvent);
   }
 
-  /** Number of frames decoded so far. */
+  /** Number of frames decoded so far, frames skipped by `onUnknownEvent` included. */
   get count(): number {
     return this.frames;
   }
 
   /**
-   * Feeds the next chunk and returns the events it completed (possibly none).
+   * Feeds the next chunk and returns the events it completed (possibly none; frames skipped by
+   * `onUnknownEvent` are not among them).
    *
    * @throws {AguiWireError} `frame_too_large` for a header announcing more than `maxFrameBytes`;
    *   `malformed_frame` for a frame that does not decode. Messages name the frame by its index in
    *   the stream.
-   * @throws {ValidationError} `unknown_event_type` for an event arm the schema lacks;
-   *   `invalid_event` for a decoded event the model rejects (naming its first problems and how many
-   *   more there were).
+   * @throws {ValidationError} `unknown_event_type` for an event arm the schema lacks (unless
+   *   `onUnknownEvent` is set: the frame is skipped then); `invalid_event` for a decoded event the
+   *   model rejects (naming its first problems and how many more there were).
+   * @throws Whatever `onUnknownEvent` threw.
    */
   push(chunk: Uint8Array): AguiEvent[] {
     if (this.failure !== undefined) throw this.failure;
@@ -106,7 +126,7 @@ export class FrameDecoder {
         pos += take;
         if (this.partsLength === this.bodyLength) {
           const body = this.gather();
-          out.push(this.decode(body, 0, body.length));
+          this.decode(body, 0, body.length, out);
         }
         continue;
       }
@@ -128,7 +148,7 @@ export class FrameDecoder {
         );
       }
       if (n - pos >= len) {
-        out.push(this.decode(chunk, pos, pos + len));
+        this.decode(chunk, pos, pos + len, out);
         pos += len;
       } else {
         this.bodyLength = len;
@@ -147,14 +167,33 @@ export class FrameDecoder {
     return body;
   }
 
-  private decode(bytes: Uint8Array, start: number, end: number): AguiEvent {
+  /** Decodes one frame's `Event` onto `out`, or reports it to `onUnknownEvent` and skips it. */
+  private decode(bytes: Uint8Array, start: number, end: number, out: AguiEvent[]): void {
     try {
-      const event = decodeEvent(bytes, start, end);
+      out.push(decodeEvent(bytes, start, end));
       this.frames++;
-      return event;
     } catch (err) {
+      // decodeEvent gives this code only from the generated reader, for a message it read to the
+      // end without a fault whose fields are all unknown: a newer peer's event. Any fault in the
+      // frame is `malformed_frame` instead, and a known arm's problems are `invalid_event`.
+      // Checked here, on the error path, so that decoding costs nothing more when the option is
+      // unset.
+      if (this.onUnknownEvent && err instanceof ValidationError && err.code === "unknown_event_type") {
+        const index = this.frames++;
+        this.onUnknownEvent({ transport: "binary", field: firstField(bytes, start, end), index, bytes: bytes.subarray(start, end) });
+        return;
+      }
       if (err instanceof Error) err.message = `frame #${this.frames}: ${err.message}`;
       throw err;
     }
   }
+}
+
+/**
+ * The field number of a message's first field: for an `Event` that the reader found to hold only
+ * unknown fields, the one its `unknown_event_type` error names. The reader has checked the bytes,
+ * so the tag reads without fault.
+ */
+function firstField(bytes: Uint8Array, start: number, end: number): number {
+  return new Reader(bytes, start, end).tag() >>> 3;
 }

@@ -9,6 +9,7 @@ import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { decodeEventStream, idleTimeoutOf } from "../stream/decode.js";
+import { handlerOf, type UnknownEventHandler } from "../unknown-event.js";
 import { AbstractAgent, type AgentConfig } from "./abstract-agent.js";
 import { httpStatusError } from "./errors.js";
 import { sendRun, type RedirectPolicy } from "./send.js";
@@ -40,6 +41,19 @@ export interface HttpAgentConfig extends AgentConfig {
    * of agui-wire's SSE server; 0 or `Infinity` waits forever.
    */
   idleTimeoutMs?: number;
+  /**
+   * Skip events of a type this version of agui-wire does not know (a server speaking a newer
+   * protocol), and report each to this callback, instead of ending the run with an
+   * `unknown_event_type` error (the default). The opt-in equivalent of `@ag-ui/client` 1.0, which
+   * drops such events with a console warning. A skipped event is not delivered and not checked by
+   * `verifyEvents`; the rest of the run is. Only the unknown type is forgiven: malformed frames or
+   * JSON and invalid events of known types still end the run. An error the callback throws ends
+   * the run. See {@link UnknownEventHandler}.
+   *
+   * @example
+   * new HttpAgent({ url, onUnknownEvent: (e) => console.warn(`skipped an unknown ${e.type ?? `field ${e.field}`} event`) });
+   */
+  onUnknownEvent?: UnknownEventHandler;
 }
 
 /** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
@@ -89,13 +103,15 @@ export class HttpAgent extends AbstractAgent {
   readonly redirect: RedirectPolicy;
   /** The idle timeout of runs, in milliseconds; 0 for none. */
   readonly idleTimeoutMs: number;
+  /** Told of each event of an unknown type that runs skip; runs fail on such events when unset. */
+  readonly onUnknownEvent: UnknownEventHandler | undefined;
   readonly #fetch: typeof fetch | undefined;
 
   /**
    * @param config - `url`, and optionally `agentId`, `threadId`, `headers`, `transport`, `fetch`,
-   *   `redirect`, `idleTimeoutMs`, `initialMessages`, `initialState`.
-   * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`, or `redirect` not
-   *   `same-origin`, `follow` or `error`.
+   *   `redirect`, `idleTimeoutMs`, `onUnknownEvent`, `initialMessages`, `initialState`.
+   * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`, `redirect` not
+   *   `same-origin`, `follow` or `error`, or `onUnknownEvent` not a function.
    * @throws {RangeError} When `idleTimeoutMs` is negative or not a number.
    */
   constructor(config: HttpAgentConfig) {
@@ -105,6 +121,7 @@ export class HttpAgent extends AbstractAgent {
     this.transport = oneOf("transport", config.transport ?? "auto", TRANSPORTS);
     this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
     this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    this.onUnknownEvent = handlerOf(config.onUnknownEvent);
     this.#fetch = config.fetch;
   }
 
@@ -119,7 +136,8 @@ export class HttpAgent extends AbstractAgent {
    *   fails (naming the cause, e.g. `connect ECONNREFUSED 127.0.0.1:4000`) or the connection
    *   drops, `timeout` when the server sends nothing for `idleTimeoutMs`, `aborted` when
    *   `signal` fires, `unsupported_media_type` for an answer of neither transport, and every
-   *   error of `decodeEventStream` for a malformed or truncated body.
+   *   error of `decodeEventStream` for a malformed or truncated body (`unknown_event_type` only
+   *   when `onUnknownEvent` is unset).
    */
   async *run(input: RunAgentInput, context?: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     const signal = context?.signal;
@@ -147,7 +165,11 @@ export class HttpAgent extends AbstractAgent {
       if (!response.body) return;
       let events: AsyncIterable<AguiEvent>;
       try {
-        events = decodeEventStream(response.body, response.headers.get("content-type"), { signal, idleTimeoutMs: idleMs });
+        events = decodeEventStream(response.body, response.headers.get("content-type"), {
+          signal,
+          idleTimeoutMs: idleMs,
+          onUnknownEvent: this.onUnknownEvent,
+        });
       } catch (err) {
         await response.body.cancel().catch(() => {});
         throw err;

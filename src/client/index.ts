@@ -14,3 +14,4 @@ export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";
 export { randomId, type RunAgentParameters } from "./input.js";
 export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "../verify.js";
 export { AguiWireError, isAguiWireError, type ErrorCode } from "../errors.js";
+export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "../unknown-event.js";

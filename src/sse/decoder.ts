@@ -6,10 +6,21 @@
 import { AguiWireError, ValidationError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent } from "../model/exact.js";
+import { handlerOf, type UnknownEventHandler, type UnknownSSEEvent } from "../unknown-event.js";
 import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
 
 /** Options of {@link SSEDecoder}. */
-export interface SSEDecoderOptions extends SSEParserOptions {}
+export interface SSEDecoderOptions extends SSEParserOptions {
+  /**
+   * Skip events whose `type` names no event this version knows (a newer peer's), and report each
+   * to this callback, instead of failing with `unknown_event_type` (the default). The opt-in
+   * equivalent of `@ag-ui/client` 1.0, which drops such events with a console warning. Only an
+   * event that `parseEvent` would reject as `unknown_event_type` is skipped: data that is not
+   * JSON, a `type` that is missing or not a string, and invalid events of known types still fail.
+   * See {@link UnknownEventHandler}.
+   */
+  onUnknownEvent?: UnknownEventHandler;
+}
 
 type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
 
@@ -32,13 +43,17 @@ export class SSEDecoder {
   #index = 0;
   #failure: unknown;
   #failed = false;
+  readonly #onUnknownEvent: UnknownEventHandler | undefined;
 
   /**
-   * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes}.
+   * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes};
+   *   `onUnknownEvent`: see {@link SSEDecoderOptions.onUnknownEvent}.
    * @throws {RangeError} When `maxEventBytes` is not a positive integer (or `Infinity`).
+   * @throws {TypeError} When `onUnknownEvent` is given and not a function.
    */
   constructor(options: SSEDecoderOptions = {}) {
     this.#parser = new SSEParser(options);
+    this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
   }
 
   /** The stream's last event ID, to send as `Last-Event-ID` on reconnection; see {@link SSEParser.lastEventId}. */
@@ -50,13 +65,16 @@ export class SSEDecoder {
    * Feeds the next chunk of the stream.
    *
    * @param chunk - The next bytes (UTF-8) or text of the stream; may be empty.
-   * @returns The events this chunk completed, validated, in order; often empty.
+   * @returns The events this chunk completed, validated, in order; often empty. Events skipped
+   *   by `onUnknownEvent` are not among them.
    * @throws {AguiWireError} `frame_too_large` when an event passes `maxEventBytes`;
    *   `malformed_event` when a message's data is not JSON ("SSE event #i: data is not JSON: …",
    *   with the `JSON.parse` error as `cause`).
    * @throws {ValidationError} `invalid_event` or `unknown_event_type` when the JSON is not a valid
    *   event: the code and `issues` of {@link parseEvent}'s error, its message prefixed with
-   *   "SSE event #i: ", and that error as `cause`.
+   *   "SSE event #i: ", and that error as `cause`. With `onUnknownEvent` set, an
+   *   `unknown_event_type` event is skipped instead.
+   * @throws Whatever `onUnknownEvent` threw.
    * @throws Whatever an earlier call threw, since errors are final.
    */
   push(chunk: Uint8Array | string): AguiEvent[] {
@@ -64,7 +82,7 @@ export class SSEDecoder {
     const events: AguiEvent[] = [];
     try {
       const messages = this.#parser.push(chunk);
-      for (let i = 0; i < messages.length; i++) events.push(this.#decode(messages[i]!));
+      for (let i = 0; i < messages.length; i++) this.#decode(messages[i]!, events);
       return events;
     } catch (error) {
       this.#failed = true;
@@ -95,7 +113,8 @@ export class SSEDecoder {
     }
   }
 
-  #decode(message: SSEMessage): AguiEvent {
+  /** Decodes one message's event onto `out`, or reports it to `onUnknownEvent` and skips it. */
+  #decode(message: SSEMessage, out: AguiEvent[]): void {
     const index = this.#index++;
     let value: unknown;
     try {
@@ -105,9 +124,17 @@ export class SSEDecoder {
       throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
     }
     try {
-      return validEvent(value);
+      out.push(validEvent(value));
     } catch (error) {
       if (error instanceof ValidationError) {
+        // parseEvent gives this code only for an object whose `type` is a string naming no event,
+        // before looking at any other field: exactly a newer peer's event. Checked here, on the
+        // error path, so that decoding costs nothing more when the option is unset.
+        if (error.code === "unknown_event_type" && this.#onUnknownEvent) {
+          const json = value as UnknownSSEEvent["json"];
+          this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
+          return;
+        }
         throw new ValidationError(error.code as ValidationCode, `SSE event #${index}: ${error.message}`, error.issues, {
           cause: error,
         });

@@ -9,6 +9,7 @@ import { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, transportOf } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
 import { SSEDecoder } from "../sse/decoder.js";
+import type { UnknownEventHandler } from "../unknown-event.js";
 
 /** Options of {@link decodeEventStream}. */
 export interface DecodeEventStreamOptions {
@@ -23,6 +24,17 @@ export interface DecodeEventStreamOptions {
    * forever.
    */
   idleTimeoutMs?: number;
+  /**
+   * Skip events of a type this version does not know (a newer peer's), and report each to this
+   * callback, instead of ending the iteration with an `unknown_event_type` error (the default).
+   * The opt-in equivalent of `@ag-ui/client` 1.0, which drops such events with a console warning.
+   * A skipped event is never yielded, so nothing downstream (such as `verifyEvents`) sees it.
+   * Only the unknown type is forgiven: malformed frames or JSON, and invalid events of known
+   * types, still end the iteration. See `SSEDecoderOptions.onUnknownEvent` and
+   * `FrameDecoderOptions.onUnknownEvent` for what counts as unknown on each transport, and
+   * {@link UnknownEventHandler} for when it is called. An error it throws ends the iteration.
+   */
+  onUnknownEvent?: UnknownEventHandler;
 }
 
 /** A response body: a WHATWG byte stream or any async iterable of byte chunks. */
@@ -33,11 +45,23 @@ interface PushDecoder {
   end(): void;
 }
 
-/** The push decoder of one transport. */
-export function pushDecoderFor(contentType: string | null | undefined, maxFrameBytes?: number): PushDecoder {
+/**
+ * The push decoder of one transport.
+ *
+ * @param onUnknownEvent - Skip events of unknown types and report them here; see
+ *   {@link DecodeEventStreamOptions.onUnknownEvent}.
+ * @throws {AguiWireError} `unsupported_media_type` for a content type of neither transport.
+ * @throws {RangeError} When `maxFrameBytes` is not a positive integer.
+ * @throws {TypeError} When `onUnknownEvent` is given and not a function.
+ */
+export function pushDecoderFor(
+  contentType: string | null | undefined,
+  maxFrameBytes?: number,
+  onUnknownEvent?: UnknownEventHandler,
+): PushDecoder {
   return transportOf(contentType) === BINARY_MEDIA_TYPE
-    ? new FrameDecoder({ maxFrameBytes })
-    : new SSEDecoder({ maxEventBytes: maxFrameBytes });
+    ? new FrameDecoder({ maxFrameBytes, onUnknownEvent })
+    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent });
 }
 
 const EMPTY = new Uint8Array(0);
@@ -213,11 +237,12 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
  * @param body - The bytes: a `ReadableStream<Uint8Array>` (a fetch `Response.body`) or any
  *   `AsyncIterable<Uint8Array>` (a Node `IncomingMessage`).
  * @param contentType - The response's `Content-Type`; case and parameters are ignored.
- * @param options - `maxFrameBytes`, `signal`, `idleTimeoutMs`.
+ * @param options - `maxFrameBytes`, `signal`, `idleTimeoutMs`, `onUnknownEvent`.
  * @throws {RangeError} (at once) When `idleTimeoutMs` is negative or not a number.
+ * @throws {TypeError} (at once) When `onUnknownEvent` is given and not a function.
  * @throws {AguiWireError} `unsupported_media_type` (at once) for a content type of neither
  *   transport. During iteration: `truncated_stream` when the stream ends inside a frame or event,
- *   `frame_too_large`, `malformed_frame`, `malformed_event`, `unknown_event_type`, `aborted` when
+ *   `frame_too_large`, `malformed_frame`, `malformed_event`, `unknown_event_type` (unless `onUnknownEvent` is set), `aborted` when
  *   `signal` fires, `timeout` when a read waits longer than `idleTimeoutMs`, `network_error` when
  *   reading the body fails; `ValidationError` for an invalid event.
  */
@@ -227,6 +252,6 @@ export function decodeEventStream(
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent);
   return new EventStreamIterator(body, decoder, options.signal, idleMs);
 }

@@ -7,11 +7,11 @@ import { AguiWireError, ValidationError } from "../../src/errors.js";
 import { decodeEvent, decodeEventStream, FrameDecoder, SSEDecoder } from "../../src/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../../src/media-types.js";
 
-/** Binary: an Event whose only arm is field 17 (the other implementation's chunk event). */
-const UNKNOWN_ARM = new Uint8Array([0x8a, 0x01, 0x04, 0x0a, 0x02, 0x08, 0x00]); // tag (17 << 3) | 2 as a varint
+/** Binary: an Event whose only arm is field 40, which no AG-UI 1.0 event uses (a newer peer's). */
+const UNKNOWN_ARM = new Uint8Array([0xc2, 0x02, 0x04, 0x0a, 0x02, 0x08, 0x28]); // tag (40 << 3) | 2 as a varint
 const framed = new Uint8Array([0, 0, 0, UNKNOWN_ARM.length, ...UNKNOWN_ARM]);
 /** SSE: an event of a type no AG-UI event has. */
-const sse = new TextEncoder().encode(`data: ${JSON.stringify({ type: "TEXT_MESSAGE_CHUNK", messageId: "m" })}\n\n`);
+const sse = new TextEncoder().encode(`data: ${JSON.stringify({ type: "FUTURE_EVENT", messageId: "m" })}\n\n`);
 
 function thrown(fn: () => unknown): unknown {
   try {
@@ -49,7 +49,7 @@ describe("an unknown event type", () => {
       expect((error as ValidationError).code, where).toBe("unknown_event_type");
       expect((error as ValidationError).name, where).toBe("ValidationError");
     }
-    expect((errors.FrameDecoder as Error).message).toMatch(/^frame #0: unknown event type: the Event message holds field 17/);
-    expect((errors.SSEDecoder as Error).message).toMatch(/^SSE event #0: unknown event type "TEXT_MESSAGE_CHUNK"/);
+    expect((errors.FrameDecoder as Error).message).toMatch(/^frame #0: unknown event type: the Event message holds field 40/);
+    expect((errors.SSEDecoder as Error).message).toMatch(/^SSE event #0: unknown event type "FUTURE_EVENT"/);
   });
 });
