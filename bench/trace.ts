@@ -1,14 +1,16 @@
 /**
- * The events the suites run on, all built from the shared test corpus (test/fixtures/corpus.ts):
- * one realistic run, per-type batches, and a long stream of runs, plus encoding helpers.
+ * The events the suites run on, all built from the shared test fixtures: the "mixed trace" (one
+ * realistic run, test/fixtures/corpus.ts), the "1.0 trace" (a realistic AG-UI 1.0 session,
+ * test/fixtures/trace-1.0.ts), per-type batches, and long streams of either, plus encoding helpers.
  */
 import { CORPUS, mixedTrace } from "../test/fixtures/corpus.js";
+import { run10Trace } from "../test/fixtures/trace-1.0.js";
 import { concatBytes } from "../src/bytes.js";
 import { encodeEvent, encodeFrame, encodeSSE, EVENT_TYPES, type AguiEventInput, type EventType } from "../src/index.js";
 
 const utf8 = new TextEncoder();
 
-/** Events in one realistic run (RUN_STARTED .. RUN_FINISHED, 4 turns): the "mixed trace". */
+/** Events in one realistic run (RUN_STARTED .. RUN_FINISHED, 4 turns): the "mixed trace"; also those of the 1.0 trace. */
 export const RUN_EVENTS = 1000;
 
 /** The mixed trace: one realistic run. */
@@ -17,16 +19,26 @@ export function runTrace(): AguiEventInput[] {
 }
 
 /**
- * A long stream: `runs` realistic runs back to back (`runs * 1000` events).
+ * The 1.0 trace: a realistic AG-UI 1.0 session of {@link RUN_EVENTS} events in two runs, one that
+ * reasons, calls tools and gets their results, reports activity, delegates to subagents (one
+ * streaming with chunk events, one failing) and ends on an interrupt, then the run that resumes
+ * it. It holds 29 of the 31 event types (all but RAW and RUN_ERROR), `metadata` on some events.
+ */
+export function runTrace10(): AguiEventInput[] {
+  return run10Trace(RUN_EVENTS);
+}
+
+/**
+ * A long stream: `times` copies of `unit` back to back (`times * 1000` events); `unit` is one
+ * realistic run (the mixed trace) unless given, e.g. the 1.0 trace (two runs per copy).
  *
  * Not `mixedTrace(50_000)`: that is one run of 200 turns in which every turn re-sends the whole
  * conversation in a MESSAGES_SNAPSHOT, so 95% of its 58 MB are snapshots that grow quadratically,
  * and it measures snapshot decoding rather than an event stream. The size suite reports it too.
  */
-export function streamTrace(runs: number): AguiEventInput[] {
-  const run = runTrace();
+export function streamTrace(times: number, unit: AguiEventInput[] = runTrace()): AguiEventInput[] {
   const out: AguiEventInput[] = [];
-  for (let i = 0; i < runs; i++) out.push(...run);
+  for (let i = 0; i < times; i++) out.push(...unit);
   return out;
 }
 
@@ -37,14 +49,19 @@ const BATCH = 100;
 const TYPICAL_MAX_BYTES = 4096;
 
 /**
- * For each of the 16 event types, a batch of {@link BATCH} events of that type: the trace's own
- * events of the type, cycled, or (for types a run does not emit, such as RAW and RUN_ERROR) the
- * corpus entries of the type that are of typical size.
+ * For each of the 31 event types, a batch of {@link BATCH} events of that type: the trace's own
+ * events of the type, cycled; for types it lacks, the `fallback` trace's (by default the 1.0
+ * trace, which holds the 1.0 types the mixed trace has not: reasoning, tool results, activity,
+ * subagents, chunks); for types no run emits (RAW, RUN_ERROR), the corpus entries of the type
+ * that are of typical size.
+ *
+ * Throws when no source has an event of some type.
  */
-export function perTypeBatches(trace: AguiEventInput[]): Map<EventType, AguiEventInput[]> {
+export function perTypeBatches(trace: AguiEventInput[], fallback: AguiEventInput[] = runTrace10()): Map<EventType, AguiEventInput[]> {
   const batches = new Map<EventType, AguiEventInput[]>();
   for (const type of EVENT_TYPES) {
     let examples = trace.filter((e) => e.type === type);
+    if (examples.length === 0) examples = fallback.filter((e) => e.type === type);
     if (examples.length === 0) examples = CORPUS.map((c) => c.event).filter((e) => e.type === type && encodeEvent(e).length <= TYPICAL_MAX_BYTES);
     if (examples.length === 0) throw new Error(`no example of ${type}`);
     batches.set(

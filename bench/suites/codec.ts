@@ -1,6 +1,8 @@
 /**
- * Codec suite: one event at a time to bytes and back, per event type and over a realistic run
- * (the "mixed trace"), ours against the @ag-ui packages, protobuf-es, protobufjs and our own SSE.
+ * Codec suite: one event at a time to bytes and back, per event type and over two realistic
+ * traces of 1,000 events (the "mixed trace", one run, and the "1.0 trace", an AG-UI 1.0 session
+ * with reasoning, tool results, activity, subagents and an interrupt), ours against the @ag-ui
+ * packages, protobuf-es, protobufjs and our own SSE.
  *
  * Encode: ours `encodeFrame` (validated, framed) against `@ag-ui/encoder` `encodeBinary` (the
  * reference; validated, framed), `@ag-ui/proto` `encode` (validated, no prefix), protobuf-es
@@ -22,9 +24,12 @@ import {
   toBinary,
 } from "../peers.js";
 import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup } from "../suite.js";
-import { perTypeBatches, runTrace, totalBytes } from "../trace.js";
+import { perTypeBatches, runTrace, runTrace10, totalBytes } from "../trace.js";
 
 const utf8 = new TextEncoder();
+
+/** The whole traces, by group id suffix (`encode mixed`, `decode 1.0`), as opposed to per-type batches. */
+const TRACES = ["mixed", "1.0"];
 
 /** Encode and decode groups for one list of events. */
 function groupsFor(id: string, title: string, events: AguiEventInput[], pbjs: ReturnType<typeof loadProtobufjsEvent>): TaskGroup[] {
@@ -70,21 +75,27 @@ function groupsFor(id: string, title: string, events: AguiEventInput[], pbjs: Re
 
 const suite: Suite = {
   name: "codec",
-  description: "one event at a time, encode and decode, per event type and over one realistic run of 1,000 events",
+  description: "one event at a time, encode and decode, per event type and over two realistic traces of 1,000 events (mixed, 1.0)",
   async run(ctx) {
     const budget: Budget = ctx.quick
       ? { time: 30, iterations: 3, warmupTime: 10, warmupIterations: 2 }
       : { time: 500, iterations: 10, warmupTime: 200, warmupIterations: 5 };
     const trace = runTrace();
+    const trace10 = runTrace10();
     const pbjs = loadProtobufjsEvent();
-    const groups = groupsFor("mixed", `mixed trace (${trace.length} events)`, trace, pbjs);
-    for (const [type, batch] of perTypeBatches(trace)) groups.push(...groupsFor(type, type, batch, pbjs));
+    const groups = [
+      ...groupsFor("mixed", `mixed trace (${trace.length} events)`, trace, pbjs),
+      ...groupsFor("1.0", `1.0 trace (${trace10.length} events)`, trace10, pbjs),
+    ];
+    for (const [type, batch] of perTypeBatches(trace, trace10)) groups.push(...groupsFor(type, type, batch, pbjs));
 
     const measurements = await measureGroups("codec", groups, budget, ctx);
     const inGroup = (id: string) => measurements.filter((m) => m.group === id);
     const tables = [
       measurementTable(`Encode, mixed trace (${trace.length} events, one realistic run)`, inGroup("encode mixed"), "@ag-ui/encoder", true),
       measurementTable(`Decode, mixed trace (${trace.length} events, one realistic run)`, inGroup("decode mixed"), "@ag-ui/proto", true),
+      measurementTable(`Encode, 1.0 trace (${trace10.length} events, an AG-UI 1.0 session of two runs)`, inGroup("encode 1.0"), "@ag-ui/encoder", true),
+      measurementTable(`Decode, 1.0 trace (${trace10.length} events, an AG-UI 1.0 session of two runs)`, inGroup("decode 1.0"), "@ag-ui/proto", true),
       perTypeTable("Encode per event type (batches of 100 events)", measurements, "encode"),
       perTypeTable("Decode per event type (batches of 100 events)", measurements, "decode"),
     ];
@@ -96,14 +107,26 @@ const suite: Suite = {
       tables,
       values: valuesOf(measurements),
       measurements,
-      charts: [panel("encode mixed", "Encode one event (mixed trace)"), panel("decode mixed", "Decode one event (mixed trace)")],
+      charts: [
+        panel("encode mixed", "Encode one event (mixed trace)"),
+        panel("decode mixed", "Decode one event (mixed trace)"),
+        panel("encode 1.0", "Encode one event (1.0 trace)"),
+        panel("decode 1.0", "Decode one event (1.0 trace)"),
+      ],
       notes: [
+        `1.0 trace: a run that reasons (REASONING_*), calls tools and gets TOOL_CALL_RESULTs, reports ACTIVITY_*, delegates to subagents (SUBAGENT_*, events with subagentRunId, chunk events) and ends with an interrupt outcome, then the run that resumes it (RUN_STARTED input.resume); ${percent(trace10, ["TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"])} of it are text and reasoning deltas (mixed trace: ${percent(trace, ["TEXT_MESSAGE_CONTENT"])} text deltas).`,
+        "Per event type: batches of 100 events of that type from the mixed trace, else from the 1.0 trace, else (RAW, RUN_ERROR) from the test corpus.",
         "validates = checks the event against the event schema; ours always does, protobuf-es and protobufjs never do, @ag-ui/proto decode does not.",
         "MB/s counts each task's own output (encode) or input (decode): frames with their 4-byte prefix for encodeFrame/encodeBinary, bare messages otherwise, UTF-8 JSON for SSE.",
       ],
     };
   },
 };
+
+/** The share of `events` whose type is one of `types`, as "82%". */
+function percent(events: readonly AguiEventInput[], types: readonly string[]): string {
+  return `${Math.round((100 * events.filter((e) => types.includes(e.type)).length) / events.length)}%`;
+}
 
 /** Column headers of the per-type tables. */
 const SHORT: Record<string, string> = {
@@ -117,7 +140,7 @@ const SHORT: Record<string, string> = {
 
 /** Events/s of every task per event type, with ours against the reference. */
 function perTypeTable(title: string, measurements: Measurement[], direction: "encode" | "decode"): Table {
-  const rows = measurements.filter((m) => m.group.startsWith(`${direction} `) && m.group !== `${direction} mixed`);
+  const rows = measurements.filter((m) => m.group.startsWith(`${direction} `) && !TRACES.includes(m.group.slice(direction.length + 1)));
   const groups = [...new Set(rows.map((m) => m.group))];
   const keys = [...new Set(rows.map((m) => m.key))];
   const labels = keys.map((k) => SHORT[k] ?? k);

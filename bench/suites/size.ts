@@ -8,7 +8,7 @@ import { mixedTrace } from "../../test/fixtures/corpus.js";
 import type { AguiEventInput } from "../../src/index.js";
 import { bytes, ratio, type Table } from "../format.js";
 import type { Suite } from "../suite.js";
-import { binaryStream, perTypeBatches, runTrace, sseStream } from "../trace.js";
+import { binaryStream, perTypeBatches, runTrace, runTrace10, sseStream } from "../trace.js";
 
 interface SizeRow {
   name: string;
@@ -33,10 +33,12 @@ const suite: Suite = {
     const longRun = ctx.quick ? 5_000 : 50_000;
     ctx.progress(`[size] encoding`);
     const mixed = measure(`mixed trace: one run of ${trace.length.toLocaleString("en")} events`, trace);
-    const rows: SizeRow[] = [mixed];
+    const trace10 = runTrace10();
+    const v10 = measure(`1.0 trace: an AG-UI 1.0 session of ${trace10.length.toLocaleString("en")} events (two runs)`, trace10);
     ctx.progress(`[size] encoding one run of ${longRun} events`);
-    rows.push(measure(`one run of ${longRun.toLocaleString("en")} events (mixedTrace(${longRun}))`, mixedTrace(longRun)));
-    for (const [type, batch] of perTypeBatches(trace)) rows.push(measure(`  ${type}`, batch));
+    const long = measure(`one run of ${longRun.toLocaleString("en")} events (mixedTrace(${longRun}))`, mixedTrace(longRun));
+    const rows: SizeRow[] = [mixed, v10, long];
+    for (const [type, batch] of perTypeBatches(trace, trace10)) rows.push(measure(`  ${type}`, batch));
 
     const table: Table = {
       title: "Bytes on the wire (binary: 4-byte prefix + protobuf per event; SSE: `data: <json>\\n\\n` per event, UTF-8)",
@@ -67,12 +69,15 @@ const suite: Suite = {
         "size/mixed/binary": mixed.binary,
         "size/mixed/sse": mixed.sse,
         "size/mixed/ratio": mixed.binary / mixed.sse,
-        "size/long-run/ratio": rows[1]!.binary / rows[1]!.sse,
+        "size/1.0/binary": v10.binary,
+        "size/1.0/sse": v10.sse,
+        "size/1.0/ratio": v10.binary / v10.sse,
+        "size/long-run/ratio": long.binary / long.sse,
       },
       measurements: [],
       charts: [],
       notes: [
-        "Per event type: batches of 100 events of that type taken from the mixed trace (RAW and RUN_ERROR, which a run does not emit, from the test corpus).",
+        "Per event type: batches of 100 events of that type taken from the mixed trace, else from the 1.0 trace (the 1.0 types), else (RAW and RUN_ERROR, which neither emits) from the test corpus.",
         `The very long run re-sends the whole growing conversation in a MESSAGES_SNAPSHOT every turn, so long text dominates it and the ratio rises with its length; the goal is measured on the mixed trace, the unit the stream suite repeats.`,
       ],
     };

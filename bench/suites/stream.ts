@@ -1,7 +1,8 @@
 /**
- * Stream decode suite: a long stream (50 realistic runs back to back, 50,000 events; 5 runs in
- * quick mode) encoded once per transport, cut into 1 KiB and 64 KiB chunks beforehand, and decoded
- * whole, events validated, by:
+ * Stream decode suite: two long streams of 50,000 events (5,000 in quick mode), each encoded once
+ * per transport, cut into 1 KiB and 64 KiB chunks beforehand, and decoded whole, events validated:
+ * the mixed trace (one realistic run) 50 times back to back, and the 1.0 trace (an AG-UI 1.0
+ * session of two runs: reasoning, tool results, activity, subagents, an interrupt) 50 times. By:
  * - ours, `decodeEventStream` over an async iterable of the chunks (the public path),
  * - ours, the push decoder alone (`FrameDecoder` / `SSEDecoder`) in a plain loop,
  * - @ag-ui/client (the reference): `parseProtoStream`, or `parseSSEStream` + `EventSchemas.parse`,
@@ -12,7 +13,7 @@ import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import { agDecodeStream } from "../peers.js";
 import { measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
-import { asyncChunks, binaryStream, chunk, sseStream, streamTrace } from "../trace.js";
+import { asyncChunks, binaryStream, chunk, runTrace, runTrace10, sseStream, streamTrace } from "../trace.js";
 
 const TRANSPORTS = ["binary", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
@@ -20,6 +21,22 @@ const CHUNKS = [
   { id: "64k", label: "64 KiB", size: 64 * 1024 },
   { id: "1k", label: "1 KiB", size: 1024 },
 ] as const;
+
+/**
+ * The traces repeated into streams. A group's id is `<transport> <chunks><suffix>`: the mixed
+ * trace's groups keep the names the goals read (`binary 64k`), the 1.0 trace's end in ` 1.0`.
+ */
+const TRACES = [
+  { id: "mixed", suffix: "", label: "mixed trace", unit: "runs of 1,000", build: runTrace },
+  { id: "1.0", suffix: " 1.0", label: "1.0 trace", unit: "AG-UI 1.0 sessions of 1,000, two runs each", build: runTrace10 },
+] as const;
+type Trace = (typeof TRACES)[number];
+
+/** Transport, chunk size id and trace of a group id. */
+function parseGroup(group: string): { transport: Transport; size: string; trace: Trace } {
+  const [transport, size, suffix] = group.split(" ") as [Transport, string, string | undefined];
+  return { transport, size, trace: TRACES.find((t) => t.suffix === (suffix === undefined ? "" : ` ${suffix}`))! };
+}
 
 function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, size: number): TaskSpec[] {
   const contentType = transport === "binary" ? BINARY_MEDIA_TYPE : SSE_MEDIA_TYPE;
@@ -63,35 +80,45 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
 
 const suite: Suite = {
   name: "stream",
-  description: "whole-stream decode of a long stream of realistic runs, in 1 KiB and 64 KiB chunks, ours against @ag-ui/client",
+  description: "whole-stream decode of long streams of realistic runs (mixed trace, 1.0 trace), in 1 KiB and 64 KiB chunks, ours against @ag-ui/client",
   async run(ctx) {
     const runs = ctx.quick ? 5 : 50;
     const budget: Budget = ctx.quick
       ? { time: 50, iterations: 2, warmupTime: 0, warmupIterations: 1 }
       : { time: 3000, iterations: 5, warmupTime: 1000, warmupIterations: 2 };
-    ctx.progress(`[stream] encoding ${runs} runs`);
-    const events = streamTrace(runs);
-    const encoded: Record<Transport, Uint8Array> = { binary: binaryStream(events), sse: sseStream(events) };
-
     const groups: TaskGroup[] = [];
-    for (const transport of TRANSPORTS) {
-      for (const c of CHUNKS) {
-        const tasks = tasksFor(transport, chunk(encoded[transport], c.size), events.length, encoded[transport].length);
-        // A decoder that loses or invents events would make its numbers meaningless: check first.
-        for (const task of tasks) {
-          const n = await task.fn();
-          if (n !== events.length) throw new Error(`${task.label} (${transport}, ${c.label}) decoded ${String(n)} events, expected ${events.length}`);
+    const streams = new Map<Trace, { events: number; encoded: Record<Transport, Uint8Array> }>();
+    for (const trace of TRACES) {
+      ctx.progress(`[stream] encoding ${runs} copies of the ${trace.label}`);
+      const events = streamTrace(runs, trace.build());
+      const encoded: Record<Transport, Uint8Array> = { binary: binaryStream(events), sse: sseStream(events) };
+      streams.set(trace, { events: events.length, encoded });
+      for (const transport of TRANSPORTS) {
+        for (const c of CHUNKS) {
+          const tasks = tasksFor(transport, chunk(encoded[transport], c.size), events.length, encoded[transport].length);
+          // A decoder that loses or invents events would make its numbers meaningless: check first.
+          for (const task of tasks) {
+            const n = await task.fn();
+            if (n !== events.length) throw new Error(`${task.label} (${trace.label}, ${transport}, ${c.label}) decoded ${String(n)} events, expected ${events.length}`);
+          }
+          groups.push({ id: `${transport} ${c.id}${trace.suffix}`, title: `${trace.label}, ${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
         }
-        groups.push({ id: `${transport} ${c.id}`, title: `${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
       }
     }
     const measurements = await measureGroups("stream", groups, budget, ctx);
     return {
-      tables: [streamTable(measurements, events.length, runs, encoded)],
+      tables: TRACES.map((trace) => {
+        const { events, encoded } = streams.get(trace)!;
+        return streamTable(measurements.filter((m) => parseGroup(m.group).trace === trace), trace, events, runs, encoded);
+      }),
       values: valuesOf(measurements),
       measurements,
-      charts: CHUNKS.flatMap((c) => TRANSPORTS.map((t) => panel(measurements, t, c.id, c.label))),
+      // The 1.0 trace's panels at 64 KiB only: the chart stays readable, the tables have the rest.
+      charts: TRACES.flatMap((trace) =>
+        CHUNKS.filter((c) => trace.id === "mixed" || c.id === "64k").flatMap((c) => TRANSPORTS.map((t) => panel(measurements, trace, t, c.id, c.label))),
+      ),
       notes: [
+        "1.0 trace: one run that reasons, calls tools and gets their results, reports activity, delegates to subagents and ends with an interrupt outcome, then the run that resumes it (see the codec suite).",
         "x @ag-ui/client: against the reference decoder of the same transport and chunk size.",
         "x our SSE: a binary row against the same decoder on the SSE stream at the same chunk size. 1 KiB / 64 KiB: a 1 KiB row against the same row at 64 KiB.",
         "@ag-ui/client parseProtoStream does not validate events; parseSSEStream does not either, so EventSchemas.parse is added, as the brief of the comparison says.",
@@ -100,10 +127,11 @@ const suite: Suite = {
   },
 };
 
-function streamTable(measurements: Measurement[], events: number, runs: number, encoded: Record<Transport, Uint8Array>): Table {
+/** The rows of one trace's groups, with ratios across transports and chunk sizes of that trace. */
+function streamTable(measurements: Measurement[], trace: Trace, events: number, runs: number, encoded: Record<Transport, Uint8Array>): Table {
   const find = (group: string, key: string) => measurements.find((m) => m.group === group && m.key === key && !m.error);
   return {
-    title: `Stream decode: ${events.toLocaleString("en")} events (${runs} runs of 1,000), binary ${bytes(encoded.binary.length)}, SSE ${bytes(encoded.sse.length)}`,
+    title: `Stream decode, ${trace.label}: ${events.toLocaleString("en")} events (${runs} ${trace.unit}), binary ${bytes(encoded.binary.length)}, SSE ${bytes(encoded.sse.length)}`,
     columns: [
       { header: "transport" },
       { header: "chunks" },
@@ -117,9 +145,9 @@ function streamTable(measurements: Measurement[], events: number, runs: number, 
       { header: "1 KiB / 64 KiB", align: "right" },
     ],
     rows: measurements.map((m) => {
-      const [transport, size] = m.group.split(" ") as [Transport, string];
-      const sse = transport === "binary" ? find(`sse ${size}`, m.key) : undefined;
-      const big = size === "1k" ? find(`${transport} 64k`, m.key) : undefined;
+      const { transport, size } = parseGroup(m.group);
+      const sse = transport === "binary" ? find(`sse ${size}${trace.suffix}`, m.key) : undefined;
+      const big = size === "1k" ? find(`${transport} 64k${trace.suffix}`, m.key) : undefined;
       const chunks = CHUNKS.find((c) => c.id === size)!.label;
       if (m.error) return [transport, chunks, m.label, m.validates ? "yes" : "no", `failed: ${m.error}`, "", "", "", "", ""];
       return [
@@ -138,11 +166,11 @@ function streamTable(measurements: Measurement[], events: number, runs: number, 
   };
 }
 
-function panel(measurements: Measurement[], transport: Transport, size: string, label: string): ChartPanel {
+function panel(measurements: Measurement[], trace: Trace, transport: Transport, size: string, label: string): ChartPanel {
   return {
-    title: `Stream decode, ${transport === "binary" ? "binary" : "SSE"}, ${label} chunks`,
+    title: `Stream decode, ${trace.label}, ${transport === "binary" ? "binary" : "SSE"}, ${label} chunks`,
     bars: measurements
-      .filter((m) => m.group === `${transport} ${size}`)
+      .filter((m) => m.group === `${transport} ${size}${trace.suffix}`)
       .map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.key === "ag-client" })),
   };
 }
