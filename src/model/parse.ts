@@ -113,7 +113,9 @@ function issueMessage(issue: core.$ZodIssue): string {
     case "too_big":
       return own ? `${own}, found ${found}` : `expected ${issue.origin} at most ${String(issue.maximum)}, found ${found}`;
     case "too_small":
-      return own ?? `expected ${issue.origin} at least ${String(issue.minimum)}, found ${found}`;
+      // A custom message that already says what was found ("…, found none") is kept whole.
+      if (own) return /\bfound\b/.test(own) ? own : `${own}, found ${found}`;
+      return `expected ${issue.origin} at least ${String(issue.minimum)}, found ${found}`;
     case "invalid_format":
       return `${own ?? `expected a string of format ${issue.format}`}, found ${found}`;
     default:
@@ -195,7 +197,7 @@ function schemaOf(value: unknown): z.ZodMiniType<AguiEvent> {
 
 /**
  * Validates an event against the model and returns it with unknown keys dropped and defaults
- * filled in (TEXT_MESSAGE_START's `role`).
+ * filled in (the `tools` and `context` of RUN_STARTED's `input`).
  *
  * @throws {ValidationError} `unknown_event_type` when `type` is a string that names no event;
  *   `invalid_event` when the value is not an object, `type` is missing or not a string, or a

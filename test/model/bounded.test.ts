@@ -32,7 +32,7 @@ function clauses(message: string, prefix: string): string[] {
   return message.slice(prefix.length).split("; ");
 }
 
-const ROLE = 'expected "developer" or "system" or "assistant" or "user" or "tool"';
+const ROLE = 'expected "developer" or "system" or "assistant" or "user" or "tool" or "activity" or "reasoning"';
 
 describe("a value with many problems", () => {
   it("names the first ten and counts the rest (a RunAgentInput of 200,000 bad messages)", () => {
@@ -75,10 +75,26 @@ describe("a value with many problems", () => {
   it("bounds the issues of an event's arrays (MESSAGES_SNAPSHOT, STATE_DELTA)", () => {
     const snapshot = validationError(() => parseEvent({ type: "MESSAGES_SNAPSHOT", messages: Array(100_000).fill({ role: "user", id: 1 }) }));
     expect(snapshot.issues).toHaveLength(10);
-    expect(snapshot.message).toMatch(/messages\[4\]\.content: expected string, found nothing; and 199,990 more problems$/);
+    expect(snapshot.message).toMatch(/messages\[4\]\.content: expected string or array, found nothing; and 199,990 more problems$/);
     const delta = validationError(() => parseEvent({ type: "STATE_DELTA", delta: Array(50_000).fill({ op: "add", path: "x", value: 1 }) }));
     expect(delta.issues).toHaveLength(10);
     expect(delta.message).toMatch(/delta\[9\]\.path: .*; and 49,990 more problems$/);
+  });
+
+  it("bounds the issues of the 1.0 arrays too: content parts, a patch, token usage, interrupts, resume entries", () => {
+    const cases: [() => unknown, string][] = [
+      [() => parseEvent({ type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "t", content: Array(50_000).fill({ type: "text" }) }), "content[9].text: expected string, found nothing"],
+      [() => parseEvent({ type: "ACTIVITY_DELTA", messageId: "a", activityType: "p", patch: Array(50_000).fill({ op: "remove" }) }), "patch[9].path: expected string, found nothing"],
+      [() => parseEvent({ type: "RUN_ERROR", message: "m", usage: Array(50_000).fill({ inputTokens: 0.5 }) }), "usage[9].inputTokens: expected int, found 0.5"],
+      [() => parseEvent({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: Array(50_000).fill({ id: "i" }) } }), "outcome.interrupts[9].reason: expected string, found nothing"],
+      [() => parseRunAgentInput(input({ resume: Array(50_000).fill({ interruptId: "i" }) })), 'resume[9].status: expected "resolved" or "cancelled", found nothing'],
+      [() => parseRunAgentInput(input({ messages: [{ id: "u", role: "user", content: Array(50_000).fill(null) }] })), "messages[0].content[9]: expected object, found null"],
+    ];
+    for (const [run, tenth] of cases) {
+      const err = validationError(run);
+      expect(err.issues).toHaveLength(10);
+      expect(err.message.endsWith(`${tenth}; and 49,990 more problems`), err.message.slice(-200)).toBe(true);
+    }
   });
 
   it("gives schemas used directly a bounded issue list that ends with the count", () => {

@@ -1,3 +1,4 @@
+import { EventType as CoreEventType } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
 import { AguiWireError, ValidationError, isAguiWireError } from "../../src/errors.js";
 import {
@@ -12,6 +13,7 @@ import {
 } from "../../src/model/index.js";
 import { FULL_EVENTS, MINIMAL_EVENTS, expectInvalid, richJson, validationError } from "./helpers.js";
 
+/** The 31 event types of AG-UI 1.0, in the order of their protobuf EventType numbers (0 to 30). */
 const ALL_TYPES = [
   "TEXT_MESSAGE_START",
   "TEXT_MESSAGE_CONTENT",
@@ -29,21 +31,43 @@ const ALL_TYPES = [
   "RUN_ERROR",
   "STEP_STARTED",
   "STEP_FINISHED",
+  "SUBAGENT_STARTED",
+  "SUBAGENT_FINISHED",
+  "SUBAGENT_ERROR",
+  "TEXT_MESSAGE_CHUNK",
+  "TOOL_CALL_CHUNK",
+  "TOOL_CALL_RESULT",
+  "ACTIVITY_SNAPSHOT",
+  "ACTIVITY_DELTA",
+  "REASONING_START",
+  "REASONING_MESSAGE_START",
+  "REASONING_MESSAGE_CONTENT",
+  "REASONING_MESSAGE_END",
+  "REASONING_MESSAGE_CHUNK",
+  "REASONING_END",
+  "REASONING_ENCRYPTED_VALUE",
 ] as const;
 
 const TYPE_LIST = ALL_TYPES.join(", ");
 
-/** What parseEvent returns for each minimal event. */
-const MINIMAL_PARSED: Record<EventType, unknown> = {
-  ...MINIMAL_EVENTS,
-  TEXT_MESSAGE_START: { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
-};
+/**
+ * The types whose events may belong to a subagent's work (an optional `subagentRunId`). The others
+ * are run-scoped (RUN_*), conversation-wide (MESSAGES_SNAPSHOT) or name the subagent themselves
+ * (SUBAGENT_*, where `subagentRunId` is required).
+ */
+const ATTRIBUTABLE = ALL_TYPES.filter(
+  (t) => !["MESSAGES_SNAPSHOT", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"].includes(t),
+);
 
 describe("EventType, EVENT_TYPES, isEventType", () => {
-  it("EVENT_TYPES lists the 16 types in protobuf enum order", () => {
-    expect(EVENT_TYPES).toHaveLength(16);
+  it("EVENT_TYPES lists the 31 types in protobuf enum order", () => {
+    expect(EVENT_TYPES).toHaveLength(31);
     expect([...EVENT_TYPES]).toEqual([...ALL_TYPES]);
-    expect(new Set(EVENT_TYPES).size).toBe(16);
+    expect(new Set(EVENT_TYPES).size).toBe(31);
+  });
+
+  it("EVENT_TYPES are exactly @ag-ui/core 1.0's event types", () => {
+    expect([...EVENT_TYPES].sort()).toEqual(Object.values(CoreEventType).sort());
   });
 
   it("EVENT_TYPES and EventType are frozen", () => {
@@ -69,8 +93,10 @@ describe("EventType, EVENT_TYPES, isEventType", () => {
     "Run_Started",
     " RUN_STARTED",
     "RUN_STARTED ",
-    "TEXT_MESSAGE_CHUNK",
+    "reasoning_start",
     "THINKING_START",
+    "THINKING_TEXT_MESSAGE_CONTENT",
+    "REASONING",
     "toString",
     "constructor",
     "hasOwnProperty",
@@ -87,8 +113,10 @@ describe("EventType, EVENT_TYPES, isEventType", () => {
 });
 
 describe("parseEvent: valid events", () => {
-  it.each(ALL_TYPES)("accepts a minimal %s", (t) => {
-    expect(parseEvent(MINIMAL_EVENTS[t])).toEqual(MINIMAL_PARSED[t]);
+  it.each(ALL_TYPES)("accepts a minimal %s and returns it as given, with no field filled in", (t) => {
+    const out = parseEvent(MINIMAL_EVENTS[t]);
+    expect(out).toEqual(MINIMAL_EVENTS[t]);
+    expect(Object.keys(out).sort()).toEqual(Object.keys(MINIMAL_EVENTS[t]).sort());
   });
 
   it.each(ALL_TYPES)("accepts a %s with every optional field set", (t) => {
@@ -98,14 +126,31 @@ describe("parseEvent: valid events", () => {
   it.each(ALL_TYPES)("accepts a %s with timestamp and rawEvent, keeping both", (t) => {
     const raw = richJson();
     const out = parseEvent({ ...MINIMAL_EVENTS[t], timestamp: 1_700_000_000_000, rawEvent: raw });
-    expect(out).toEqual({ ...(MINIMAL_PARSED[t] as object), timestamp: 1_700_000_000_000, rawEvent: raw });
+    expect(out).toEqual({ ...MINIMAL_EVENTS[t], timestamp: 1_700_000_000_000, rawEvent: raw });
   });
 
-  it.each(ALL_TYPES)("a minimal %s has no timestamp or rawEvent key", (t) => {
+  it.each(ALL_TYPES)("a minimal %s has no timestamp, rawEvent or metadata key", (t) => {
     const out = parseEvent(MINIMAL_EVENTS[t]);
     expect(out).not.toHaveProperty("timestamp");
     expect(out).not.toHaveProperty("rawEvent");
+    expect(out).not.toHaveProperty("metadata");
   });
+
+  it.each(ALL_TYPES)("the full %s fixture sets metadata, and parsing keeps it", (t) => {
+    expect(FULL_EVENTS[t].metadata).toEqual({ k: 1 });
+    expect(parseEvent(FULL_EVENTS[t])).toHaveProperty("metadata", { k: 1 });
+  });
+
+  it.each(ATTRIBUTABLE)("%s keeps its optional subagentRunId", (t) => {
+    expect(parseEvent({ ...MINIMAL_EVENTS[t], subagentRunId: "sa9" })).toEqual({ ...MINIMAL_EVENTS[t], subagentRunId: "sa9" });
+  });
+
+  it.each(["MESSAGES_SNAPSHOT", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"] as const)(
+    "%s carries no attribution: a subagentRunId key is dropped like any unknown key",
+    (t) => {
+      expect(parseEvent({ ...MINIMAL_EVENTS[t], subagentRunId: "sa9" })).toEqual(MINIMAL_EVENTS[t]);
+    },
+  );
 
   it.each(ALL_TYPES)("drops unknown top-level keys of a %s", (t) => {
     const out = parseEvent({ ...FULL_EVENTS[t], extra: 1, threadIdx: "x", Type: "RAW", __meta: { a: 1 } });
@@ -190,7 +235,7 @@ describe("parseEvent: not an event at all", () => {
     ["", '""'],
     ["run_started", '"run_started"'],
     ["RUN_STARTED ", '"RUN_STARTED "'],
-    ["TEXT_MESSAGE_CHUNK", '"TEXT_MESSAGE_CHUNK"'],
+    ["reasoning_start", '"reasoning_start"'],
     ["THINKING_START", '"THINKING_START"'],
     ["toString", '"toString"'],
     ["__proto__", '"__proto__"'],
@@ -222,9 +267,22 @@ describe("parseEvent: not an event at all", () => {
   });
 });
 
-type FieldKind = "string" | "array" | "json";
+/** What the message says when a required field of each kind is missing. */
+const MISSING = {
+  string: "expected string, found nothing",
+  array: "expected array, found nothing",
+  json: "expected a JSON value, found nothing",
+  object: "expected a JSON object, found nothing",
+  textOrParts: "expected string or array, found nothing",
+  reasoningRole: 'expected "reasoning", found nothing',
+  subtype: 'expected "tool-call" or "message", found nothing',
+} as const;
+type FieldKind = keyof typeof MISSING;
 
-/** Every required field of every event type besides `type`. */
+/**
+ * Every required field of every event type besides `type`, as in `@ag-ui/core/schemas` 1.0. The
+ * chunk events (TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK, REASONING_MESSAGE_CHUNK) have none.
+ */
 const REQUIRED_FIELDS: readonly [EventType, string, FieldKind][] = [
   ["TEXT_MESSAGE_START", "messageId", "string"],
   ["TEXT_MESSAGE_CONTENT", "messageId", "string"],
@@ -240,6 +298,7 @@ const REQUIRED_FIELDS: readonly [EventType, string, FieldKind][] = [
   ["MESSAGES_SNAPSHOT", "messages", "array"],
   ["RAW", "event", "json"],
   ["CUSTOM", "name", "string"],
+  ["CUSTOM", "value", "json"],
   ["RUN_STARTED", "threadId", "string"],
   ["RUN_STARTED", "runId", "string"],
   ["RUN_FINISHED", "threadId", "string"],
@@ -247,13 +306,58 @@ const REQUIRED_FIELDS: readonly [EventType, string, FieldKind][] = [
   ["RUN_ERROR", "message", "string"],
   ["STEP_STARTED", "stepName", "string"],
   ["STEP_FINISHED", "stepName", "string"],
+  ["SUBAGENT_STARTED", "subagentRunId", "string"],
+  ["SUBAGENT_STARTED", "name", "string"],
+  ["SUBAGENT_FINISHED", "subagentRunId", "string"],
+  ["SUBAGENT_ERROR", "subagentRunId", "string"],
+  ["SUBAGENT_ERROR", "message", "string"],
+  ["TOOL_CALL_RESULT", "messageId", "string"],
+  ["TOOL_CALL_RESULT", "toolCallId", "string"],
+  ["TOOL_CALL_RESULT", "content", "textOrParts"],
+  ["ACTIVITY_SNAPSHOT", "messageId", "string"],
+  ["ACTIVITY_SNAPSHOT", "activityType", "string"],
+  ["ACTIVITY_SNAPSHOT", "content", "object"],
+  ["ACTIVITY_DELTA", "messageId", "string"],
+  ["ACTIVITY_DELTA", "activityType", "string"],
+  ["ACTIVITY_DELTA", "patch", "array"],
+  ["REASONING_START", "messageId", "string"],
+  ["REASONING_MESSAGE_START", "messageId", "string"],
+  ["REASONING_MESSAGE_START", "role", "reasoningRole"],
+  ["REASONING_MESSAGE_CONTENT", "messageId", "string"],
+  ["REASONING_MESSAGE_CONTENT", "delta", "string"],
+  ["REASONING_MESSAGE_END", "messageId", "string"],
+  ["REASONING_END", "messageId", "string"],
+  ["REASONING_ENCRYPTED_VALUE", "subtype", "subtype"],
+  ["REASONING_ENCRYPTED_VALUE", "entityId", "string"],
+  ["REASONING_ENCRYPTED_VALUE", "encryptedValue", "string"],
 ];
 
-/** Every optional string field. */
+/** The event types all of whose fields are optional. */
+const CHUNK_TYPES = ["TEXT_MESSAGE_CHUNK", "TOOL_CALL_CHUNK", "REASONING_MESSAGE_CHUNK"] as const;
+
+/** Every optional string field besides `subagentRunId` (listed by ATTRIBUTABLE). */
 const OPTIONAL_STRING_FIELDS: readonly [EventType, string][] = [
+  ["TEXT_MESSAGE_START", "name"],
   ["TOOL_CALL_START", "parentMessageId"],
   ["RAW", "source"],
+  ["RUN_STARTED", "protocolVersion"],
+  ["RUN_STARTED", "parentRunId"],
   ["RUN_ERROR", "code"],
+  ["SUBAGENT_STARTED", "description"],
+  ["SUBAGENT_STARTED", "parentSubagentRunId"],
+  ["SUBAGENT_STARTED", "parentToolCallId"],
+  ["SUBAGENT_STARTED", "parentMessageId"],
+  ["SUBAGENT_ERROR", "code"],
+  ["TEXT_MESSAGE_CHUNK", "messageId"],
+  ["TEXT_MESSAGE_CHUNK", "delta"],
+  ["TEXT_MESSAGE_CHUNK", "name"],
+  ["TOOL_CALL_CHUNK", "toolCallId"],
+  ["TOOL_CALL_CHUNK", "toolCallName"],
+  ["TOOL_CALL_CHUNK", "parentMessageId"],
+  ["TOOL_CALL_CHUNK", "delta"],
+  ["REASONING_MESSAGE_CHUNK", "messageId"],
+  ["REASONING_MESSAGE_CHUNK", "delta"],
+  ...ATTRIBUTABLE.map((t) => [t, "subagentRunId"] as [EventType, string]),
 ];
 
 const STRING_FIELDS: readonly [EventType, string][] = [
@@ -277,18 +381,20 @@ function without(obj: Record<string, unknown>, key: string): Record<string, unkn
 }
 
 describe("parseEvent: required fields", () => {
-  it("every type has an entry in the required-field table", () => {
-    expect(new Set(REQUIRED_FIELDS.map(([t]) => t))).toEqual(new Set(ALL_TYPES));
+  it("every type but the chunk events has an entry in the required-field table", () => {
+    expect(new Set(REQUIRED_FIELDS.map(([t]) => t))).toEqual(new Set(ALL_TYPES.filter((t) => !(CHUNK_TYPES as readonly string[]).includes(t))));
   });
 
   it.each(REQUIRED_FIELDS)("%s without %s is invalid_event (%s field)", (type, field, kind) => {
-    const found =
-      kind === "json" ? "expected a JSON value, found nothing" : `expected ${kind}, found nothing`;
     expectInvalid(() => parseEvent(without(FULL_EVENTS[type], field)), {
       code: "invalid_event",
       path: [field],
-      message: `invalid ${type} event: ${field}: ${found}`,
+      message: `invalid ${type} event: ${field}: ${MISSING[kind]}`,
     });
+  });
+
+  it.each(CHUNK_TYPES)("%s with nothing but its type is valid (a continuation chunk omits what it repeats)", (type) => {
+    expect(parseEvent({ type })).toEqual({ type });
   });
 
   it.each(REQUIRED_FIELDS)("%s with %s explicitly undefined is invalid_event", (type, field) => {
@@ -341,6 +447,9 @@ describe("parseEvent: wrong field types", () => {
   it.each([
     ["STATE_DELTA", "delta"],
     ["MESSAGES_SNAPSHOT", "messages"],
+    ["ACTIVITY_DELTA", "patch"],
+    ["RUN_FINISHED", "usage"],
+    ["RUN_ERROR", "usage"],
   ] as const)("%s.%s must be an array", (type, field) => {
     for (const [value, found] of [
       [{}, "an object"],
@@ -348,7 +457,7 @@ describe("parseEvent: wrong field types", () => {
       [null, "null"],
       [1, "1"],
     ] as const) {
-      expectInvalid(() => parseEvent({ type, [field]: value }), {
+      expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS[type], [field]: value }), {
         code: "invalid_event",
         path: [field],
         message: `invalid ${type} event: ${field}: expected array, found ${found}`,
@@ -411,48 +520,71 @@ describe("parseEvent: timestamp", () => {
   });
 });
 
-describe("parseEvent: TEXT_MESSAGE_START role", () => {
-  it("fills in role 'assistant' when absent", () => {
-    const out = parseEvent({ type: "TEXT_MESSAGE_START", messageId: "m1" });
-    expect(out).toEqual({ type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" });
+const TEXT_ROLES = '"developer" or "system" or "assistant" or "user"';
+
+describe("parseEvent: the role of TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK", () => {
+  it.each(["TEXT_MESSAGE_START", "TEXT_MESSAGE_CHUNK"] as const)("%s without role has no role key (1.0 has no default)", (type) => {
+    const input = { ...MINIMAL_EVENTS[type] };
+    const out = parseEvent(input);
+    expect(out).not.toHaveProperty("role");
+    expect(input).not.toHaveProperty("role");
+    expect((parseEvent({ ...input, role: undefined }) as { role?: unknown }).role).toBeUndefined();
   });
 
-  it("fills in role 'assistant' when undefined", () => {
-    expect(parseEvent({ type: "TEXT_MESSAGE_START", messageId: "m1", role: undefined })).toHaveProperty(
-      "role",
-      "assistant",
-    );
+  it.each(
+    (["TEXT_MESSAGE_START", "TEXT_MESSAGE_CHUNK"] as const).flatMap((type) =>
+      (["developer", "system", "assistant", "user"] as const).map((role) => [type, role] as const),
+    ),
+  )("%s keeps the role %j", (type, role) => {
+    expect(parseEvent({ ...MINIMAL_EVENTS[type], role })).toEqual({ ...MINIMAL_EVENTS[type], role });
   });
 
-  it("keeps an explicit role 'assistant'", () => {
-    expect(parseEvent({ type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" })).toEqual({
-      type: "TEXT_MESSAGE_START",
-      messageId: "m1",
-      role: "assistant",
+  it.each(
+    (["TEXT_MESSAGE_START", "TEXT_MESSAGE_CHUNK"] as const).flatMap((type) =>
+      (
+        [
+          ["tool", '"tool"'],
+          ["reasoning", '"reasoning"'],
+          ["activity", '"activity"'],
+          ["Assistant", '"Assistant"'],
+          ["", '""'],
+          [null, "null"],
+          [1, "1"],
+          [{}, "an object"],
+        ] as const
+      ).map(([role, found]) => [type, role, found] as const),
+    ),
+  )("%s rejects role %j, naming the four roles a text message may take", (type, role, found) => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS[type], role }), {
+      code: "invalid_event",
+      path: ["role"],
+      message: `invalid ${type} event: role: expected ${TEXT_ROLES}, found ${found}`,
     });
   });
 
-  it("does not write the default into the input", () => {
-    const input = { type: "TEXT_MESSAGE_START", messageId: "m1" };
-    parseEvent(input);
-    expect(input).not.toHaveProperty("role");
-  });
-
-  it.each([
-    ["user", '"user"'],
-    ["system", '"system"'],
-    ["developer", '"developer"'],
-    ["tool", '"tool"'],
-    ["Assistant", '"Assistant"'],
-    ["", '""'],
-    [null, "null"],
-    [1, "1"],
-    [{}, "an object"],
-  ])("rejects role %j", (role, found) => {
-    expectInvalid(() => parseEvent({ type: "TEXT_MESSAGE_START", messageId: "m1", role }), {
+  it("TOOL_CALL_RESULT's role may only be tool, or absent", () => {
+    expect(parseEvent({ ...MINIMAL_EVENTS.TOOL_CALL_RESULT, role: "tool" })).toEqual({ ...MINIMAL_EVENTS.TOOL_CALL_RESULT, role: "tool" });
+    expect(parseEvent(MINIMAL_EVENTS.TOOL_CALL_RESULT)).not.toHaveProperty("role");
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS.TOOL_CALL_RESULT, role: "assistant" }), {
       code: "invalid_event",
       path: ["role"],
-      message: `invalid TEXT_MESSAGE_START event: role: expected "assistant", found ${found}`,
+      message: 'invalid TOOL_CALL_RESULT event: role: expected "tool", found "assistant"',
+    });
+  });
+
+  it("REASONING_MESSAGE_START's role must be reasoning", () => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS.REASONING_MESSAGE_START, role: "assistant" }), {
+      code: "invalid_event",
+      path: ["role"],
+      message: 'invalid REASONING_MESSAGE_START event: role: expected "reasoning", found "assistant"',
+    });
+  });
+
+  it("REASONING_ENCRYPTED_VALUE's subtype is tool-call or message", () => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS.REASONING_ENCRYPTED_VALUE, subtype: "tool_call" }), {
+      code: "invalid_event",
+      path: ["subtype"],
+      message: 'invalid REASONING_ENCRYPTED_VALUE event: subtype: expected "tool-call" or "message", found "tool_call"',
     });
   });
 });
@@ -485,13 +617,26 @@ describe("parseEvent: TEXT_MESSAGE_CONTENT and TOOL_CALL_ARGS delta", () => {
       delta: "",
     });
   });
+
+  it.each([
+    ["REASONING_MESSAGE_CONTENT", { type: "REASONING_MESSAGE_CONTENT", messageId: "r", delta: "" }],
+    ["TEXT_MESSAGE_CHUNK", { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "" }],
+    ["REASONING_MESSAGE_CHUNK", { type: "REASONING_MESSAGE_CHUNK", delta: "" }],
+    ["TOOL_CALL_CHUNK", { type: "TOOL_CALL_CHUNK", delta: "" }],
+  ])("accepts an empty %s delta, as 1.0 does", (_type, event) => {
+    expect(parseEvent(event)).toEqual(event);
+  });
 });
 
 describe("parseEvent: CUSTOM, RAW, STATE_SNAPSHOT", () => {
-  it("CUSTOM without value is valid and has no value key", () => {
-    const out = parseEvent({ type: "CUSTOM", name: "n" });
-    expect(out).toEqual({ type: "CUSTOM", name: "n" });
-    expect(Object.keys(out)).toEqual(["type", "name"]);
+  it("CUSTOM without value is rejected, naming value (1.0 requires it; null is the empty value)", () => {
+    for (const event of [{ type: "CUSTOM", name: "n" }, { type: "CUSTOM", name: "n", value: undefined }]) {
+      expectInvalid(() => parseEvent(event), {
+        code: "invalid_event",
+        path: ["value"],
+        message: "invalid CUSTOM event: value: expected a JSON value, found nothing",
+      });
+    }
   });
 
   it.each([null, false, 0, "", [], {}, [null], { a: null }])("CUSTOM keeps the value %j as is", (value) => {
@@ -519,9 +664,16 @@ describe("parseEvent: CUSTOM, RAW, STATE_SNAPSHOT", () => {
     expect(parseEvent({ type: "STATE_SNAPSHOT", snapshot })).toEqual({ type: "STATE_SNAPSHOT", snapshot });
   });
 
-  it("rawEvent null is kept as null", () => {
-    const out = parseEvent({ ...MINIMAL_EVENTS.RUN_STARTED, rawEvent: null });
-    expect(out).toEqual({ ...MINIMAL_EVENTS.RUN_STARTED, rawEvent: null });
+  it.each(ALL_TYPES)("rejects a %s whose rawEvent is null (absent or a value, never null, in 1.0)", (type) => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS[type], rawEvent: null }), {
+      code: "invalid_event",
+      path: ["rawEvent"],
+      message: `invalid ${type} event: rawEvent: expected a JSON value other than null, found null`,
+    });
+  });
+
+  it.each([false, 0, "", [], {}, [null], { a: null }])("keeps the rawEvent %j, which is not null", (rawEvent) => {
+    expect((parseEvent({ ...MINIMAL_EVENTS.RUN_ERROR, rawEvent }) as { rawEvent?: unknown }).rawEvent).toStrictEqual(rawEvent);
   });
 
   it("the issue message of a bad snapshot points into the value", () => {
@@ -529,6 +681,223 @@ describe("parseEvent: CUSTOM, RAW, STATE_SNAPSHOT", () => {
       code: "invalid_event",
       path: ["snapshot", "a", 1, "b"],
       message: "invalid STATE_SNAPSHOT event: snapshot.a[1].b: expected a finite number, found NaN",
+    });
+  });
+});
+
+describe("parseEvent: metadata", () => {
+  it.each([{}, { k: null }, { "ag-ui": { v: 1 }, nested: [1, { a: "b" }] }])("keeps the metadata object %j", (metadata) => {
+    expect(parseEvent({ ...MINIMAL_EVENTS.STEP_STARTED, metadata })).toEqual({ ...MINIMAL_EVENTS.STEP_STARTED, metadata });
+  });
+
+  it.each([
+    [null, "null"],
+    [[], "an array"],
+    [[{ k: 1 }], "an array"],
+    ["k", '"k"'],
+    [1, "1"],
+    [true, "boolean"],
+  ])("rejects metadata %j: a JSON object or absent, never null (found %s)", (metadata, found) => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS.TEXT_MESSAGE_END, metadata }), {
+      code: "invalid_event",
+      path: ["metadata"],
+      message: `invalid TEXT_MESSAGE_END event: metadata: expected a JSON object, found ${found}`,
+    });
+  });
+
+  it("rejects non-JSON inside metadata, with the path", () => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS.RUN_ERROR, metadata: { a: [NaN] } }), {
+      code: "invalid_event",
+      path: ["metadata", "a", 0],
+      message: "invalid RUN_ERROR event: metadata.a[0]: expected a finite number, found NaN",
+    });
+  });
+});
+
+describe("parseEvent: RUN_STARTED input", () => {
+  const started = (input: unknown) => ({ ...MINIMAL_EVENTS.RUN_STARTED, input });
+
+  it("fills in 1.0's defaults in an echoed input (tools and context are empty lists)", () => {
+    const out = parseEvent(started({ threadId: "th1", runId: "r1", messages: [] }));
+    expect(out).toEqual(started({ threadId: "th1", runId: "r1", messages: [], tools: [], context: [] }));
+  });
+
+  it("names the path of a problem inside the input", () => {
+    expectInvalid(() => parseEvent(started({ threadId: "th1", runId: "r1" })), {
+      code: "invalid_event",
+      path: ["input", "messages"],
+      message: "invalid RUN_STARTED event: input.messages: expected array, found nothing",
+    });
+    expectInvalid(() => parseEvent(started({ threadId: "th1", runId: "r1", messages: [{ id: "u", role: "user", content: 1 }] })), {
+      code: "invalid_event",
+      path: ["input", "messages", 0, "content"],
+      message: "invalid RUN_STARTED event: input.messages[0].content: expected string or array, found 1",
+    });
+  });
+
+  it.each([
+    [null, "null"],
+    ["{}", '"{}"'],
+  ])("rejects the input %j", (input, found) => {
+    expectInvalid(() => parseEvent(started(input)), {
+      code: "invalid_event",
+      path: ["input"],
+      message: `invalid RUN_STARTED event: input: expected object, found ${found}`,
+    });
+  });
+});
+
+describe("parseEvent: RUN_FINISHED and SUBAGENT_FINISHED result, outcome and usage", () => {
+  const finished = (fields: Record<string, unknown>) => ({ ...MINIMAL_EVENTS.RUN_FINISHED, ...fields });
+  const subagent = (fields: Record<string, unknown>) => ({ ...MINIMAL_EVENTS.SUBAGENT_FINISHED, ...fields });
+  const INTERRUPT = { id: "i1", reason: "approval" };
+
+  it.each([false, 0, "", [], {}, { a: null }])("keeps the result %j, which is not null", (result) => {
+    expect(parseEvent(finished({ result }))).toEqual(finished({ result }));
+    expect(parseEvent(subagent({ result }))).toEqual(subagent({ result }));
+  });
+
+  it.each(["RUN_FINISHED", "SUBAGENT_FINISHED"] as const)("%s rejects a null result", (type) => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS[type], result: null }), {
+      code: "invalid_event",
+      path: ["result"],
+      message: `invalid ${type} event: result: expected a JSON value other than null, found null`,
+    });
+  });
+
+  it.each([
+    { type: "success" },
+    { type: "success", pendingToolCallIds: [] },
+    { type: "success", pendingToolCallIds: ["tc1", "tc2"] },
+    { type: "interrupt", interrupts: [INTERRUPT] },
+    { type: "interrupt", interrupts: [INTERRUPT, { ...INTERRUPT, id: "i2", responseSchema: {}, metadata: { k: null } }] },
+    { type: "cancelled" },
+  ])("RUN_FINISHED keeps the outcome %j", (outcome) => {
+    expect(parseEvent(finished({ outcome }))).toEqual(finished({ outcome }));
+  });
+
+  it("drops what belongs to another outcome, as any unknown key", () => {
+    expect(parseEvent(finished({ outcome: { type: "cancelled", interrupts: [INTERRUPT] } }))).toEqual(finished({ outcome: { type: "cancelled" } }));
+    expect(parseEvent(finished({ outcome: { type: "success", interrupts: [INTERRUPT] } }))).toEqual(finished({ outcome: { type: "success" } }));
+  });
+
+  it.each([
+    [{ type: "failed" }, ["outcome", "type"], 'outcome.type: expected "success" or "interrupt" or "cancelled", found "failed"'],
+    [{}, ["outcome", "type"], 'outcome.type: expected "success" or "interrupt" or "cancelled", found nothing'],
+    [null, ["outcome"], "outcome: expected object, found null"],
+    ["success", ["outcome"], 'outcome: expected object, found "success"'],
+    [{ type: "interrupt" }, ["outcome", "interrupts"], "outcome.interrupts: expected array, found nothing"],
+    [{ type: "interrupt", interrupts: [] }, ["outcome", "interrupts"], "outcome.interrupts: expected at least one interrupt, found none"],
+    [{ type: "interrupt", interrupts: [{ reason: "r" }] }, ["outcome", "interrupts", 0, "id"], "outcome.interrupts[0].id: expected string, found nothing"],
+    [{ type: "interrupt", interrupts: [{ ...INTERRUPT, responseSchema: [] }] }, ["outcome", "interrupts", 0, "responseSchema"], "outcome.interrupts[0].responseSchema: expected a JSON object, found an array"],
+    [{ type: "success", pendingToolCallIds: [1] }, ["outcome", "pendingToolCallIds", 0], "outcome.pendingToolCallIds[0]: expected string, found 1"],
+  ])("RUN_FINISHED rejects the outcome %j at %j", (outcome, path, problem) => {
+    expectInvalid(() => parseEvent(finished({ outcome })), {
+      code: "invalid_event",
+      path,
+      message: `invalid RUN_FINISHED event: ${problem}`,
+    });
+  });
+
+  it.each([{ type: "success" }, { type: "suspended" }, { type: "suspended", interruptIds: ["i1"] }])("SUBAGENT_FINISHED keeps the outcome %j", (outcome) => {
+    expect(parseEvent(subagent({ outcome }))).toEqual(subagent({ outcome }));
+  });
+
+  it.each([
+    [{ type: "interrupt" }, ["outcome", "type"], 'outcome.type: expected "success" or "suspended", found "interrupt"'],
+    [{ type: "suspended", interruptIds: "i1" }, ["outcome", "interruptIds"], 'outcome.interruptIds: expected array, found "i1"'],
+    [null, ["outcome"], "outcome: expected object, found null"],
+  ])("SUBAGENT_FINISHED rejects the outcome %j at %j", (outcome, path, problem) => {
+    expectInvalid(() => parseEvent(subagent({ outcome })), {
+      code: "invalid_event",
+      path,
+      message: `invalid SUBAGENT_FINISHED event: ${problem}`,
+    });
+  });
+
+  it.each(["RUN_FINISHED", "RUN_ERROR"] as const)("%s keeps token usage, an empty entry and zero counts included", (type) => {
+    const usage = [{}, { provider: "p", model: "m", inputTokens: 0, outputTokens: Number.MAX_SAFE_INTEGER, totalTokens: 3, reasoningTokens: 1, cachedInputTokens: 2, cacheWriteInputTokens: 0 }];
+    expect(parseEvent({ ...MINIMAL_EVENTS[type], usage })).toEqual({ ...MINIMAL_EVENTS[type], usage });
+  });
+
+  it.each([
+    [-1, "expected a token count of 0 or more, found -1"],
+    [1.5, "expected int, found 1.5"],
+    ["3", 'expected number, found "3"'],
+    [null, "expected number, found null"],
+  ])("rejects the token count %j, saying what was expected and found", (count, problem) => {
+    expectInvalid(() => parseEvent({ ...MINIMAL_EVENTS.RUN_ERROR, usage: [{ provider: "p" }, { inputTokens: count }] }), {
+      code: "invalid_event",
+      path: ["usage", 1, "inputTokens"],
+      message: `invalid RUN_ERROR event: usage[1].inputTokens: ${problem}`,
+    });
+  });
+});
+
+describe("parseEvent: TOOL_CALL_RESULT content and ACTIVITY_SNAPSHOT content", () => {
+  const result = (content: unknown) => ({ ...MINIMAL_EVENTS.TOOL_CALL_RESULT, content });
+  const activity = (content: unknown) => ({ ...MINIMAL_EVENTS.ACTIVITY_SNAPSHOT, content });
+
+  it.each([
+    ["empty text", ""],
+    ["no parts", []],
+    ["a text part", [{ type: "text", text: "42" }]],
+    [
+      "every part and source",
+      [
+        { type: "text", text: "t", id: "p1", metadata: 0 },
+        { type: "image", source: { type: "data", value: "aGk=", mimeType: "image/png" } },
+        { type: "audio", source: { type: "url", value: "https://x.test/a.mp3" } },
+        { type: "video", source: { type: "url", value: "https://x.test/v.mp4", mimeType: "video/mp4" }, id: "v" },
+        { type: "document", source: { type: "file", value: "file-1" }, metadata: { k: null } },
+      ],
+    ],
+  ])("TOOL_CALL_RESULT keeps content of %s", (_name, content) => {
+    expect(parseEvent(result(content))).toEqual(result(content));
+  });
+
+  it.each([
+    [5, ["content"], "content: expected string or array, found 5"],
+    [null, ["content"], "content: expected string or array, found null"],
+    [{ type: "text", text: "t" }, ["content"], "content: expected string or array, found an object"],
+    [["t"], ["content", 0], 'content[0]: expected object, found "t"'],
+    [[{ type: "text" }], ["content", 0, "text"], "content[0].text: expected string, found nothing"],
+    [[{ type: "text", text: "a" }, { type: "gif" }], ["content", 1, "type"], 'content[1].type: expected "text" or "image" or "audio" or "video" or "document", found "gif"'],
+    [[{ type: "image", source: { type: "data", value: "x" } }], ["content", 0, "source", "mimeType"], "content[0].source.mimeType: expected string, found nothing"],
+    [[{ type: "image", source: { type: "blob", value: "x" } }], ["content", 0, "source", "type"], 'content[0].source.type: expected "data" or "url" or "file", found "blob"'],
+    [[{ type: "text", text: "t", metadata: null }], ["content", 0, "metadata"], "content[0].metadata: expected a JSON value other than null, found null"],
+  ])("TOOL_CALL_RESULT rejects content %j at %j", (content, path, problem) => {
+    expectInvalid(() => parseEvent(result(content)), {
+      code: "invalid_event",
+      path,
+      message: `invalid TOOL_CALL_RESULT event: ${problem}`,
+    });
+  });
+
+  it("ACTIVITY_SNAPSHOT keeps its content object and its replace flag", () => {
+    for (const replace of [true, false]) {
+      const event = { ...activity({ steps: [{ done: null }] }), replace };
+      expect(parseEvent(event)).toEqual(event);
+    }
+  });
+
+  it.each([
+    [[], "an array"],
+    [null, "null"],
+    ["{}", '"{}"'],
+  ])("ACTIVITY_SNAPSHOT rejects the content %j: a JSON object (found %s)", (content, found) => {
+    expectInvalid(() => parseEvent(activity(content)), {
+      code: "invalid_event",
+      path: ["content"],
+      message: `invalid ACTIVITY_SNAPSHOT event: content: expected a JSON object, found ${found}`,
+    });
+  });
+
+  it("ACTIVITY_SNAPSHOT rejects a replace flag that is not a boolean", () => {
+    expectInvalid(() => parseEvent({ ...activity({}), replace: "true" }), {
+      code: "invalid_event",
+      path: ["replace"],
+      message: 'invalid ACTIVITY_SNAPSHOT event: replace: expected boolean, found "true"',
     });
   });
 });
@@ -550,7 +919,17 @@ const INVALID_EVENTS: readonly [string, Record<string, unknown>][] = [
   ["missing messageId", { type: "TEXT_MESSAGE_END" }],
   ["numeric messageId", { type: "TEXT_MESSAGE_END", messageId: 1 }],
   ["empty text delta", { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "" }],
-  ["role user", { type: "TEXT_MESSAGE_START", messageId: "m", role: "user" }],
+  ["role tool", { type: "TEXT_MESSAGE_START", messageId: "m", role: "tool" }],
+  ["CUSTOM without value", { type: "CUSTOM", name: "n" }],
+  ["null rawEvent", { type: "STEP_STARTED", stepName: "s", rawEvent: null }],
+  ["metadata that is an array", { type: "STEP_STARTED", stepName: "s", metadata: [] }],
+  ["interrupt outcome without interrupts", { type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [] } }],
+  ["negative token count", { type: "RUN_ERROR", message: "m", usage: [{ inputTokens: -1 }] }],
+  ["bad content part", { type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "t", content: [{ type: "text" }] }],
+  ["content neither text nor parts", { type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "t", content: 1 }],
+  ["activity content that is an array", { type: "ACTIVITY_SNAPSHOT", messageId: "a", activityType: "p", content: [] }],
+  ["bad activity patch", { type: "ACTIVITY_DELTA", messageId: "a", activityType: "p", patch: [{ op: "add", path: "x" }] }],
+  ["subagent event without its id", { type: "SUBAGENT_ERROR", message: "m" }],
   ["fractional timestamp", { type: "STEP_STARTED", stepName: "s", timestamp: 1.5 }],
   ["NaN in snapshot", { type: "STATE_SNAPSHOT", snapshot: { a: [0, { b: NaN }] } }],
   ["undefined in rawEvent", { type: "RUN_ERROR", message: "m", rawEvent: { x: [undefined] } }],
@@ -577,12 +956,8 @@ describe("EventSchema (the zod discriminated union)", () => {
     expect(EventSchema.parse({ ...FULL_EVENTS[t], extra: 1 })).toEqual(FULL_EVENTS[t]);
   });
 
-  it("fills in TEXT_MESSAGE_START's role", () => {
-    expect(EventSchema.parse({ type: "TEXT_MESSAGE_START", messageId: "m" })).toEqual({
-      type: "TEXT_MESSAGE_START",
-      messageId: "m",
-      role: "assistant",
-    });
+  it("adds no role to a TEXT_MESSAGE_START without one", () => {
+    expect(EventSchema.parse({ type: "TEXT_MESSAGE_START", messageId: "m" })).toEqual({ type: "TEXT_MESSAGE_START", messageId: "m" });
   });
 
   it.each(INVALID_EVENTS)("rejects %s with the same issue paths as parseEvent", (_name, event) => {
@@ -616,11 +991,12 @@ describe("EventSchema (the zod discriminated union)", () => {
 });
 
 describe("BaseEventSchema", () => {
-  it.each(ALL_TYPES)("accepts type %s and keeps only the base fields", (t) => {
+  it.each(ALL_TYPES)("accepts type %s and keeps only the base fields (type, timestamp, rawEvent, metadata)", (t) => {
     expect(BaseEventSchema.parse({ ...FULL_EVENTS[t], timestamp: 3, rawEvent: [1] })).toEqual({
       type: t,
       timestamp: 3,
       rawEvent: [1],
+      metadata: { k: 1 },
     });
   });
 
@@ -629,6 +1005,8 @@ describe("BaseEventSchema", () => {
     [{}, ["type"]],
     [{ type: "RAW", timestamp: 0.5 }, ["timestamp"]],
     [{ type: "RAW", rawEvent: { a: NaN } }, ["rawEvent", "a"]],
+    [{ type: "RAW", rawEvent: null }, ["rawEvent"]],
+    [{ type: "RAW", metadata: [] }, ["metadata"]],
   ])("rejects %j at %j", (value, path) => {
     const result = BaseEventSchema.safeParse(value);
     expect(result.success).toBe(false);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isAguiWireError } from "../../src/errors.js";
 import {
   ContextSchema,
+  ResumeEntrySchema,
   RunAgentInputSchema,
   ToolSchema,
   formatPath,
@@ -9,19 +10,22 @@ import {
 } from "../../src/model/index.js";
 import { expectInvalid, richJson, validInput, validationError } from "./helpers.js";
 
-const FIELDS = ["threadId", "runId", "state", "messages", "tools", "context", "forwardedProps"] as const;
-type Field = (typeof FIELDS)[number];
+/** The fields AG-UI 1.0 requires of a RunAgentInput, in schema order. */
+const REQUIRED = ["threadId", "runId", "messages"] as const;
+type Required = (typeof REQUIRED)[number];
 
-/** What parseRunAgentInput says when each field is missing. */
-const MISSING: Record<Field, string> = {
+/** What parseRunAgentInput says when each required field is missing. */
+const MISSING: Record<Required, string> = {
   threadId: "expected string, found nothing",
   runId: "expected string, found nothing",
-  state: "expected a JSON value, found nothing",
   messages: "expected array, found nothing",
-  tools: "expected array, found nothing",
-  context: "expected array, found nothing",
-  forwardedProps: "expected a JSON value, found nothing",
 };
+
+/** A body with only what 1.0 requires. */
+const BARE = { threadId: "th1", runId: "r1", messages: [] };
+
+/** One resume entry with every field. */
+const RESUME = { interruptId: "i1", status: "resolved", payload: { approved: true }, metadata: { k: null } };
 
 function without(obj: Record<string, unknown>, key: string): Record<string, unknown> {
   const copy = { ...obj };
@@ -37,12 +41,25 @@ describe("parseRunAgentInput: valid input", () => {
     expect(parseRunAgentInput(validInput())).toEqual(validInput());
   });
 
-  it("accepts empty lists and null JSON fields", () => {
+  it("accepts empty lists and null JSON fields, keeping the nulls as given", () => {
+    // 1.0 reads a null state as absent and refuses a null forwardedProps; bodies written for the
+    // initial release send both, and the agent sees them as sent.
     const value = { threadId: "", runId: "", state: null, messages: [], tools: [], context: [], forwardedProps: null };
     const out = parseRunAgentInput(value);
     expect(out).toEqual(value);
     expect(out.state).toBeNull();
     expect(out.forwardedProps).toBeNull();
+  });
+
+  it("accepts a body with only threadId, runId and messages, filling in 1.0's defaults", () => {
+    const out = parseRunAgentInput(BARE);
+    expect(out).toEqual({ ...BARE, tools: [], context: [] });
+    expect(Object.keys(out).sort()).toEqual(["context", "messages", "runId", "threadId", "tools"]);
+  });
+
+  it("accepts every 1.0 field and keeps it", () => {
+    const value = { ...validInput(), protocolVersion: "1.0", parentRunId: "r0", resume: [RESUME, { interruptId: "i2", status: "cancelled" }] };
+    expect(parseRunAgentInput(value)).toEqual(value);
   });
 
   it.each([null, true, 0, -2.5, "s", [], {}, [1, { a: null }], richJson()])(
@@ -76,16 +93,22 @@ describe("parseRunAgentInput: valid input", () => {
 
 describe("parseRunAgentInput: unknown keys are dropped", () => {
   it("at the top level", () => {
-    const out = parseRunAgentInput({ ...validInput(), extra: 1, parentRunId: "p", resume: { a: 1 } });
+    const out = parseRunAgentInput({ ...validInput(), extra: 1, parentRunID: "p", Resume: { a: 1 } });
     expect(out).toEqual(validInput());
     expect(out).not.toHaveProperty("extra");
-    expect(out).not.toHaveProperty("parentRunId");
+    expect(out).not.toHaveProperty("parentRunID");
+    expect(out).not.toHaveProperty("Resume");
   });
 
   it("in tools", () => {
     const out = parseRunAgentInput({ ...validInput(), tools: [{ ...A_TOOL, strict: true, type: "function" }] });
     expect(out.tools).toEqual([A_TOOL]);
     expect(out.tools[0]).not.toHaveProperty("strict");
+  });
+
+  it("in resume entries", () => {
+    const out = parseRunAgentInput({ ...validInput(), resume: [{ ...RESUME, note: "x" }] });
+    expect(out.resume).toEqual([RESUME]);
   });
 
   it("in context entries", () => {
@@ -116,8 +139,8 @@ describe("parseRunAgentInput: unknown keys are dropped", () => {
   });
 });
 
-describe("parseRunAgentInput: all seven fields are required", () => {
-  it.each(FIELDS)("rejects an input without %s", (field) => {
+describe("parseRunAgentInput: threadId, runId and messages are required, the rest optional", () => {
+  it.each(REQUIRED)("rejects an input without %s", (field) => {
     expectInvalid(() => parseRunAgentInput(without(validInput(), field)), {
       code: "invalid_input",
       path: [field],
@@ -125,7 +148,7 @@ describe("parseRunAgentInput: all seven fields are required", () => {
     });
   });
 
-  it.each(FIELDS)("rejects an input whose %s is explicitly undefined", (field) => {
+  it.each(REQUIRED)("rejects an input whose %s is explicitly undefined", (field) => {
     expectInvalid(() => parseRunAgentInput({ ...validInput(), [field]: undefined }), {
       code: "invalid_input",
       path: [field],
@@ -133,12 +156,28 @@ describe("parseRunAgentInput: all seven fields are required", () => {
     });
   });
 
-  it("reports all seven when given an empty object", () => {
+  it("reports the three when given an empty object", () => {
     const err = validationError(() => parseRunAgentInput({}));
     expect(err.code).toBe("invalid_input");
-    expect(err.issues.map((i) => i.path)).toEqual(FIELDS.map((f) => [f]));
-    expect(err.message).toBe(`invalid RunAgentInput: ${FIELDS.map((f) => `${f}: ${MISSING[f]}`).join("; ")}`);
+    expect(err.issues.map((i) => i.path)).toEqual(REQUIRED.map((f) => [f]));
+    expect(err.message).toBe(`invalid RunAgentInput: ${REQUIRED.map((f) => `${f}: ${MISSING[f]}`).join("; ")}`);
     expect(isAguiWireError(err, "invalid_input")).toBe(true);
+  });
+
+  it.each(["tools", "context"] as const)("takes an absent or undefined %s as an empty list", (field) => {
+    expect(parseRunAgentInput(without(validInput(), field))[field]).toEqual([]);
+    expect(parseRunAgentInput({ ...validInput(), [field]: undefined })[field]).toEqual([]);
+  });
+
+  it.each(["state", "forwardedProps", "protocolVersion", "parentRunId", "resume"] as const)("leaves an absent %s absent", (field) => {
+    const out = parseRunAgentInput(without({ ...validInput(), protocolVersion: "1.0", parentRunId: "p", resume: [] }, field));
+    expect(out).not.toHaveProperty(field);
+  });
+
+  it("does not write the defaults into the input", () => {
+    const input = { ...BARE };
+    parseRunAgentInput(input);
+    expect(input).toEqual(BARE);
   });
 });
 
@@ -156,6 +195,10 @@ describe("parseRunAgentInput: wrong field types", () => {
     ["tools", 0, "expected array, found 0"],
     ["context", "ctx", 'expected array, found "ctx"'],
     ["context", null, "expected array, found null"],
+    ["protocolVersion", 1, "expected string, found 1"],
+    ["parentRunId", null, "expected string, found null"],
+    ["resume", {}, "expected array, found an object"],
+    ["resume", null, "expected array, found null"],
   ])("rejects %s = %j: %s", (field, value, problem) => {
     expectInvalid(() => parseRunAgentInput({ ...validInput(), [field]: value }), {
       code: "invalid_input",
@@ -196,7 +239,6 @@ describe("parseRunAgentInput: tools", () => {
   it.each([
     ["name", "expected string, found nothing"],
     ["description", "expected string, found nothing"],
-    ["parameters", "expected a JSON object, found nothing"],
   ])("rejects a tool without %s", (field, problem) => {
     const path = ["tools", 0, field];
     expectInvalid(() => parseRunAgentInput({ ...validInput(), tools: [without(A_TOOL, field)] }), {
@@ -206,17 +248,34 @@ describe("parseRunAgentInput: tools", () => {
     });
   });
 
+  it("accepts a tool without parameters, and adds none", () => {
+    const tool = without(A_TOOL, "parameters");
+    const out = parseRunAgentInput({ ...validInput(), tools: [tool] });
+    expect(out.tools).toEqual([tool]);
+    expect(out.tools[0]).not.toHaveProperty("parameters");
+  });
+
+  it.each([[[]], ["{}"], [3], [true], [false], [{ type: "object" }], [[{ anyOf: [] }]]])("accepts parameters %j: any JSON value but null", (parameters) => {
+    const out = parseRunAgentInput({ ...validInput(), tools: [{ ...A_TOOL, parameters }] });
+    expect(out.tools[0]?.parameters).toStrictEqual(parameters);
+  });
+
+  it("accepts a tool's metadata object", () => {
+    const tool = { ...A_TOOL, metadata: { vendor: { strict: true }, none: null } };
+    expect(parseRunAgentInput({ ...validInput(), tools: [tool] }).tools).toEqual([tool]);
+  });
+
   it.each([
     ["name", 1, "expected string, found 1"],
     ["name", null, "expected string, found null"],
     ["description", {}, "expected string, found an object"],
     ["description", false, "expected string, found false"],
-    ["parameters", [], "expected a JSON object, found an array"],
-    ["parameters", null, "expected a JSON object, found null"],
-    ["parameters", "{}", "expected a JSON object, found \"{}\""],
-    ["parameters", 3, "expected a JSON object, found 3"],
-    ["parameters", true, "expected a JSON object, found boolean"],
+    ["parameters", null, "expected a JSON value other than null, found null"],
     ["parameters", new Map(), "expected a plain object, found an instance of Map"],
+    ["parameters", NaN, "expected a finite number, found NaN"],
+    ["metadata", null, "expected a JSON object, found null"],
+    ["metadata", [], "expected a JSON object, found an array"],
+    ["metadata", "m", 'expected a JSON object, found "m"'],
   ])("rejects a tool whose %s is %j", (field, value, problem) => {
     const path = ["tools", 1, field];
     expectInvalid(() => parseRunAgentInput({ ...validInput(), tools: [A_TOOL, { ...A_TOOL, [field]: value }] }), {
@@ -252,7 +311,8 @@ describe("parseRunAgentInput: tools", () => {
 
   it("ToolSchema accepts a tool and rejects a bad one", () => {
     expect(ToolSchema.parse(A_TOOL)).toEqual(A_TOOL);
-    expect(ToolSchema.safeParse({ name: "n", description: "d", parameters: [] }).error?.issues[0]?.path).toEqual([
+    expect(ToolSchema.parse({ name: "n", description: "d" })).toEqual({ name: "n", description: "d" });
+    expect(ToolSchema.safeParse({ name: "n", description: "d", parameters: null }).error?.issues[0]?.path).toEqual([
       "parameters",
     ]);
   });
@@ -296,7 +356,9 @@ describe("parseRunAgentInput: context", () => {
 
 describe("parseRunAgentInput: messages", () => {
   it.each([
-    [{ id: "1", role: "user" }, ["messages", 0, "content"], "expected string, found nothing"],
+    [{ id: "1", role: "user" }, ["messages", 0, "content"], "expected string or array, found nothing"],
+    [{ id: "1", role: "user", content: [{ type: "image", source: { type: "url" } }] }, ["messages", 0, "content", 0, "source", "value"], "expected string, found nothing"],
+    [{ id: "1", role: "activity", activityType: "a", content: "x" }, ["messages", 0, "content"], 'expected a JSON object, found "x"'],
     [{ id: "1", role: "robot", content: "x" }, ["messages", 0, "role"], 'found "robot"'],
     [{ id: 1, role: "system", content: "x" }, ["messages", 0, "id"], "expected string, found 1"],
     [{ id: "1", role: "tool", content: "x" }, ["messages", 0, "toolCallId"], "expected string, found nothing"],
@@ -311,13 +373,39 @@ describe("parseRunAgentInput: messages", () => {
 
   it("reports issues in several fields at once, in field order", () => {
     const err = validationError(() =>
-      parseRunAgentInput({ ...validInput(), runId: 5, tools: [{ name: "n", description: "d", parameters: [] }], forwardedProps: undefined }),
+      parseRunAgentInput({ ...validInput(), runId: 5, tools: [{ name: "n", description: "d", parameters: null }], forwardedProps: NaN }),
     );
     expect(err.issues.map((i) => i.path)).toEqual([["runId"], ["tools", 0, "parameters"], ["forwardedProps"]]);
     expect(err.message).toBe(
       "invalid RunAgentInput: runId: expected string, found 5; " +
-        "tools[0].parameters: expected a JSON object, found an array; " +
-        "forwardedProps: expected a JSON value, found nothing",
+        "tools[0].parameters: expected a JSON value other than null, found null; " +
+        "forwardedProps: expected a finite number, found NaN",
     );
+  });
+});
+
+describe("parseRunAgentInput: resume", () => {
+  it("ResumeEntrySchema accepts an entry with or without its optional fields", () => {
+    expect(ResumeEntrySchema.parse(RESUME)).toEqual(RESUME);
+    expect(ResumeEntrySchema.parse({ interruptId: "i", status: "cancelled" })).toEqual({ interruptId: "i", status: "cancelled" });
+  });
+
+  it.each([false, 0, "", [], {}])("keeps the payload %j, which is not null", (payload) => {
+    expect(parseRunAgentInput({ ...validInput(), resume: [{ ...RESUME, payload }] }).resume?.[0]?.payload).toStrictEqual(payload);
+  });
+
+  it.each([
+    [{ status: "resolved" }, "interruptId", "expected string, found nothing"],
+    [{ interruptId: "i" }, "status", 'expected "resolved" or "cancelled", found nothing'],
+    [{ interruptId: "i", status: "approved" }, "status", 'expected "resolved" or "cancelled", found "approved"'],
+    [{ interruptId: "i", status: "resolved", payload: null }, "payload", "expected a JSON value other than null, found null"],
+    [{ interruptId: "i", status: "resolved", metadata: [] }, "metadata", "expected a JSON object, found an array"],
+  ])("rejects the resume entry %j at its %s", (entry, field, problem) => {
+    const path = ["resume", 1, field];
+    expectInvalid(() => parseRunAgentInput({ ...validInput(), resume: [RESUME, entry] }), {
+      code: "invalid_input",
+      path,
+      message: `invalid RunAgentInput: ${formatPath(path)}: ${problem}`,
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { EventSchema as CoreEventSchema, RunAgentInputSchema as CoreRunAgentInputSchema } from "@ag-ui/core/schemas";
 import { describe, expect, it } from "vitest";
 import {
   EventSchema,
@@ -258,6 +259,14 @@ describe("JsonValueSchema and JsonObjectSchema", () => {
 // Every "any JSON" field of the model, checked with every kind of non-JSON value.
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The three kinds of JSON field in AG-UI 1.0: any value (`null` included), any value but `null`
+ * (optional fields that are absent or a value: rawEvent, result, tool parameters, a resume
+ * payload, a content part's metadata), and a JSON object (metadata, activity content, an
+ * interrupt's response schema).
+ */
+type JsonKind = "any" | "nonNull" | "object";
+
 interface JsonField {
   name: string;
   /** Builds the whole value to validate, with `v` placed in the field. */
@@ -267,133 +276,138 @@ interface JsonField {
   parse: (value: unknown) => unknown;
   code: "invalid_event" | "invalid_input";
   prefix: string;
-  /** Tool parameters must be a JSON object; every other field takes any JSON value. */
-  objectOnly?: boolean;
+  kind: JsonKind;
   /** The field may be absent. */
   optional?: boolean;
   /** Another way to validate the same value, for EventSchema / RunAgentInputSchema agreement. */
   schema: { safeParse: (v: unknown) => { success: boolean; error?: { issues: { path: PropertyKey[] }[] } } };
+  /** The same field checked by `@ag-ui/core/schemas` 1.0, which must agree on null and non-objects. */
+  core: { safeParse: (v: unknown) => { success: boolean } };
 }
 
 const input = (patch: Record<string, unknown>) => ({ ...validInput(), ...patch });
 const op = (o: string) => (v: unknown) => ({ type: "STATE_DELTA", delta: [{ op: "remove", path: "/x" }, { op: o, path: "/a", value: v }] });
 
+/** A field of an event: `fields` besides the one under test, which is `at` (a top-level key or a path). */
+function eventField(
+  name: string,
+  kind: JsonKind,
+  type: string,
+  build: (v: unknown) => Record<string, unknown>,
+  at: readonly (string | number)[],
+  optional = false,
+): JsonField {
+  return {
+    name,
+    build: (v) => ({ type, ...build(v) }),
+    at,
+    parse: parseEvent,
+    code: "invalid_event",
+    prefix: `invalid ${type} event: `,
+    kind,
+    optional,
+    schema: EventSchema,
+    core: CoreEventSchema,
+  };
+}
+
+function inputField(name: string, kind: JsonKind, patch: (v: unknown) => Record<string, unknown>, at: readonly (string | number)[], optional = false): JsonField {
+  return {
+    name,
+    build: (v) => input(patch(v)),
+    at,
+    parse: parseRunAgentInput,
+    code: "invalid_input",
+    prefix: "invalid RunAgentInput: ",
+    kind,
+    optional,
+    schema: RunAgentInputSchema,
+    core: CoreRunAgentInputSchema,
+  };
+}
+
+const INTERRUPTED = (interrupt: Record<string, unknown>) => ({
+  threadId: "t",
+  runId: "r",
+  outcome: { type: "interrupt", interrupts: [{ id: "i0", reason: "r" }, { id: "i1", reason: "r", ...interrupt }] },
+});
+
 const JSON_FIELDS: readonly JsonField[] = [
-  {
-    name: "STATE_SNAPSHOT snapshot",
-    build: (v) => ({ type: "STATE_SNAPSHOT", snapshot: v }),
-    at: ["snapshot"],
-    parse: parseEvent,
-    code: "invalid_event",
-    prefix: "invalid STATE_SNAPSHOT event: ",
-    schema: EventSchema,
-  },
-  {
-    name: "rawEvent (on RUN_STARTED)",
-    build: (v) => ({ type: "RUN_STARTED", threadId: "t", runId: "r", rawEvent: v }),
-    at: ["rawEvent"],
-    parse: parseEvent,
-    code: "invalid_event",
-    prefix: "invalid RUN_STARTED event: ",
-    optional: true,
-    schema: EventSchema,
-  },
-  {
-    name: "rawEvent (on TEXT_MESSAGE_CONTENT)",
-    build: (v) => ({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "d", rawEvent: v }),
-    at: ["rawEvent"],
-    parse: parseEvent,
-    code: "invalid_event",
-    prefix: "invalid TEXT_MESSAGE_CONTENT event: ",
-    optional: true,
-    schema: EventSchema,
-  },
-  {
-    name: "RAW event",
-    build: (v) => ({ type: "RAW", event: v, source: "s" }),
-    at: ["event"],
-    parse: parseEvent,
-    code: "invalid_event",
-    prefix: "invalid RAW event: ",
-    schema: EventSchema,
-  },
-  {
-    name: "CUSTOM value",
-    build: (v) => ({ type: "CUSTOM", name: "n", value: v }),
-    at: ["value"],
-    parse: parseEvent,
-    code: "invalid_event",
-    prefix: "invalid CUSTOM event: ",
-    optional: true,
-    schema: EventSchema,
-  },
-  ...(["add", "replace", "test"] as const).map(
-    (o): JsonField => ({
-      name: `STATE_DELTA ${o} value`,
-      build: op(o),
-      at: ["delta", 1, "value"],
-      parse: parseEvent,
-      code: "invalid_event",
-      prefix: "invalid STATE_DELTA event: ",
-      schema: EventSchema,
-    }),
+  eventField("STATE_SNAPSHOT snapshot", "any", "STATE_SNAPSHOT", (v) => ({ snapshot: v }), ["snapshot"]),
+  eventField("rawEvent (on RUN_STARTED)", "nonNull", "RUN_STARTED", (v) => ({ threadId: "t", runId: "r", rawEvent: v }), ["rawEvent"], true),
+  eventField("rawEvent (on TEXT_MESSAGE_CONTENT)", "nonNull", "TEXT_MESSAGE_CONTENT", (v) => ({ messageId: "m", delta: "d", rawEvent: v }), ["rawEvent"], true),
+  eventField("metadata (on STEP_FINISHED)", "object", "STEP_FINISHED", (v) => ({ stepName: "s", metadata: v }), ["metadata"], true),
+  eventField("RAW event", "any", "RAW", (v) => ({ event: v, source: "s" }), ["event"]),
+  eventField("CUSTOM value", "any", "CUSTOM", (v) => ({ name: "n", value: v }), ["value"]),
+  ...(["add", "replace", "test"] as const).map((o) => eventField(`STATE_DELTA ${o} value`, "any", "STATE_DELTA", (v) => op(o)(v), ["delta", 1, "value"])),
+  eventField("ACTIVITY_DELTA add value", "any", "ACTIVITY_DELTA", (v) => ({ messageId: "a", activityType: "p", patch: [{ op: "add", path: "/a", value: v }] }), ["patch", 0, "value"]),
+  eventField("ACTIVITY_SNAPSHOT content", "object", "ACTIVITY_SNAPSHOT", (v) => ({ messageId: "a", activityType: "p", content: v }), ["content"]),
+  eventField("RUN_FINISHED result", "nonNull", "RUN_FINISHED", (v) => ({ threadId: "t", runId: "r", result: v }), ["result"], true),
+  eventField("SUBAGENT_FINISHED result", "nonNull", "SUBAGENT_FINISHED", (v) => ({ subagentRunId: "s", result: v }), ["result"], true),
+  eventField("interrupt responseSchema", "object", "RUN_FINISHED", (v) => INTERRUPTED({ responseSchema: v }), ["outcome", "interrupts", 1, "responseSchema"], true),
+  eventField("interrupt metadata", "object", "RUN_FINISHED", (v) => INTERRUPTED({ metadata: v }), ["outcome", "interrupts", 1, "metadata"], true),
+  eventField("message metadata", "object", "MESSAGES_SNAPSHOT", (v) => ({ messages: [{ id: "1", role: "reasoning", content: "", metadata: v }] }), ["messages", 0, "metadata"], true),
+  eventField("activity message content", "object", "MESSAGES_SNAPSHOT", (v) => ({ messages: [{ id: "1", role: "activity", activityType: "p", content: v }] }), ["messages", 0, "content"]),
+  eventField(
+    "tool call metadata",
+    "object",
+    "MESSAGES_SNAPSHOT",
+    (v) => ({ messages: [{ id: "1", role: "assistant", toolCalls: [{ id: "c", type: "function", function: { name: "f", arguments: "" }, metadata: v }] }] }),
+    ["messages", 0, "toolCalls", 0, "metadata"],
+    true,
   ),
-  {
-    name: "RunAgentInput state",
-    build: (v) => input({ state: v }),
-    at: ["state"],
-    parse: parseRunAgentInput,
-    code: "invalid_input",
-    prefix: "invalid RunAgentInput: ",
-    schema: RunAgentInputSchema,
-  },
-  {
-    name: "RunAgentInput forwardedProps",
-    build: (v) => input({ forwardedProps: v }),
-    at: ["forwardedProps"],
-    parse: parseRunAgentInput,
-    code: "invalid_input",
-    prefix: "invalid RunAgentInput: ",
-    schema: RunAgentInputSchema,
-  },
-  {
-    name: "tool parameters",
-    build: (v) => input({ tools: [{ name: "a", description: "b", parameters: {} }, { name: "n", description: "d", parameters: v }] }),
-    at: ["tools", 1, "parameters"],
-    parse: parseRunAgentInput,
-    code: "invalid_input",
-    prefix: "invalid RunAgentInput: ",
-    objectOnly: true,
-    schema: RunAgentInputSchema,
-  },
+  eventField("content part metadata", "nonNull", "TOOL_CALL_RESULT", (v) => ({ messageId: "m", toolCallId: "t", content: [{ type: "text", text: "", metadata: v }] }), ["content", 0, "metadata"], true),
+  inputField("RunAgentInput state", "any", (v) => ({ state: v }), ["state"], true),
+  inputField("RunAgentInput forwardedProps", "any", (v) => ({ forwardedProps: v }), ["forwardedProps"], true),
+  inputField("tool parameters", "nonNull", (v) => ({ tools: [{ name: "a", description: "b" }, { name: "n", description: "d", parameters: v }] }), ["tools", 1, "parameters"], true),
+  inputField("tool metadata", "object", (v) => ({ tools: [{ name: "n", description: "d", metadata: v }] }), ["tools", 0, "metadata"], true),
+  inputField("resume payload", "nonNull", (v) => ({ resume: [{ interruptId: "i", status: "resolved", payload: v }] }), ["resume", 0, "payload"], true),
+  inputField("resume metadata", "object", (v) => ({ resume: [{ interruptId: "i", status: "cancelled", metadata: v }] }), ["resume", 0, "metadata"], true),
 ];
 
 /** Non-JSON values placed at `{a: [0, {b: HERE}]}` inside the field. */
 const NESTED_CASES = JSON_FIELDS.flatMap((field) => NON_JSON_LEAVES.map((leaf) => [field.name, leaf.name, field, leaf] as const));
 
 /** Non-JSON values placed directly in the field (only where the field takes any JSON). */
-const ROOT_CASES = JSON_FIELDS.filter((f) => !f.objectOnly).flatMap((field) =>
+const ROOT_CASES = JSON_FIELDS.filter((f) => f.kind !== "object").flatMap((field) =>
   NON_JSON_LEAVES.filter((leaf) => !(field.optional && leaf.name === "undefined")).map(
     (leaf) => [field.name, leaf.name, field, leaf] as const,
   ),
 );
 
-/** The JSON values every any-JSON field takes; tool parameters only take the objects among them. */
-const JSON_SAMPLES: readonly [string, () => unknown, boolean][] = [
-  ["null", () => null, false],
-  ["false", () => false, false],
-  ["0", () => 0, false],
-  ["a string", () => "s", false],
-  ["an empty array", () => [], false],
-  ["an empty object", () => ({}), true],
-  ["a rich value", richJson, true],
-  ["an object without prototype", () => Object.assign(Object.create(null) as object, { k: [1] }), true],
+/** JSON values, with the kinds of field that take each: any JSON; all but null; objects only. */
+const JSON_SAMPLES: readonly [string, () => unknown, readonly JsonKind[]][] = [
+  ["null", () => null, ["any"]],
+  ["false", () => false, ["any", "nonNull"]],
+  ["0", () => 0, ["any", "nonNull"]],
+  ["a string", () => "s", ["any", "nonNull"]],
+  ["an empty array", () => [], ["any", "nonNull"]],
+  ["an array holding null", () => [null], ["any", "nonNull"]],
+  ["an empty object", () => ({}), ["any", "nonNull", "object"]],
+  ["an object holding null", () => ({ k: null }), ["any", "nonNull", "object"]],
+  ["a rich value", richJson, ["any", "nonNull", "object"]],
+  ["an object without prototype", () => Object.assign(Object.create(null) as object, { k: [1] }), ["any", "nonNull", "object"]],
 ];
 const VALID_CASES = JSON_FIELDS.flatMap((field) =>
-  JSON_SAMPLES.filter(([, , isObject]) => isObject || !field.objectOnly).map(
-    ([name, make]) => [field.name, name, field, make] as const,
-  ),
+  JSON_SAMPLES.filter(([, , kinds]) => kinds.includes(field.kind)).map(([name, make]) => [field.name, name, field, make] as const),
 );
+
+/** JSON values a field refuses by its kind, with what the message says was found. */
+const WRONG_KIND: readonly [string, unknown, string, readonly JsonKind[]][] = [
+  ["null", null, "null", ["nonNull", "object"]],
+  ["an array", [], "an array", ["object"]],
+  ["an array of an object", [{}], "an array", ["object"]],
+  ["a string", "{}", '"{}"', ["object"]],
+  ["a number", 3, "3", ["object"]],
+  ["a boolean", true, "boolean", ["object"]],
+];
+const WRONG_KIND_CASES = JSON_FIELDS.flatMap((field) =>
+  WRONG_KIND.filter(([, , , kinds]) => kinds.includes(field.kind)).map(([name, value, found]) => [field.name, name, field, value, found] as const),
+);
+const EXPECTED: Record<Exclude<JsonKind, "any">, string> = {
+  nonNull: "expected a JSON value other than null",
+  object: "expected a JSON object",
+};
 
 describe("any-JSON fields accept JSON", () => {
   it.each(VALID_CASES)("%s accepts %s and keeps it", (_f, _s, field, make) => {
@@ -407,7 +421,17 @@ describe("any-JSON fields accept JSON", () => {
   it.each(JSON_FIELDS)("$name accepts exactly MAX_JSON_DEPTH levels of nesting", (field) => {
     expect(() => field.parse(field.build(nestObjects(MAX_JSON_DEPTH)))).not.toThrow();
     expect(() => field.parse(field.build(nestMixed(MAX_JSON_DEPTH - 1, [])))).not.toThrow();
-    if (!field.objectOnly) expect(() => field.parse(field.build(nestArrays(MAX_JSON_DEPTH)))).not.toThrow();
+    if (field.kind !== "object") expect(() => field.parse(field.build(nestArrays(MAX_JSON_DEPTH)))).not.toThrow();
+  });
+
+  it.each(JSON_FIELDS.filter((f) => !f.optional))("$name is required: absent, it is refused as missing", (field) => {
+    const value = field.build(undefined);
+    expectInvalid(() => field.parse(value), {
+      code: field.code,
+      path: field.at,
+      message: `${field.prefix}${formatPath(field.at)}: ${field.kind === "object" ? "expected a JSON object, found nothing" : "expected a JSON value, found nothing"}`,
+    });
+    expect(field.core.safeParse(value).success).toBe(false);
   });
 
   it.each(JSON_FIELDS.filter((f) => f.optional))("$name may be absent", (field) => {
@@ -416,6 +440,30 @@ describe("any-JSON fields accept JSON", () => {
     delete value[key];
     const out = field.parse(value) as Record<string, unknown>;
     expect(out).not.toHaveProperty(key);
+  });
+});
+
+describe("JSON fields reject what their kind excludes, as 1.0 does", () => {
+  it.each(WRONG_KIND_CASES)("%s rejects %s", (_f, _n, field, value, found) => {
+    const built = field.build(value);
+    expectInvalid(() => field.parse(built), {
+      code: field.code,
+      path: field.at,
+      message: `${field.prefix}${formatPath(field.at)}: ${EXPECTED[field.kind as Exclude<JsonKind, "any">]}, found ${found}`,
+    });
+    expect(field.core.safeParse(built).success).toBe(false);
+  });
+
+  it.each(JSON_FIELDS.filter((f) => f.kind === "any"))("$name takes null, and so does 1.0", (field) => {
+    const built = field.build(null);
+    expect(() => field.parse(built)).not.toThrow();
+    // 1.0 refuses a null forwardedProps; ours keeps it for bodies written for the initial release.
+    if (field.name !== "RunAgentInput forwardedProps") expect(field.core.safeParse(built).success).toBe(true);
+  });
+
+  // The one difference is the documented one: a null forwardedProps (see above).
+  it.each(VALID_CASES.filter(([f, name]) => !(f === "RunAgentInput forwardedProps" && name === "null")))("%s: 1.0 accepts %s too", (_f, _s, field, make) => {
+    expect(field.core.safeParse(field.build(make())).success).toBe(true);
   });
 });
 

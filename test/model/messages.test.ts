@@ -8,6 +8,8 @@ import {
   SystemMessageSchema,
   ToolCallSchema,
   ToolMessageSchema,
+  ActivityMessageSchema,
+  ReasoningMessageSchema,
   UserMessageSchema,
   formatPath,
   parseEvent,
@@ -16,8 +18,8 @@ import {
 } from "../../src/model/index.js";
 import { expectInvalid, validInput } from "./helpers.js";
 
-const ROLES = ["developer", "system", "assistant", "user", "tool"] as const;
-const ROLE_LIST = '"developer" or "system" or "assistant" or "user" or "tool"';
+const ROLES = ["developer", "system", "assistant", "user", "tool", "activity", "reasoning"] as const;
+const ROLE_LIST = '"developer" or "system" or "assistant" or "user" or "tool" or "activity" or "reasoning"';
 
 /** Messages are checked through both entry points that carry them. */
 const CARRIERS = [
@@ -49,6 +51,18 @@ function carrierNamed(name: string): Carrier {
 }
 
 const TOOL_CALL = { id: "tc1", type: "function", function: { name: "search", arguments: '{"q":"x"}' } };
+/** A tool call with its optional fields too. */
+const FULL_TOOL_CALL = { ...TOOL_CALL, id: "tc2", encryptedValue: "e", metadata: { k: [1] } };
+/** The optional fields every message may carry. */
+const OWNED = { subagentRunId: "sa1", metadata: { k: 1 } };
+/** One content part of each kind. */
+const PARTS = [
+  { type: "text", text: "see", id: "p1", metadata: { k: 1 } },
+  { type: "image", source: { type: "url", value: "https://x.test/a.png", mimeType: "image/png" }, metadata: "m" },
+  { type: "audio", source: { type: "data", value: "aGk=", mimeType: "audio/wav" } },
+  { type: "video", id: "v", source: { type: "url", value: "https://x.test/v.mp4" } },
+  { type: "document", source: { type: "file", value: "file-1", provider: "openai", mimeType: "application/pdf" } },
+];
 
 const MINIMAL: Record<Role, Record<string, unknown>> = {
   developer: { id: "d1", role: "developer", content: "be brief" },
@@ -56,14 +70,18 @@ const MINIMAL: Record<Role, Record<string, unknown>> = {
   assistant: { id: "a1", role: "assistant" },
   user: { id: "u1", role: "user", content: "hi" },
   tool: { id: "t1", role: "tool", content: "42", toolCallId: "tc1" },
+  activity: { id: "a1", role: "activity", activityType: "plan", content: {} },
+  reasoning: { id: "r1", role: "reasoning", content: "" },
 };
 
 const FULL: Record<Role, Record<string, unknown>> = {
-  developer: { ...MINIMAL.developer, name: "dev" },
-  system: { ...MINIMAL.system, name: "sys" },
-  assistant: { ...MINIMAL.assistant, content: "calling", name: "bot", toolCalls: [TOOL_CALL, { ...TOOL_CALL, id: "tc2" }] },
-  user: { ...MINIMAL.user, name: "ann" },
-  tool: MINIMAL.tool,
+  developer: { ...MINIMAL.developer, name: "dev", encryptedValue: "e", ...OWNED },
+  system: { ...MINIMAL.system, name: "sys", encryptedValue: "e", ...OWNED },
+  assistant: { ...MINIMAL.assistant, content: "calling", name: "bot", toolCalls: [TOOL_CALL, FULL_TOOL_CALL], encryptedValue: "e", ...OWNED },
+  user: { ...MINIMAL.user, name: "ann", encryptedValue: "e", subagentRunId: "sa1", metadata: { k: 1 } },
+  tool: { ...MINIMAL.tool, error: "timeout", encryptedValue: "e", subagentRunId: "sa1", metadata: { k: null } },
+  activity: { ...MINIMAL.activity, content: { step: 1 }, subagentRunId: "sa1", metadata: {} },
+  reasoning: { ...MINIMAL.reasoning, content: "hmm", encryptedValue: "e", subagentRunId: "sa1", metadata: { k: 1 } },
 };
 
 const VARIANT_SCHEMAS = {
@@ -72,21 +90,33 @@ const VARIANT_SCHEMAS = {
   assistant: AssistantMessageSchema,
   user: UserMessageSchema,
   tool: ToolMessageSchema,
+  activity: ActivityMessageSchema,
+  reasoning: ReasoningMessageSchema,
 } as const;
 
-/** Required fields besides role, per variant. */
-const REQUIRED: readonly [Role, string][] = [
-  ["developer", "id"],
-  ["developer", "content"],
-  ["system", "id"],
-  ["system", "content"],
-  ["assistant", "id"],
-  ["user", "id"],
-  ["user", "content"],
-  ["tool", "id"],
-  ["tool", "content"],
-  ["tool", "toolCallId"],
+const TEXT_OR_PARTS = "expected string or array";
+
+/** Required fields besides role, per variant, with what is expected of each. */
+const REQUIRED: readonly [Role, string, string][] = [
+  ["developer", "id", "expected string"],
+  ["developer", "content", "expected string"],
+  ["system", "id", "expected string"],
+  ["system", "content", "expected string"],
+  ["assistant", "id", "expected string"],
+  ["user", "id", "expected string"],
+  ["user", "content", TEXT_OR_PARTS],
+  ["tool", "id", "expected string"],
+  ["tool", "content", TEXT_OR_PARTS],
+  ["tool", "toolCallId", "expected string"],
+  ["activity", "id", "expected string"],
+  ["activity", "activityType", "expected string"],
+  ["activity", "content", "expected a JSON object"],
+  ["reasoning", "id", "expected string"],
+  ["reasoning", "content", "expected string"],
 ];
+
+/** Required string fields, per variant. */
+const REQUIRED_STRINGS: readonly [Role, string][] = REQUIRED.filter(([, , expected]) => expected === "expected string").map(([r, f]) => [r, f]);
 
 /** Optional string fields, per variant. */
 const OPTIONAL: readonly [Role, string][] = [
@@ -95,6 +125,9 @@ const OPTIONAL: readonly [Role, string][] = [
   ["assistant", "content"],
   ["assistant", "name"],
   ["user", "name"],
+  ["tool", "error"],
+  ...(["developer", "system", "assistant", "user", "tool", "reasoning"] as const).map((r) => [r, "encryptedValue"] as [Role, string]),
+  ...ROLES.map((r) => [r, "subagentRunId"] as [Role, string]),
 ];
 
 const NOT_STRINGS: readonly [unknown, string][] = [
@@ -117,7 +150,7 @@ function eachCarrier<T extends readonly unknown[]>(rows: readonly T[]): [string,
 }
 
 describe("RoleSchema", () => {
-  it("lists the five roles", () => {
+  it("lists the seven roles of AG-UI 1.0", () => {
     expect(RoleSchema.options).toEqual([...ROLES]);
   });
 
@@ -169,6 +202,12 @@ describe("messages: valid variants", () => {
     ["assistant with empty content", { id: "a", role: "assistant", content: "" }],
     ["tool result that is not JSON text", { id: "t", role: "tool", content: "plain text", toolCallId: "x" }],
     ["tool call with empty arguments", { id: "a", role: "assistant", toolCalls: [{ ...TOOL_CALL, function: { name: "f", arguments: "" } }] }],
+    ["user content of every kind of part", { id: "u", role: "user", content: PARTS }],
+    ["user content of no parts", { id: "u", role: "user", content: [] }],
+    ["tool content of parts, with an error", { id: "t", role: "tool", content: [PARTS[0], PARTS[4]], toolCallId: "x", error: "" }],
+    ["activity content with nested values and nulls", { id: "a", role: "activity", activityType: "", content: { steps: [{ done: null }] } }],
+    ["empty reasoning", { id: "r", role: "reasoning", content: "" }],
+    ["metadata with null values", { id: "s", role: "system", content: "x", metadata: { a: null, b: [null] } }],
   ])("accepts %s", (_name, message) => {
     expect(MessageSchema.parse(message)).toEqual(message);
   });
@@ -186,14 +225,16 @@ describe("messages: valid variants", () => {
 describe("messages: unknown keys are dropped", () => {
   it.each(eachCarrier(ROLES.map((r) => [r] as const)))("%s drops unknown keys of a %s message", (name, role) => {
     const carrier = carrierNamed(name);
-    const out = carrier.parse(carrier.wrap([{ ...FULL[role], extra: 1, createdAt: "now", metadata: { a: 1 } }]));
+    const out = carrier.parse(carrier.wrap([{ ...FULL[role], extra: 1, createdAt: "now", Metadata: { a: 1 } }]));
     expect(messagesOf(out)).toEqual([FULL[role]]);
   });
 
   it("drops fields that belong to other variants", () => {
     expect(MessageSchema.parse({ ...MINIMAL.user, toolCalls: [TOOL_CALL], toolCallId: "x" })).toEqual(MINIMAL.user);
     expect(MessageSchema.parse({ ...MINIMAL.tool, name: "n", toolCalls: [] })).toEqual(MINIMAL.tool);
-    expect(MessageSchema.parse({ ...MINIMAL.assistant, toolCallId: "x" })).toEqual(MINIMAL.assistant);
+    expect(MessageSchema.parse({ ...MINIMAL.assistant, toolCallId: "x", activityType: "p" })).toEqual(MINIMAL.assistant);
+    expect(MessageSchema.parse({ ...MINIMAL.activity, name: "n", encryptedValue: "e", toolCalls: [] })).toEqual(MINIMAL.activity);
+    expect(MessageSchema.parse({ ...MINIMAL.reasoning, name: "n", toolCallId: "x" })).toEqual(MINIMAL.reasoning);
   });
 
   it.each(CARRIERS)("$name drops unknown keys of tool calls and their functions", (carrier) => {
@@ -256,16 +297,16 @@ describe("messages: invalid role", () => {
 });
 
 describe("messages: missing and mistyped fields", () => {
-  it.each(eachCarrier(REQUIRED))("%s rejects a %s message without %s", (name, role, field) => {
+  it.each(eachCarrier(REQUIRED))("%s rejects a %s message without %s (%s)", (name, role, field, expected) => {
     const carrier = carrierNamed(name);
     expectInvalid(() => carrier.parse(carrier.wrap([without(FULL[role], field)])), {
       code: carrier.code,
       path: ["messages", 0, field],
-      message: `${carrier.prefix}messages[0].${field}: expected string, found nothing`,
+      message: `${carrier.prefix}messages[0].${field}: ${expected}, found nothing`,
     });
   });
 
-  const mistyped = [...REQUIRED, ...OPTIONAL].flatMap(([role, field]) =>
+  const mistyped = [...REQUIRED_STRINGS, ...OPTIONAL].flatMap(([role, field]) =>
     NOT_STRINGS.map(([value, found]) => [role, field, value, found] as const),
   );
 
@@ -299,10 +340,109 @@ describe("messages: missing and mistyped fields", () => {
     ]);
     expect(err.message).toBe(
       "invalid MESSAGES_SNAPSHOT event: messages[0].id: expected string, found nothing; " +
-        "messages[0].content: expected string, found nothing; " +
+        "messages[0].content: expected string or array, found nothing; " +
         "messages[1].id: expected string, found 1; " +
         "messages[1].toolCallId: expected string, found nothing",
     );
+  });
+});
+
+describe("messages: content that is text or parts, and activity content", () => {
+  const cases = (["user", "tool"] as const).flatMap((role) =>
+    (
+      [
+        [1, "1"],
+        [null, "null"],
+        [false, "false"],
+        [{}, "an object"],
+        [{ type: "text", text: "t" }, "an object"],
+      ] as const
+    ).map(([value, found]) => [role, value, found] as const),
+  );
+
+  it.each(cases)("rejects %s.content = %j: expected string or array (found %s)", (role, value, found) => {
+    expectInvalid(() => parseEvent({ type: "MESSAGES_SNAPSHOT", messages: [{ ...FULL[role], content: value }] }), {
+      code: "invalid_event",
+      path: ["messages", 0, "content"],
+      message: `invalid MESSAGES_SNAPSHOT event: messages[0].content: expected string or array, found ${found}`,
+    });
+  });
+
+  it.each(
+    eachCarrier([
+      [[PARTS[0], "x"], ["content", 1], 'expected object, found "x"'],
+      [[{ type: "text" }], ["content", 0, "text"], "expected string, found nothing"],
+      [[{ type: "gif", source: {} }], ["content", 0, "type"], 'expected "text" or "image" or "audio" or "video" or "document", found "gif"'],
+      [[{ type: "image" }], ["content", 0, "source"], "expected object, found nothing"],
+      [[{ type: "audio", source: { type: "data", value: "x" } }], ["content", 0, "source", "mimeType"], "expected string, found nothing"],
+      [[{ type: "document", source: { type: "s3", value: "x" } }], ["content", 0, "source", "type"], 'expected "data" or "url" or "file", found "s3"'],
+      [[{ type: "video", source: { type: "url", value: 1 } }], ["content", 0, "source", "value"], "expected string, found 1"],
+      [[{ type: "text", text: "t", metadata: null }], ["content", 0, "metadata"], "expected a JSON value other than null, found null"],
+    ] as const),
+  )("%s rejects the user content %j, naming the part at %j", (name, content, at, problem) => {
+    const carrier = carrierNamed(name);
+    const path = ["messages", 1, ...at];
+    expectInvalid(() => carrier.parse(carrier.wrap([MINIMAL.system, { ...MINIMAL.user, content }])), {
+      code: carrier.code,
+      path,
+      message: `${carrier.prefix}${formatPath(path)}: ${problem}`,
+    });
+  });
+
+  it("names the bad part of a tool message's content too", () => {
+    expectInvalid(() => parseEvent({ type: "MESSAGES_SNAPSHOT", messages: [{ ...MINIMAL.tool, content: [PARTS[0], { type: "text", text: 2 }] }] }), {
+      code: "invalid_event",
+      path: ["messages", 0, "content", 1, "text"],
+      message: "invalid MESSAGES_SNAPSHOT event: messages[0].content[1].text: expected string, found 2",
+    });
+  });
+
+  it.each([
+    ["a string", "text", '"text"'],
+    ["an array", [], "an array"],
+    ["null", null, "null"],
+  ])("rejects activity content that is %s: a JSON object", (_name, content, found) => {
+    expectInvalid(() => parseEvent({ type: "MESSAGES_SNAPSHOT", messages: [{ ...MINIMAL.activity, content }] }), {
+      code: "invalid_event",
+      path: ["messages", 0, "content"],
+      message: `invalid MESSAGES_SNAPSHOT event: messages[0].content: expected a JSON object, found ${found}`,
+    });
+  });
+
+  it.each(["developer", "system", "reasoning"] as const)("rejects %s content given as parts: only user and tool messages have parts", (role) => {
+    expectInvalid(() => parseEvent({ type: "MESSAGES_SNAPSHOT", messages: [{ ...MINIMAL[role], content: [PARTS[0]] }] }), {
+      code: "invalid_event",
+      path: ["messages", 0, "content"],
+      message: "invalid MESSAGES_SNAPSHOT event: messages[0].content: expected string, found an array",
+    });
+  });
+});
+
+describe("messages: metadata", () => {
+  it.each(
+    ROLES.flatMap((role) =>
+      (
+        [
+          [null, "null"],
+          [[], "an array"],
+          ["m", '"m"'],
+        ] as const
+      ).map(([value, found]) => [role, value, found] as const),
+    ),
+  )("a %s message's metadata %j is rejected: a JSON object or absent (found %s)", (role, metadata, found) => {
+    expectInvalid(() => parseEvent({ type: "MESSAGES_SNAPSHOT", messages: [{ ...MINIMAL[role], metadata }] }), {
+      code: "invalid_event",
+      path: ["messages", 0, "metadata"],
+      message: `invalid MESSAGES_SNAPSHOT event: messages[0].metadata: expected a JSON object, found ${found}`,
+    });
+  });
+
+  it("rejects non-JSON inside a message's metadata, with the path", () => {
+    expectInvalid(() => parseRunAgentInput({ ...validInput(), messages: [{ ...MINIMAL.user, metadata: { at: new Date(0) } }] }), {
+      code: "invalid_input",
+      path: ["messages", 0, "metadata", "at"],
+      message: "invalid RunAgentInput: messages[0].metadata.at: expected a plain object, found an instance of Date",
+    });
   });
 });
 
@@ -311,6 +451,7 @@ describe("assistant toolCalls, ToolCall and FunctionCall", () => {
 
   it("ToolCallSchema and FunctionCallSchema accept valid values", () => {
     expect(ToolCallSchema.parse(TOOL_CALL)).toEqual(TOOL_CALL);
+    expect(ToolCallSchema.parse(FULL_TOOL_CALL)).toEqual(FULL_TOOL_CALL);
     expect(FunctionCallSchema.parse(TOOL_CALL.function)).toEqual(TOOL_CALL.function);
   });
 
@@ -362,6 +503,9 @@ describe("assistant toolCalls, ToolCall and FunctionCall", () => {
     ["function", "search", 'expected object, found "search"'],
     ["function", null, "expected object, found null"],
     ["function", [], "expected object, found an array"],
+    ["encryptedValue", 1, "expected string, found 1"],
+    ["metadata", null, "expected a JSON object, found null"],
+    ["metadata", [], "expected a JSON object, found an array"],
   ])("rejects a tool call whose %s is %j", (field, value, problem) => {
     const path = ["messages", 0, "toolCalls", 0, field];
     expectInvalid(() => parseEvent(assistantWith([{ ...TOOL_CALL, [field]: value }])), {

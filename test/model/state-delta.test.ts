@@ -225,3 +225,37 @@ describe("STATE_DELTA: invalid operations", () => {
     expect(err.message).toContain('found "nope"');
   });
 });
+
+describe("ACTIVITY_DELTA: its patch takes the same operations", () => {
+  const activity = (...patch: unknown[]) => ({ type: "ACTIVITY_DELTA", messageId: "a1", activityType: "plan", patch });
+  const OPS = [
+    { op: "add", path: "/steps/-", value: { title: "x" } },
+    { op: "remove", path: "/steps/0" },
+    { op: "replace", path: "", value: null },
+    { op: "move", from: "/a", path: "/b" },
+    { op: "copy", from: "/b", path: "/c" },
+    { op: "test", path: "/c", value: [1] },
+  ];
+
+  it("accepts every operation, in order, and an empty patch", () => {
+    expect(parseEvent(activity(...OPS))).toEqual(activity(...OPS));
+    expect(parseEvent(activity())).toEqual(activity());
+  });
+
+  it("drops unknown keys inside an operation (RFC 6902 ignores them)", () => {
+    expect(parseEvent(activity({ op: "remove", path: "/a", value: 1 }))).toEqual(activity({ op: "remove", path: "/a" }));
+  });
+
+  it.each([
+    [{ op: "merge", path: "/a" }, ["patch", 1, "op"], `expected ${OP_LIST}, found "merge"`],
+    [{ op: "add", path: "a", value: 1 }, ["patch", 1, "path"], `${POINTER_MSG}, found "a"`],
+    [{ op: "replace", path: "/a" }, ["patch", 1, "value"], "expected a JSON value, found nothing"],
+    [{ op: "copy", path: "/a" }, ["patch", 1, "from"], "expected string, found nothing"],
+  ])("rejects %j, naming its place in the patch", (op, path, problem) => {
+    expectInvalid(() => parseEvent(activity(OPS[0], op)), {
+      code: "invalid_event",
+      path,
+      message: `invalid ACTIVITY_DELTA event: patch[1].${String(path[2])}: ${problem}`,
+    });
+  });
+});
