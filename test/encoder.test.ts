@@ -5,16 +5,20 @@
  *
  * (a) negotiation: theirs picks binary for any Accept that admits it at all (`*\/*`, `…;q=0.1`),
  *     ours follows q-values (table below);
- * (b) TEXT_MESSAGE_START without `role`: ours fills in `role: "assistant"` (SSE and binary);
+ * (b) gone with AG-UI 1.0: TEXT_MESSAGE_START without `role` is written without one on both
+ *     sides (1.0 has no default role; ours used to fill in "assistant"); asserted equal below;
  * (c) invalid events: ours throws ValidationError, theirs encodes them as given (or throws a
  *     TypeError/RangeError/SyntaxError from deep inside protobuf encoding);
  * (d) unknown keys: ours drops them (SSE and binary), theirs keeps them in SSE JSON (and in
- *     binary when their schema knows the field);
- * (e) optional fields set to `null`: theirs omits them (`omitOptionalNulls`); ours keeps
- *     `rawEvent: null` as a JSON null and rejects `null` for the typed optional fields;
+ *     binary when their schema knows the field, which since 1.0 ours knows too);
+ * (e) optional fields set to `null`: theirs omits them (`omitOptionalNulls`); ours rejects the
+ *     event, `rawEvent: null` included (1.0 refuses it; ours used to keep it as a JSON null);
  * (f) a JSON object with an own `"__proto__"` key: theirs loses that key in binary, ours keeps it;
  * (g) key order: ours emits the model's order whatever the input's; theirs keeps the input's.
  *     With input in natural order (`natural()` below) the two agree.
+ *
+ * The events compared: the initial release's corpus, a 300-event trace and the 1.0 interop corpus
+ * (all 31 types with every field, test/interop/corpus-1.0.ts).
  */
 import { EventEncoder as TheirEncoder } from "@ag-ui/encoder";
 import fc from "fast-check";
@@ -31,6 +35,7 @@ import {
   type AguiEventInput,
 } from "../src/index.js";
 import { CORPUS, mixedTrace } from "./fixtures/corpus.js";
+import { CORPUS_1_0 } from "./interop/corpus-1.0.js";
 
 // Their encoder logs a warning for every event their schema rejects; keep the output clean.
 let warn: MockInstance<typeof console.warn>;
@@ -48,27 +53,46 @@ const ours = (e: unknown) => e as AguiEventInput;
 
 // --- Natural key order ---------------------------------------------------------------------------
 
-/** Each event type's own fields, in the model's order; then timestamp and rawEvent. */
+/**
+ * Each event type's own fields, in the model's order (`subagentRunId` last where the type has
+ * one); then timestamp, rawEvent and metadata.
+ */
 const EVENT_FIELDS: Record<string, readonly string[]> = {
-  TEXT_MESSAGE_START: ["messageId", "role"],
-  TEXT_MESSAGE_CONTENT: ["messageId", "delta"],
-  TEXT_MESSAGE_END: ["messageId"],
-  TOOL_CALL_START: ["toolCallId", "toolCallName", "parentMessageId"],
-  TOOL_CALL_ARGS: ["toolCallId", "delta"],
-  TOOL_CALL_END: ["toolCallId"],
-  STATE_SNAPSHOT: ["snapshot"],
-  STATE_DELTA: ["delta"],
+  TEXT_MESSAGE_START: ["messageId", "role", "name", "subagentRunId"],
+  TEXT_MESSAGE_CONTENT: ["messageId", "delta", "subagentRunId"],
+  TEXT_MESSAGE_END: ["messageId", "subagentRunId"],
+  TOOL_CALL_START: ["toolCallId", "toolCallName", "parentMessageId", "subagentRunId"],
+  TOOL_CALL_ARGS: ["toolCallId", "delta", "subagentRunId"],
+  TOOL_CALL_END: ["toolCallId", "subagentRunId"],
+  STATE_SNAPSHOT: ["snapshot", "subagentRunId"],
+  STATE_DELTA: ["delta", "subagentRunId"],
   MESSAGES_SNAPSHOT: ["messages"],
-  RAW: ["event", "source"],
-  CUSTOM: ["name", "value"],
-  RUN_STARTED: ["threadId", "runId"],
-  RUN_FINISHED: ["threadId", "runId"],
-  RUN_ERROR: ["message", "code"],
-  STEP_STARTED: ["stepName"],
-  STEP_FINISHED: ["stepName"],
+  RAW: ["event", "source", "subagentRunId"],
+  CUSTOM: ["name", "value", "subagentRunId"],
+  RUN_STARTED: ["threadId", "runId", "protocolVersion", "parentRunId", "input"],
+  RUN_FINISHED: ["threadId", "runId", "result", "outcome", "usage"],
+  RUN_ERROR: ["message", "code", "usage"],
+  STEP_STARTED: ["stepName", "subagentRunId"],
+  STEP_FINISHED: ["stepName", "subagentRunId"],
+  SUBAGENT_STARTED: ["subagentRunId", "name", "description", "parentSubagentRunId", "parentToolCallId", "parentMessageId"],
+  SUBAGENT_FINISHED: ["subagentRunId", "result", "outcome"],
+  SUBAGENT_ERROR: ["subagentRunId", "message", "code"],
+  TEXT_MESSAGE_CHUNK: ["messageId", "role", "delta", "name", "subagentRunId"],
+  TOOL_CALL_CHUNK: ["toolCallId", "toolCallName", "parentMessageId", "delta", "subagentRunId"],
+  TOOL_CALL_RESULT: ["messageId", "toolCallId", "content", "role", "subagentRunId"],
+  ACTIVITY_SNAPSHOT: ["messageId", "activityType", "content", "replace", "subagentRunId"],
+  ACTIVITY_DELTA: ["messageId", "activityType", "patch", "subagentRunId"],
+  REASONING_START: ["messageId", "subagentRunId"],
+  REASONING_MESSAGE_START: ["messageId", "role", "subagentRunId"],
+  REASONING_MESSAGE_CONTENT: ["messageId", "delta", "subagentRunId"],
+  REASONING_MESSAGE_END: ["messageId", "subagentRunId"],
+  REASONING_MESSAGE_CHUNK: ["messageId", "delta", "subagentRunId"],
+  REASONING_END: ["messageId", "subagentRunId"],
+  REASONING_ENCRYPTED_VALUE: ["subtype", "entityId", "encryptedValue", "subagentRunId"],
 };
-const MESSAGE_KEYS = ["id", "role", "content", "name", "toolCalls", "toolCallId"];
-const TOOL_CALL_KEYS = ["id", "type", "function"];
+/** A message's keys in the model's order, for every role (each role has some of them). */
+const MESSAGE_KEYS = ["id", "role", "activityType", "content", "name", "toolCalls", "toolCallId", "error", "encryptedValue", "subagentRunId", "metadata"];
+const TOOL_CALL_KEYS = ["id", "type", "function", "encryptedValue", "metadata"];
 const FUNCTION_KEYS = ["name", "arguments"];
 const PATCH_KEYS = ["op", "from", "path", "value"];
 
@@ -78,10 +102,13 @@ function ordered(value: AnyEvent, order: readonly string[], map: (key: string, v
   return Object.fromEntries(keys.map((k) => [k, map(k, value[k])]));
 }
 
-/** The event with its keys (and its messages' and patch operations' keys) in the model's order. */
+/**
+ * The event with its keys (and its messages' and patch operations' keys) in the model's order.
+ * Deeper values (RUN_STARTED's input, outcomes, content parts) are left as written.
+ */
 function natural(event: AnyEvent): AnyEvent {
   const fields = EVENT_FIELDS[event.type as string] ?? [];
-  return ordered(event, ["type", ...fields, "timestamp", "rawEvent"], (key, v) => {
+  return ordered(event, ["type", ...fields, "timestamp", "rawEvent", "metadata"], (key, v) => {
     if (event.type === "MESSAGES_SNAPSHOT" && key === "messages" && Array.isArray(v)) {
       return v.map((m: AnyEvent) =>
         ordered(m, MESSAGE_KEYS, (k, mv) =>
@@ -91,7 +118,9 @@ function natural(event: AnyEvent): AnyEvent {
         ),
       );
     }
-    if (event.type === "STATE_DELTA" && key === "delta" && Array.isArray(v)) return v.map((op: AnyEvent) => ordered(op, PATCH_KEYS));
+    if ((event.type === "STATE_DELTA" && key === "delta") || (event.type === "ACTIVITY_DELTA" && key === "patch")) {
+      if (Array.isArray(v)) return v.map((op: AnyEvent) => ordered(op, PATCH_KEYS));
+    }
     return v;
   });
 }
@@ -106,18 +135,23 @@ interface Named {
 const VALID: Named[] = [
   ...CORPUS.map(({ name, event }) => ({ name, event: natural(event as AnyEvent) })),
   ...mixedTrace(300).map((event, i) => ({ name: `trace #${i} ${event.type}`, event: natural(event as AnyEvent) })),
+  // An entry whose validation fills in 1.0's defaults is compared as validated: theirs writes the
+  // object as given (test/interop/round-trip-1.0.test.ts asserts that difference).
+  ...CORPUS_1_0.map(({ name, event, fillsDefaults }) => ({
+    name: `1.0: ${name}`,
+    event: natural((fillsDefaults ? parseEvent(event) : event) as AnyEvent),
+  })),
 ];
 
 /** Events where ours and theirs differ on purpose: each has its own test below. */
 const roleless = (e: AnyEvent) => e.type === "TEXT_MESSAGE_START" && !Object.hasOwn(e, "role");
-const nullRawEvent = (e: AnyEvent) => e.rawEvent === null;
 function hasProtoKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasProtoKey);
   if (typeof value !== "object" || value === null) return false;
   return Object.hasOwn(value, "__proto__") || Object.values(value).some(hasProtoKey);
 }
 
-const SAME = VALID.filter(({ event }) => !roleless(event) && !nullRawEvent(event) && !hasProtoKey(event));
+const SAME = VALID.filter(({ event }) => !hasProtoKey(event));
 
 const ACCEPTS_BOTH_AGREE = [
   undefined,
@@ -136,10 +170,10 @@ const ACCEPTS_BOTH_AGREE = [
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 describe("EventEncoder vs @ag-ui/encoder 1.0: the same results", () => {
-  it("covers a real set: the corpus and a 300-event trace, in natural key order", () => {
-    expect(SAME.length).toBeGreaterThan(400);
-    // Every event type appears among the events compared exactly.
-    expect(new Set(SAME.map(({ event }) => event.type)).size).toBe(16);
+  it("covers a real set: both corpora and a 300-event trace, in natural key order", () => {
+    expect(SAME.length).toBeGreaterThan(500);
+    // Every event type of AG-UI 1.0 appears among the events compared exactly.
+    expect(new Set(SAME.map(({ event }) => event.type)).size).toBe(31);
   });
 
   it("is ordered naturally already: our SSE JSON keeps the natural input's key order", () => {
@@ -204,20 +238,33 @@ describe("EventEncoder vs @ag-ui/encoder 1.0: the same results", () => {
     const id = fc.string({ maxLength: 8 });
     const text = fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 });
     const ts = fc.option(fc.integer({ min: -(2 ** 52), max: 2 ** 52 }), { nil: undefined });
-    // JSON without -0 (it has no JSON form; theirs and ours both write it as a number) and without
-    // nulls at the top (rawEvent null is difference (e)).
-    const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => !Object.is(v, -0) && v !== null && !hasProtoKey(v));
-    const base = { timestamp: ts, rawEvent: fc.option(json, { nil: undefined }) };
+    // JSON without -0 (it has no JSON form; theirs and ours both write it as a number); without a
+    // null at the top where it means "absent" to their encoder (rawEvent, result: difference (e)).
+    const anyJson = fc.jsonValue({ maxDepth: 3 }).filter((v) => !Object.is(v, -0) && !hasProtoKey(v));
+    const json = anyJson.filter((v) => v !== null);
+    const object = fc.dictionary(fc.string({ maxLength: 6 }), anyJson, { maxKeys: 4 });
+    const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+    const base = { timestamp: ts, rawEvent: opt(json), metadata: opt(object) };
+    const owned = { subagentRunId: opt(id), ...base };
+    const textRole = fc.constantFrom("developer", "system", "assistant", "user");
     const event: fc.Arbitrary<AnyEvent> = fc.oneof(
-      fc.record({ type: fc.constant("TEXT_MESSAGE_START"), messageId: id, role: fc.constant("assistant"), ...base }),
-      fc.record({ type: fc.constant("TEXT_MESSAGE_CONTENT"), messageId: id, delta: text, ...base }),
-      fc.record({ type: fc.constant("TOOL_CALL_START"), toolCallId: id, toolCallName: id, parentMessageId: fc.option(id, { nil: undefined }), ...base }),
-      fc.record({ type: fc.constant("TOOL_CALL_ARGS"), toolCallId: id, delta: fc.string(), ...base }),
-      fc.record({ type: fc.constant("STATE_SNAPSHOT"), snapshot: json, ...base }),
-      fc.record({ type: fc.constant("CUSTOM"), name: id, value: fc.option(json, { nil: undefined }), ...base }),
-      fc.record({ type: fc.constant("RAW"), event: json, source: fc.option(id, { nil: undefined }), ...base }),
-      fc.record({ type: fc.constant("RUN_ERROR"), message: text, code: fc.option(id, { nil: undefined }), ...base }),
-      fc.record({ type: fc.constant("STEP_FINISHED"), stepName: id, ...base }),
+      fc.record({ type: fc.constant("TEXT_MESSAGE_START"), messageId: id, role: opt(textRole), name: opt(id), ...owned }),
+      fc.record({ type: fc.constant("TEXT_MESSAGE_CONTENT"), messageId: id, delta: text, ...owned }),
+      fc.record({ type: fc.constant("TEXT_MESSAGE_CHUNK"), messageId: opt(id), role: opt(textRole), delta: opt(fc.string()), name: opt(id), ...owned }),
+      fc.record({ type: fc.constant("TOOL_CALL_START"), toolCallId: id, toolCallName: id, parentMessageId: opt(id), ...owned }),
+      fc.record({ type: fc.constant("TOOL_CALL_ARGS"), toolCallId: id, delta: fc.string(), ...owned }),
+      fc.record({ type: fc.constant("TOOL_CALL_RESULT"), messageId: id, toolCallId: id, content: fc.string(), role: opt(fc.constant("tool")), ...owned }),
+      fc.record({ type: fc.constant("STATE_SNAPSHOT"), snapshot: json, ...owned }),
+      fc.record({ type: fc.constant("ACTIVITY_SNAPSHOT"), messageId: id, activityType: id, content: object, replace: opt(fc.boolean()), ...owned }),
+      // CUSTOM's value is required in 1.0, and may be null.
+      fc.record({ type: fc.constant("CUSTOM"), name: id, value: anyJson, ...owned }),
+      fc.record({ type: fc.constant("RAW"), event: json, source: opt(id), ...owned }),
+      fc.record({ type: fc.constant("RUN_FINISHED"), threadId: id, runId: id, result: opt(json), ...base }),
+      fc.record({ type: fc.constant("RUN_ERROR"), message: text, code: opt(id), ...base }),
+      fc.record({ type: fc.constant("STEP_FINISHED"), stepName: id, ...owned }),
+      fc.record({ type: fc.constant("REASONING_MESSAGE_CONTENT"), messageId: id, delta: fc.string(), ...owned }),
+      fc.record({ type: fc.constant("REASONING_ENCRYPTED_VALUE"), subtype: fc.constantFrom("tool-call", "message"), entityId: id, encryptedValue: fc.string(), ...owned }),
+      fc.record({ type: fc.constant("SUBAGENT_ERROR"), subagentRunId: id, message: fc.string(), code: opt(id), ...base }),
     );
     const mine = new EventEncoder({ accept: BINARY_MEDIA_TYPE });
     const other = new TheirEncoder({ accept: BINARY_MEDIA_TYPE });
@@ -262,18 +309,20 @@ describe("EventEncoder vs @ag-ui/encoder 1.0: the differences, exactly", () => {
     );
   });
 
-  it("(b) TEXT_MESSAGE_START without role: ours writes role assistant, in SSE and in binary", () => {
+  it("(b) gone: TEXT_MESSAGE_START without role is written without one by both, in SSE and in binary", () => {
     const cases = VALID.filter(({ event }) => roleless(event));
     expect(cases.length).toBeGreaterThanOrEqual(2);
     const mine = new EventEncoder();
     const other = new TheirEncoder();
     for (const { name, event } of cases) {
+      expect(mine.encodeSSE(ours(event)), name).toBe(other.encodeSSE(theirs(event)));
+      expect(mine.encodeSSE(ours(event)), name).not.toContain('"role"');
+      expect(hex(mine.encodeProtobuf(ours(event))), name).toBe(hex(other.encodeProtobuf(theirs(event))));
+      // With a role, the bytes differ from those without: no role is really no field 3.
       const withRole = natural({ ...event, role: "assistant" });
-      expect(mine.encodeSSE(ours(event)), name).toBe(other.encodeSSE(theirs(withRole)));
-      expect(mine.encodeSSE(ours(event)), name).not.toBe(other.encodeSSE(theirs(event)));
-      expect(other.encodeSSE(theirs(event)), name).not.toContain('"role"');
-      expect(hex(mine.encodeProtobuf(ours(event))), name).toBe(hex(other.encodeProtobuf(theirs(withRole))));
-      expect(hex(mine.encodeProtobuf(ours(event))), name).not.toBe(hex(other.encodeProtobuf(theirs(event))));
+      expect(hex(mine.encodeProtobuf(ours(event))), name).not.toBe(hex(mine.encodeProtobuf(ours(withRole))));
+      expect(decodeEvent(mine.encodeProtobuf(ours(event)).subarray(4)), name).toStrictEqual(parseEvent(ours(event)));
+      expect("role" in decodeEvent(mine.encodeProtobuf(ours(event)).subarray(4)), name).toBe(false);
     }
   });
 
@@ -283,7 +332,10 @@ describe("EventEncoder vs @ag-ui/encoder 1.0: the differences, exactly", () => {
       [{ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "" }, "invalid_event", "encodes"],
       [{ type: "TEXT_MESSAGE_CONTENT", delta: "x" }, "invalid_event", "encodes"],
       [{ type: "RUN_STARTED", threadId: 1, runId: "r" }, "invalid_event", "encodes"],
-      [{ type: "TEXT_MESSAGE_START", messageId: "m", role: "user" }, "invalid_event", "encodes"],
+      [{ type: "TEXT_MESSAGE_START", messageId: "m", role: "robot" }, "invalid_event", "encodes"],
+      [{ type: "CUSTOM", name: "n" }, "invalid_event", "encodes"],
+      [{ type: "REASONING_MESSAGE_START", messageId: "m", role: "assistant" }, "invalid_event", "encodes"],
+      [{ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [] } }, "invalid_event", "encodes"],
       [{ type: "NOPE", x: 1 }, "unknown_event_type", "encodes"],
       [{ type: "RUN_STARTED", threadId: "t", runId: "r", timestamp: "now" }, "invalid_event", /BigInt/],
       [{ type: "RUN_STARTED", threadId: "t", runId: "r", timestamp: 1.5 }, "invalid_event", /BigInt/],
@@ -316,13 +368,13 @@ describe("EventEncoder vs @ag-ui/encoder 1.0: the differences, exactly", () => {
     const event = { type: "RUN_STARTED", threadId: "t", runId: "r", extra: 1, parentRunId: "p" };
     const mine = new EventEncoder();
     const other = new TheirEncoder();
-    expect(mine.encodeSSE(ours(event))).toBe('data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n');
+    // `parentRunId` is a 1.0 field, known to both (RunStarted field 4); `extra` is known to neither.
+    expect(mine.encodeSSE(ours(event))).toBe('data: {"type":"RUN_STARTED","threadId":"t","runId":"r","parentRunId":"p"}\n\n');
     expect(other.encodeSSE(theirs(event))).toBe(`data: ${JSON.stringify(event)}\n\n`);
-    const known = { type: "RUN_STARTED", threadId: "t", runId: "r" };
+    const known = { type: "RUN_STARTED", threadId: "t", runId: "r", parentRunId: "p" };
     expect(hex(mine.encodeProtobuf(ours(event)))).toBe(hex(other.encodeProtobuf(theirs(known))));
-    // Their schema knows `parentRunId` (RunStarted field 4), so their binary carries it; `extra` not.
-    expect(hex(other.encodeProtobuf(theirs(event)))).toBe(hex(other.encodeProtobuf(theirs({ ...known, parentRunId: "p" }))));
-    expect(hex(other.encodeProtobuf(theirs(event)))).not.toBe(hex(other.encodeProtobuf(theirs(known))));
+    expect(hex(other.encodeProtobuf(theirs(event)))).toBe(hex(other.encodeProtobuf(theirs(known))));
+    expect(hex(mine.encodeProtobuf(ours(event)))).not.toBe(hex(mine.encodeProtobuf(ours({ type: "RUN_STARTED", threadId: "t", runId: "r" }))));
     // A key unknown to both: the binary agrees, the SSE does not.
     const custom = { type: "CUSTOM", name: "n", value: 1, color: "red" };
     expect(hex(mine.encodeProtobuf(ours(custom)))).toBe(hex(other.encodeProtobuf(theirs(custom))));
@@ -330,32 +382,24 @@ describe("EventEncoder vs @ag-ui/encoder 1.0: the differences, exactly", () => {
     expect(other.encodeSSE(theirs(custom))).toBe('data: {"type":"CUSTOM","name":"n","value":1,"color":"red"}\n\n');
   });
 
-  it("(e) rawEvent: null: ours keeps a JSON null, theirs omits the field", () => {
-    const cases = VALID.filter(({ event }) => nullRawEvent(event));
-    expect(cases.length).toBeGreaterThanOrEqual(1);
-    const mine = new EventEncoder();
-    const other = new TheirEncoder();
-    for (const { name, event } of cases) {
-      const { rawEvent: _, ...without } = event;
-      expect(mine.encodeSSE(ours(event)), name).toBe(`data: ${JSON.stringify(event)}\n\n`);
-      expect(mine.encodeSSE(ours(event)), name).toContain('"rawEvent":null');
-      expect(other.encodeSSE(theirs(event)), name).toBe(other.encodeSSE(theirs(without)));
-      expect(hex(other.encodeProtobuf(theirs(event))), name).toBe(hex(other.encodeProtobuf(theirs(without))));
-      expect(decodeEvent(mine.encodeProtobuf(ours(event)).subarray(4)), name).toEqual(parseEvent(ours(event)));
-      expect(decodeEvent(mine.encodeProtobuf(ours(event)).subarray(4)).rawEvent, name).toBeNull();
-    }
-  });
-
-  it("(e) null for a typed optional field: theirs omits it, ours rejects the event", () => {
+  it("(e) null for an optional field, rawEvent and result included: theirs omits it, ours rejects the event from every method", () => {
     const cases: AnyEvent[] = [
       { type: "TOOL_CALL_START", toolCallId: "c", toolCallName: "n", parentMessageId: null },
       { type: "RUN_STARTED", threadId: "t", runId: "r", timestamp: null },
       { type: "RUN_ERROR", message: "m", code: null },
+      // 1.0 refuses a null rawEvent (ours used to keep it as a JSON null) and a null result.
+      { type: "STEP_STARTED", stepName: "s", rawEvent: null },
+      { type: "TEXT_MESSAGE_END", messageId: "m", rawEvent: null },
+      { type: "RUN_FINISHED", threadId: "t", runId: "r", result: null },
     ];
+    const mine = new EventEncoder({ accept: BINARY_MEDIA_TYPE });
     for (const event of cases) {
       const without = Object.fromEntries(Object.entries(event).filter(([, v]) => v !== null));
       expect(new TheirEncoder().encodeSSE(theirs(event))).toBe(`data: ${JSON.stringify(without)}\n\n`);
-      expect(() => new EventEncoder().encodeSSE(ours(event))).toThrow(ValidationError);
+      expect(hex(new TheirEncoder().encodeProtobuf(theirs(event)))).toBe(hex(new TheirEncoder().encodeProtobuf(theirs(without))));
+      for (const method of ["encode", "encodeSSE", "encodeBinary", "encodeProtobuf"] as const) {
+        expect(() => mine[method](ours(event)), `${method} ${JSON.stringify(event)}`).toThrow(ValidationError);
+      }
     }
   });
 

@@ -62,6 +62,8 @@ export const AssistantMessageSchema = object({
   id: z.string(),
   role: z.literal("assistant"),
   content: z.optional(z.string()),
+  // `name` before `toolCalls`, the order people write them in (and our SSE text keeps).
+  name: named.name,
   toolCalls: z.optional(array(ToolCallSchema)),
   ...named,
 });

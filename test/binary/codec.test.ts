@@ -13,6 +13,7 @@ import {
   type AguiEvent,
   type AguiEventInput,
   type ErrorCode,
+  type EventType,
   type JsonValue,
 } from "../../src/index.js";
 import { CORPUS, mixedTrace, nested } from "../fixtures/corpus.js";
@@ -63,10 +64,14 @@ function nestedValue(levels: number): Bytes {
   return v;
 }
 
-/** Unknown fields of every skippable wire type: varint, fixed64, length-delimited, fixed32. */
-const UNKNOWN: Bytes = [...vField(29, 7), ...tag(30, 1), 1, 2, 3, 4, 5, 6, 7, 8, ...ld(31, [1, 2, 3]), ...tag(1000, 5), 9, 9, 9, 9, ...ld(536870911, [])];
+/**
+ * Unknown fields of every skippable wire type: varint, fixed64, length-delimited, fixed32. Their
+ * numbers (50 and up) are beyond every field of every 1.0 message, BaseEvent and Event included.
+ */
+const UNKNOWN: Bytes = [...vField(50, 7), ...tag(51, 1), 1, 2, 3, 4, 5, 6, 7, 8, ...ld(52, [1, 2, 3]), ...tag(1000, 5), 9, 9, 9, 9, ...ld(536870911, [])];
 
 const hex = (b: Uint8Array | Bytes): string => Buffer.from(b as Uint8Array).toString("hex");
+const fromHex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"));
 
 /** The error `fn` throws; fails if it throws nothing or something else than an AguiWireError. */
 function wireError(fn: () => unknown): AguiWireError {
@@ -86,8 +91,46 @@ function expectCode(fn: () => unknown, code: ErrorCode, message?: RegExp | strin
   return err;
 }
 
+/**
+ * The Event oneof arm of each type. For the initial 16 it is the EventType enum number plus one;
+ * for the 1.0 additions the two differ (WIRE.md, "The 1.0 additions"), so they are listed.
+ */
+const ARM: Record<EventType, number> = {
+  TEXT_MESSAGE_START: 1,
+  TEXT_MESSAGE_CONTENT: 2,
+  TEXT_MESSAGE_END: 3,
+  TOOL_CALL_START: 4,
+  TOOL_CALL_ARGS: 5,
+  TOOL_CALL_END: 6,
+  STATE_SNAPSHOT: 7,
+  STATE_DELTA: 8,
+  MESSAGES_SNAPSHOT: 9,
+  RAW: 10,
+  CUSTOM: 11,
+  RUN_STARTED: 12,
+  RUN_FINISHED: 13,
+  RUN_ERROR: 14,
+  STEP_STARTED: 15,
+  STEP_FINISHED: 16,
+  SUBAGENT_STARTED: 19,
+  SUBAGENT_FINISHED: 20,
+  SUBAGENT_ERROR: 21,
+  TEXT_MESSAGE_CHUNK: 17,
+  TOOL_CALL_CHUNK: 18,
+  TOOL_CALL_RESULT: 22,
+  ACTIVITY_SNAPSHOT: 23,
+  ACTIVITY_DELTA: 24,
+  REASONING_START: 25,
+  REASONING_MESSAGE_START: 26,
+  REASONING_MESSAGE_CONTENT: 27,
+  REASONING_MESSAGE_END: 28,
+  REASONING_MESSAGE_CHUNK: 29,
+  REASONING_END: 30,
+  REASONING_ENCRYPTED_VALUE: 31,
+};
+
 /** One minimal event of each type, with every required field at its proto3 default where allowed. */
-const MINIMAL: Record<string, AguiEventInput> = {
+const MINIMAL: Record<EventType, AguiEventInput> = {
   TEXT_MESSAGE_START: { type: "TEXT_MESSAGE_START", messageId: "" },
   TEXT_MESSAGE_CONTENT: { type: "TEXT_MESSAGE_CONTENT", messageId: "", delta: "d" },
   TEXT_MESSAGE_END: { type: "TEXT_MESSAGE_END", messageId: "" },
@@ -98,21 +141,42 @@ const MINIMAL: Record<string, AguiEventInput> = {
   STATE_DELTA: { type: "STATE_DELTA", delta: [] },
   MESSAGES_SNAPSHOT: { type: "MESSAGES_SNAPSHOT", messages: [] },
   RAW: { type: "RAW", event: null },
-  CUSTOM: { type: "CUSTOM", name: "" },
+  CUSTOM: { type: "CUSTOM", name: "", value: null },
   RUN_STARTED: { type: "RUN_STARTED", threadId: "", runId: "" },
   RUN_FINISHED: { type: "RUN_FINISHED", threadId: "", runId: "" },
   RUN_ERROR: { type: "RUN_ERROR", message: "" },
   STEP_STARTED: { type: "STEP_STARTED", stepName: "" },
   STEP_FINISHED: { type: "STEP_FINISHED", stepName: "" },
+  SUBAGENT_STARTED: { type: "SUBAGENT_STARTED", subagentRunId: "", name: "" },
+  SUBAGENT_FINISHED: { type: "SUBAGENT_FINISHED", subagentRunId: "" },
+  SUBAGENT_ERROR: { type: "SUBAGENT_ERROR", subagentRunId: "", message: "" },
+  TEXT_MESSAGE_CHUNK: { type: "TEXT_MESSAGE_CHUNK" },
+  TOOL_CALL_CHUNK: { type: "TOOL_CALL_CHUNK" },
+  TOOL_CALL_RESULT: { type: "TOOL_CALL_RESULT", messageId: "", toolCallId: "", content: [] },
+  ACTIVITY_SNAPSHOT: { type: "ACTIVITY_SNAPSHOT", messageId: "", activityType: "", content: {} },
+  ACTIVITY_DELTA: { type: "ACTIVITY_DELTA", messageId: "", activityType: "", patch: [] },
+  REASONING_START: { type: "REASONING_START", messageId: "" },
+  REASONING_MESSAGE_START: { type: "REASONING_MESSAGE_START", messageId: "", role: "reasoning" },
+  REASONING_MESSAGE_CONTENT: { type: "REASONING_MESSAGE_CONTENT", messageId: "", delta: "" },
+  REASONING_MESSAGE_END: { type: "REASONING_MESSAGE_END", messageId: "" },
+  REASONING_MESSAGE_CHUNK: { type: "REASONING_MESSAGE_CHUNK" },
+  REASONING_END: { type: "REASONING_END", messageId: "" },
+  REASONING_ENCRYPTED_VALUE: { type: "REASONING_ENCRYPTED_VALUE", subtype: "message", entityId: "", encryptedValue: "" },
 };
 
 // --- The Event envelope and BaseEvent ----------------------------------------------------------
 
 describe("BaseEvent and the event arm", () => {
+  it("every event type has its arm, and no two types share one", () => {
+    expect(EVENT_TYPES).toHaveLength(31);
+    expect(new Set(EVENT_TYPES.map((t) => ARM[t])).size).toBe(31);
+    expect(new Set(Object.values(ARM))).toStrictEqual(new Set(Array.from({ length: 31 }, (_, i) => i + 1)));
+  });
+
   for (const [i, type] of EVENT_TYPES.entries()) {
-    it(`${type}: arm ${i + 1}, BaseEvent written with type ${i}${i === 0 ? " (an empty BaseEvent, 0a 00)" : ""}`, () => {
-      const bytes = [...encodeEvent(MINIMAL[type]!)];
-      const armTag = tag(i + 1, 2);
+    it(`${type}: arm ${ARM[type]}, BaseEvent written with type ${i}${i === 0 ? " (an empty BaseEvent, 0a 00)" : ""}`, () => {
+      const bytes = [...encodeEvent(MINIMAL[type])];
+      const armTag = tag(ARM[type], 2);
       expect(bytes.slice(0, armTag.length)).toStrictEqual(armTag);
       const body = bytes.slice(armTag.length + 1);
       expect(bytes[armTag.length]).toBe(body.length);
@@ -122,16 +186,21 @@ describe("BaseEvent and the event arm", () => {
   }
 
   it("the minimal events are exactly these bytes", () => {
-    expect(hex(encodeEvent(MINIMAL.TEXT_MESSAGE_END!))).toBe("1a040a020802");
-    expect(hex(encodeEvent(MINIMAL.TEXT_MESSAGE_START!))).toBe("0a0d0a001a09617373697374616e74");
-    expect(hex(encodeEvent(MINIMAL.STATE_SNAPSHOT!))).toBe("3a080a02080612020800");
-    expect(hex(encodeEvent(MINIMAL.CUSTOM!))).toBe("5a040a02080a");
-    expect(hex(encodeEvent(MINIMAL.STEP_FINISHED!))).toBe("8201040a02080f");
+    expect(hex(encodeEvent(MINIMAL.TEXT_MESSAGE_END))).toBe("1a040a020802");
+    // No role: nothing but the empty BaseEvent (1.0 has no default role to write).
+    expect(hex(encodeEvent(MINIMAL.TEXT_MESSAGE_START))).toBe("0a020a00");
+    expect(hex(encodeEvent(MINIMAL.STATE_SNAPSHOT))).toBe("3a080a02080612020800");
+    expect(hex(encodeEvent(MINIMAL.CUSTOM))).toBe("5a080a02080a1a020800");
+    expect(hex(encodeEvent(MINIMAL.STEP_FINISHED))).toBe("8201040a02080f");
+    // The 1.0 additions: two-byte arm tags, and an arm that is not the enum value plus one.
+    expect(hex(encodeEvent(MINIMAL.TEXT_MESSAGE_CHUNK))).toBe("8a01040a020813"); // arm 17, type 19
+    expect(hex(encodeEvent(MINIMAL.SUBAGENT_STARTED))).toBe("9a01040a020810"); // arm 19, type 16
+    expect(hex(encodeEvent(MINIMAL.REASONING_ENCRYPTED_VALUE))).toBe("fa010d0a02081e1a076d657373616765"); // arm 31, type 30
   });
 
   it("an event without BaseEvent is malformed_frame, for every arm", () => {
-    for (const [i, type] of EVENT_TYPES.entries()) {
-      expectCode(() => decodeEvent(event(i + 1, [])), "malformed_frame", new RegExp(`${type} event has no BaseEvent`));
+    for (const type of EVENT_TYPES) {
+      expectCode(() => decodeEvent(event(ARM[type], [])), "malformed_frame", new RegExp(`${type} event has no BaseEvent`));
     }
     expectCode(() => decodeEvent(event(12, [...str(2, "t"), ...str(3, "r")])), "malformed_frame", /no BaseEvent/);
   });
@@ -144,18 +213,37 @@ describe("BaseEvent and the event arm", () => {
     expectCode(() => decodeEvent(event(16, base(99))), "malformed_frame", /99/);
     // The type as written (base(11)) is accepted for its own arm.
     expect(decodeEvent(event(12, base(11)))).toStrictEqual({ type: "RUN_STARTED", threadId: "", runId: "" });
+    // The 1.0 additions: arm 17 is TEXT_MESSAGE_CHUNK, whose type is 19; type 17 (SUBAGENT_FINISHED,
+    // whose arm is 20) there is a disagreement, and so is an arm number taken for a type number.
+    expectCode(() => decodeEvent(event(17, base(17))), "malformed_frame", /TEXT_MESSAGE_CHUNK event carries BaseEvent.type SUBAGENT_FINISHED/);
+    expectCode(() => decodeEvent(event(19, base(19))), "malformed_frame", /SUBAGENT_STARTED event carries BaseEvent.type TEXT_MESSAGE_CHUNK/);
+    expectCode(() => decodeEvent(event(31, base(31))), "malformed_frame", /REASONING_ENCRYPTED_VALUE event carries BaseEvent.type 31/);
+    expect(decodeEvent(event(17, base(19)))).toStrictEqual({ type: "TEXT_MESSAGE_CHUNK" });
+    expect(decodeEvent(event(19, [...base(16), ...str(2, "s"), ...str(3, "n")]))).toStrictEqual({ type: "SUBAGENT_STARTED", subagentRunId: "s", name: "n" });
   });
 
-  it("arms 17 and 18 (their chunk events) and other unknown arms are unknown_event_type", () => {
-    for (const arm of [17, 18, 19, 31, 32, 100, 2 ** 29 - 1]) {
+  it("arms beyond the 31 of AG-UI 1.0 are unknown_event_type naming the field", () => {
+    for (const arm of [32, 40, 100, 2 ** 29 - 1]) {
       expectCode(() => decodeEvent(event(arm, base(0))), "unknown_event_type", new RegExp(`field ${arm}\\b`));
     }
     // An unknown arm of another wire type, too.
-    expectCode(() => decodeEvent(new Uint8Array(vField(17, 1))), "unknown_event_type");
+    expectCode(() => decodeEvent(new Uint8Array(vField(32, 1))), "unknown_event_type", /field 32\b/);
+  });
+
+  it("arms 17 to 31 are known: their chunk, subagent, tool result, activity and reasoning events decode", () => {
+    for (const type of EVENT_TYPES.slice(16)) {
+      expect(ARM[type]).toBeGreaterThanOrEqual(17);
+      expect(decodeEvent(encodeEvent(MINIMAL[type])), type).toStrictEqual(parseEvent(MINIMAL[type]));
+    }
+    expect(decodeEvent(event(17, [...base(19), ...str(2, "m"), ...str(3, "user"), ...str(4, "hi")]))).toStrictEqual({ type: "TEXT_MESSAGE_CHUNK", messageId: "m", role: "user", delta: "hi" });
+    expect(decodeEvent(event(18, [...base(20), ...str(2, "c"), ...str(5, "{}")]))).toStrictEqual({ type: "TOOL_CALL_CHUNK", toolCallId: "c", delta: "{}" });
+    expect(decodeEvent(event(22, [...base(21), ...str(3, "m"), ...str(4, "c"), ...str(5, "ok")]))).toStrictEqual({ type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "c", content: "ok" });
   });
 
   it("a known arm with a wrong wire type is malformed_frame", () => {
     expectCode(() => decodeEvent(new Uint8Array(vField(12, 1))), "malformed_frame", /wire type varint/);
+    expectCode(() => decodeEvent(new Uint8Array(vField(17, 1))), "malformed_frame", /wire type varint/);
+    expectCode(() => decodeEvent(new Uint8Array(vField(31, 1))), "malformed_frame", /wire type varint/);
     expectCode(() => decodeEvent(new Uint8Array([...tag(1, 5), 0, 0, 0, 0])), "malformed_frame");
   });
 
@@ -190,17 +278,63 @@ describe("unknown fields are skipped", () => {
     expect(decodeEvent(bytes)).toStrictEqual({ type: "RUN_STARTED", threadId: "t", runId: "r", timestamp: 5 });
   });
 
-  it("their fields our model lacks: BaseEvent metadata (4), TEXT_MESSAGE_START name (4), RUN_FINISHED result/outcome (4-7), RUN_ERROR usage (4)", () => {
+  it("inside the 1.0 fields: metadata Structs, usage, interrupts", () => {
+    const metadata = ld(4, [...UNKNOWN, ...vStruct([["k", vStr("v")]]).slice(2), ...UNKNOWN]);
+    expect(decodeEvent(event(1, [...base(0, [...UNKNOWN, ...metadata]), ...UNKNOWN, ...str(2, "m"), ...str(4, "bot"), ...UNKNOWN]))).toStrictEqual({
+      type: "TEXT_MESSAGE_START",
+      messageId: "m",
+      name: "bot",
+      metadata: { k: "v" },
+    });
+    const interrupt = ld(6, [...UNKNOWN, ...str(1, "i1"), ...UNKNOWN, ...str(2, "approval"), ...UNKNOWN]);
+    const usage = ld(7, [...UNKNOWN, ...vField(5, 9), ...UNKNOWN]);
+    expect(decodeEvent(event(13, [...base(12), ...UNKNOWN, ...str(5, "interrupt"), ...interrupt, ...usage, ...UNKNOWN]))).toStrictEqual({
+      type: "RUN_FINISHED",
+      threadId: "",
+      runId: "",
+      outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "approval" }] },
+      usage: [{ totalTokens: 9 }],
+    });
+  });
+
+  it("their fields that were unknown before 1.0 are decoded now: BaseEvent metadata (4), TEXT_MESSAGE_START name (4), RUN_FINISHED 4-8, RUN_ERROR usage (4)", () => {
     const metadata = ld(4, vStruct([["k", vStr("v")]]).slice(2));
-    expect(decodeEvent(event(1, [...base(0, metadata), ...str(2, "m"), ...str(4, "bot")]))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" });
-    expect(decodeEvent(event(13, [...base(12), ...str(2, "t"), ...ld(4, vNum(1)), ...str(5, "success"), ...ld(6, []), ...ld(7, [])]))).toStrictEqual({ type: "RUN_FINISHED", threadId: "t", runId: "" });
-    expect(decodeEvent(event(14, [...base(13), ...str(3, "m"), ...ld(4, [])]))).toStrictEqual({ type: "RUN_ERROR", message: "m" });
+    expect(decodeEvent(event(1, [...base(0, metadata), ...str(2, "m"), ...str(4, "bot")]))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m", name: "bot", metadata: { k: "v" } });
+    // result (4), outcome (5), interrupts (6), usage (7) with provider (1) and input tokens (3).
+    const interrupt = ld(6, [...str(1, "i1"), ...str(2, "approval")]);
+    const usage = ld(7, [...str(1, "openai"), ...vField(3, 10)]);
+    expect(decodeEvent(event(13, [...base(12), ...str(2, "t"), ...ld(4, vNum(1)), ...str(5, "interrupt"), ...interrupt, ...usage]))).toStrictEqual({
+      type: "RUN_FINISHED",
+      threadId: "t",
+      runId: "",
+      result: 1,
+      outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "approval" }] },
+      usage: [{ provider: "openai", inputTokens: 10 }],
+    });
+    // pending tool call ids (8) belong to a success outcome.
+    expect(decodeEvent(event(13, [...base(12), ...str(5, "success"), ...str(8, "c1"), ...str(8, "c2")]))).toStrictEqual({
+      type: "RUN_FINISHED",
+      threadId: "",
+      runId: "",
+      outcome: { type: "success", pendingToolCallIds: ["c1", "c2"] },
+    });
+    expect(decodeEvent(event(13, [...base(12), ...str(5, "cancelled")]))).toStrictEqual({ type: "RUN_FINISHED", threadId: "", runId: "", outcome: { type: "cancelled" } });
+    // An empty usage entry is still an entry (an empty message on the wire, 22 00).
+    expect(decodeEvent(event(14, [...base(13), ...str(3, "m"), ...ld(4, [])]))).toStrictEqual({ type: "RUN_ERROR", message: "m", usage: [{}] });
+    expect(decodeEvent(event(14, [...base(13), ...str(3, "m"), ...ld(4, vField(5, 7))]))).toStrictEqual({ type: "RUN_ERROR", message: "m", usage: [{ totalTokens: 7 }] });
+  });
+
+  it("RUN_FINISHED lists without the outcome they belong to are malformed_frame; an unknown outcome or none to interrupt on is invalid_event", () => {
+    expectCode(() => decodeEvent(event(13, [...base(12), ...str(8, "c1")])), "malformed_frame", /pending tool calls with outcome ""/);
+    expectCode(() => decodeEvent(event(13, [...base(12), ...str(5, "cancelled"), ...ld(6, [...str(1, "i"), ...str(2, "r")])])), "malformed_frame", /interrupts with outcome "cancelled"/);
+    expectCode(() => decodeEvent(event(13, [...base(12), ...str(5, "exploded")])), "invalid_event", /outcome/);
+    expectCode(() => decodeEvent(event(13, [...base(12), ...str(5, "interrupt")])), "invalid_event", /at least one interrupt/);
   });
 
   it("inside messages, tool calls, functions and patch operations", () => {
     const fn = ld(3, [...UNKNOWN, ...str(1, "f"), ...UNKNOWN, ...str(2, "{}"), ...UNKNOWN]);
-    const call = ld(5, [...UNKNOWN, ...str(1, "c"), ...str(2, "function"), ...fn, ...ld(4, [...UNKNOWN]), ...UNKNOWN]);
-    const message = ld(2, [...UNKNOWN, ...str(1, "a"), ...str(2, "assistant"), ...UNKNOWN, ...call, ...str(7, "their error field"), ...UNKNOWN]);
+    const call = ld(5, [...UNKNOWN, ...str(1, "c"), ...str(2, "function"), ...fn, ...ld(53, [...UNKNOWN]), ...UNKNOWN]);
+    const message = ld(2, [...UNKNOWN, ...str(1, "a"), ...str(2, "assistant"), ...UNKNOWN, ...call, ...str(54, "a field of a later release"), ...UNKNOWN]);
     expect(decodeEvent(event(9, [...base(8), ...message]))).toStrictEqual({
       type: "MESSAGES_SNAPSHOT",
       messages: [{ id: "a", role: "assistant", toolCalls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] }],
@@ -214,6 +348,48 @@ describe("unknown fields are skipped", () => {
     const struct = ld(5, [...UNKNOWN, ...entry, ...UNKNOWN]);
     const list = ld(6, [...UNKNOWN, ...ld(1, [...UNKNOWN, ...vNull]), ...UNKNOWN, ...ld(1, [...struct, ...UNKNOWN]), ...UNKNOWN]);
     expect(decodeEvent(event(7, [...base(6), ...ld(2, [...UNKNOWN, ...list, ...UNKNOWN])]))).toStrictEqual({ type: "STATE_SNAPSHOT", snapshot: [null, { k: true }] });
+  });
+});
+
+describe("the 1.0 fields of Message (7-13) and ToolCall (4-5) are decoded", () => {
+  const snapshot = (...messages: Bytes[]) => event(9, [...base(8), ...messages.flatMap((m) => ld(2, m))]);
+  const struct = (entries: [string, Bytes][]) => vStruct(entries).slice(2);
+
+  it("error (7), metadata (9), subagent_run_id (10), encrypted_value (11)", () => {
+    const tool = [...str(1, "t"), ...str(2, "tool"), ...str(3, "failed"), ...str(6, "c1"), ...str(7, "timeout"), ...ld(9, struct([["k", vNum(1)]])), ...str(10, "sub-1"), ...str(11, "enc")];
+    expect(decodeEvent(snapshot(tool))).toStrictEqual({
+      type: "MESSAGES_SNAPSHOT",
+      messages: [{ id: "t", role: "tool", content: "failed", toolCallId: "c1", error: "timeout", metadata: { k: 1 }, subagentRunId: "sub-1", encryptedValue: "enc" }],
+    });
+  });
+
+  it("content_parts (8): a user or tool message's content as parts; a user message with neither form has no parts", () => {
+    const text = ld(8, ld(1, [...str(1, "look"), ...str(2, "p1")]));
+    const image = ld(8, ld(2, ld(1, ld(2, str(1, "https://example.com/a.png")))));
+    expect(decodeEvent(snapshot([...str(1, "u"), ...str(2, "user"), ...text, ...image]))).toStrictEqual({
+      type: "MESSAGES_SNAPSHOT",
+      messages: [{ id: "u", role: "user", content: [{ type: "text", text: "look", id: "p1" }, { type: "image", source: { type: "url", value: "https://example.com/a.png" } }] }],
+    });
+    // Empty parts and absent parts are the same on the wire: a user message without text has [].
+    expect(decodeEvent(snapshot([...str(1, "u"), ...str(2, "user")]))).toStrictEqual({ type: "MESSAGES_SNAPSHOT", messages: [{ id: "u", role: "user", content: [] }] });
+    // Text and parts at once, or parts on a role without them, no encoder writes.
+    expectCode(() => decodeEvent(snapshot([...str(1, "u"), ...str(2, "user"), ...str(3, "x"), ...text])), "malformed_frame", /both text content and content parts/);
+    expectCode(() => decodeEvent(snapshot([...str(1, "a"), ...str(2, "assistant"), ...text])), "malformed_frame", /"assistant" message holds content parts/);
+  });
+
+  it("activity_type (12) and activity_content (13): an activity message", () => {
+    const activity = [...str(1, "x"), ...str(2, "activity"), ...str(12, "progress"), ...ld(13, struct([["pct", vNum(50)]]))];
+    expect(decodeEvent(snapshot(activity))).toStrictEqual({ type: "MESSAGES_SNAPSHOT", messages: [{ id: "x", role: "activity", activityType: "progress", content: { pct: 50 } }] });
+    // Its content is required.
+    expectCode(() => decodeEvent(snapshot([...str(1, "x"), ...str(2, "activity"), ...str(12, "progress")])), "invalid_event", /content/);
+  });
+
+  it("ToolCall metadata (4) and encrypted_value (5)", () => {
+    const call = ld(5, [...str(1, "c"), ...str(2, "function"), ...ld(3, [...str(1, "f"), ...str(2, "{}")]), ...ld(4, struct([["k", vStr("v")]])), ...str(5, "enc")]);
+    expect(decodeEvent(snapshot([...str(1, "a"), ...str(2, "assistant"), ...call]))).toStrictEqual({
+      type: "MESSAGES_SNAPSHOT",
+      messages: [{ id: "a", role: "assistant", toolCalls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" }, metadata: { k: "v" }, encryptedValue: "enc" }] }],
+    });
   });
 });
 
@@ -252,7 +428,10 @@ describe("malformed bytes are malformed_frame", () => {
 
   it("a known field with the wrong wire type", () => {
     // message_id as a varint
-    expectCode(() => decodeEvent(event(2, [...base(1), ...vField(2, 1)])), "malformed_frame", /field 2 of agui.wire.v1.TextMessageContentEvent has wire type varint/);
+    expectCode(() => decodeEvent(event(2, [...base(1), ...vField(2, 1)])), "malformed_frame", /field 2 of TEXT_MESSAGE_CONTENT has wire type varint/);
+    // The event is named by its arm, even before its BaseEvent has been read; a 1.0 arm too.
+    expectCode(() => decodeEvent(event(2, [...vField(2, 1), ...base(1)])), "malformed_frame", /field 2 of TEXT_MESSAGE_CONTENT has wire type varint/);
+    expectCode(() => decodeEvent(event(17, vField(2, 1))), "malformed_frame", /field 2 of TEXT_MESSAGE_CHUNK has wire type varint/);
     // BaseEvent as a varint
     expectCode(() => decodeEvent(event(12, vField(1, 11))), "malformed_frame", /wire type varint/);
     // timestamp as a string
@@ -360,14 +539,33 @@ describe("decoded events are validated", () => {
     expect(err).toBeInstanceOf(ValidationError);
   });
 
-  it('role "user" on TEXT_MESSAGE_START is invalid_event', () => {
-    const err = expectCode(() => decodeEvent(event(1, [...base(0), ...str(2, "m"), ...str(3, "user")])), "invalid_event", /role/);
-    expect(err).toBeInstanceOf(ValidationError);
+  it('a role other than developer, system, assistant and user on TEXT_MESSAGE_START ("robot", "tool", "") is invalid_event', () => {
+    for (const role of ["robot", "tool", "reasoning", ""]) {
+      const err = expectCode(() => decodeEvent(event(1, [...base(0), ...str(2, "m"), ...str(3, role)])), "invalid_event", /role/);
+      expect(err).toBeInstanceOf(ValidationError);
+    }
+    expectCode(() => decodeEvent(event(17, [...base(19), ...str(3, "robot")])), "invalid_event", /role/);
   });
 
-  it("TEXT_MESSAGE_START without role decodes with role assistant", () => {
-    expect(decodeEvent(event(1, [...base(0), ...str(2, "m")]))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" });
-    expect(decodeEvent(event(1, base(0)))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "", role: "assistant" });
+  it("the four text roles of AG-UI 1.0 decode on TEXT_MESSAGE_START", () => {
+    for (const role of ["developer", "system", "assistant", "user"]) {
+      expect(decodeEvent(event(1, [...base(0), ...str(2, "m"), ...str(3, role)]))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m", role });
+    }
+  });
+
+  it("TEXT_MESSAGE_START without role decodes without role (1.0 has no default)", () => {
+    const decoded = decodeEvent(event(1, [...base(0), ...str(2, "m")]));
+    expect(decoded).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m" });
+    expect("role" in decoded).toBe(false);
+    expect(decodeEvent(event(1, base(0)))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "" });
+  });
+
+  it("REASONING_MESSAGE_START's role must be reasoning, REASONING_ENCRYPTED_VALUE's subtype tool-call or message, TOOL_CALL_RESULT's role tool", () => {
+    expectCode(() => decodeEvent(event(26, [...base(25), ...str(3, "r"), ...str(4, "assistant")])), "invalid_event", /role/);
+    expectCode(() => decodeEvent(event(26, [...base(25), ...str(3, "r")])), "invalid_event", /role/);
+    expectCode(() => decodeEvent(event(31, [...base(30), ...str(3, "thought")])), "invalid_event", /subtype/);
+    expectCode(() => decodeEvent(event(22, [...base(21), ...str(5, "ok"), ...str(6, "user")])), "invalid_event", /role/);
+    expect(decodeEvent(event(22, [...base(21), ...str(5, "ok"), ...str(6, "tool")]))).toStrictEqual({ type: "TOOL_CALL_RESULT", messageId: "", toolCallId: "", content: "ok", role: "tool" });
   });
 
   it("required Values that are absent are invalid_event (snapshot, raw event, patch value of add/replace/test)", () => {
@@ -383,26 +581,37 @@ describe("decoded events are validated", () => {
     expectCode(() => decodeEvent(event(8, [...base(7), ...ld(2, [...vField(1, 1), ...str(2, "no-slash")])])), "invalid_event");
   });
 
-  it("a user message without content on the wire is invalid_event, with empty content it is valid", () => {
-    expectCode(() => decodeEvent(event(9, [...base(8), ...ld(2, [...str(1, "u"), ...str(2, "user")])])), "invalid_event", /content/);
+  it("a developer, system or reasoning message without content on the wire is invalid_event, with empty content it is valid", () => {
+    for (const role of ["developer", "system", "reasoning"]) {
+      expectCode(() => decodeEvent(event(9, [...base(8), ...ld(2, [...str(1, "u"), ...str(2, role)])])), "invalid_event", /content/);
+      expect(decodeEvent(event(9, [...base(8), ...ld(2, [...str(1, "u"), ...str(2, role), ...str(3, "")])]))).toStrictEqual({
+        type: "MESSAGES_SNAPSHOT",
+        messages: [{ id: "u", role, content: "" }],
+      });
+    }
+    // A user message's content may be parts, and no parts is what an absent field means.
     expect(decodeEvent(event(9, [...base(8), ...ld(2, [...str(1, "u"), ...str(2, "user"), ...str(3, "")])]))).toStrictEqual({
       type: "MESSAGES_SNAPSHOT",
       messages: [{ id: "u", role: "user", content: "" }],
     });
+  });
+
+  it("a CUSTOM without value and a null rawEvent on the wire are invalid_event (1.0 refuses both)", () => {
+    expectCode(() => decodeEvent(event(11, [...base(10), ...str(2, "n")])), "invalid_event", /value/);
+    expectCode(() => decodeEvent(event(15, [...base(14, ld(3, vNull)), ...str(2, "s")])), "invalid_event", /rawEvent/);
+    expectCode(() => decodeEvent(event(22, [...base(21, ld(3, vNull)), ...str(5, "ok")])), "invalid_event", /rawEvent/);
   });
 });
 
 // --- Presence: null vs absent, empty vs absent ------------------------------------------------------
 
 describe("presence", () => {
-  it("CUSTOM: value absent, null and present stay apart", () => {
-    const absent = encodeEvent({ type: "CUSTOM", name: "n" });
+  it("CUSTOM: value null stays null, and value absent is refused (1.0 requires it) on both sides", () => {
+    expect(() => encodeEvent({ type: "CUSTOM", name: "n" } as unknown as AguiEventInput)).toThrow(/value/);
+    const absent = Uint8Array.from(Buffer.from("5a070a02080a12016e", "hex"));
+    expect(() => decodeEvent(absent)).toThrow(/value/);
     const nul = encodeEvent({ type: "CUSTOM", name: "n", value: null });
-    expect(hex(absent)).toBe("5a070a02080a12016e");
     expect(hex(nul)).toBe("5a0b0a02080a12016e1a020800");
-    const a = decodeEvent(absent);
-    expect("value" in a).toBe(false);
-    expect(a).toStrictEqual({ type: "CUSTOM", name: "n" });
     expect(decodeEvent(nul)).toStrictEqual({ type: "CUSTOM", name: "n", value: null });
     expect(decodeEvent(event(11, [...base(10), ...str(2, "n"), ...ld(3, vNull)]))).toStrictEqual({ type: "CUSTOM", name: "n", value: null });
   });
@@ -423,10 +632,24 @@ describe("presence", () => {
     expect("value" in decoded.delta[3]!).toBe(false);
   });
 
-  it("rawEvent null is written (1a 02 08 00 in BaseEvent) and read back as null; absent stays absent", () => {
-    expect(hex(encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: null }))).toBe("7a0b0a06080e1a020800120173");
-    expect(decodeEvent(encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: null }))).toStrictEqual({ type: "STEP_STARTED", stepName: "s", rawEvent: null });
+  it("rawEvent null is refused on both sides (1.0 refuses it); absent stays absent, and any other JSON value travels", () => {
+    expectCode(() => encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: null } as unknown as AguiEventInput), "invalid_event", /rawEvent/);
+    // The bytes an encoder that kept the null would write (1a 02 08 00 in BaseEvent).
+    expectCode(() => decodeEvent(fromHex("7a0b0a06080e1a020800120173")), "invalid_event", /rawEvent/);
     expect("rawEvent" in decodeEvent(encodeEvent({ type: "STEP_STARTED", stepName: "s" }))).toBe(false);
+    expect(hex(encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: false }))).toBe("7a0b0a06080e1a022000120173");
+    expect(decodeEvent(encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: [null] }))).toStrictEqual({ type: "STEP_STARTED", stepName: "s", rawEvent: [null] });
+  });
+
+  it("TOOL_CALL_RESULT content: text (even empty) is field 5, parts are field 7, and each comes back as written", () => {
+    const text: AguiEventInput = { type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "c", content: "" };
+    const parts: AguiEventInput = { type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "c", content: [{ type: "text", text: "t" }] };
+    const none: AguiEventInput = { type: "TOOL_CALL_RESULT", messageId: "m", toolCallId: "c", content: [] };
+    expect(hex(encodeEvent(text))).toBe(hex(event(22, [...base(21), ...str(3, "m"), ...str(4, "c"), ...str(5, "")])));
+    expect(hex(encodeEvent(parts))).toBe(hex(event(22, [...base(21), ...str(3, "m"), ...str(4, "c"), ...ld(7, ld(1, str(1, "t")))])));
+    expect(hex(encodeEvent(none))).toBe(hex(event(22, [...base(21), ...str(3, "m"), ...str(4, "c")])));
+    for (const e of [text, parts, none]) expect(decodeEvent(encodeEvent(e))).toStrictEqual(parseEvent(e));
+    expectCode(() => decodeEvent(event(22, [...base(21), ...str(5, "x"), ...ld(7, ld(1, str(1, "t")))])), "malformed_frame", /both text content and content parts/);
   });
 
   it("implicit strings are not written when empty and read back as empty", () => {
@@ -545,7 +768,11 @@ describe("int64 timestamps", () => {
 describe("encodeEvent and encodeFrame of invalid events", () => {
   const invalid: [string, unknown, ErrorCode][] = [
     ["empty TEXT_MESSAGE_CONTENT delta", { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "" }, "invalid_event"],
-    ["role user on TEXT_MESSAGE_START", { type: "TEXT_MESSAGE_START", messageId: "m", role: "user" }, "invalid_event"],
+    ["role robot on TEXT_MESSAGE_START", { type: "TEXT_MESSAGE_START", messageId: "m", role: "robot" }, "invalid_event"],
+    ["CUSTOM without value", { type: "CUSTOM", name: "n" }, "invalid_event"],
+    ["rawEvent null", { type: "STEP_STARTED", stepName: "s", rawEvent: null }, "invalid_event"],
+    ["REASONING_MESSAGE_START with role assistant", { type: "REASONING_MESSAGE_START", messageId: "m", role: "assistant" }, "invalid_event"],
+    ["RUN_FINISHED interrupt outcome without interrupts", { type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [] } }, "invalid_event"],
     ["missing messageId", { type: "TEXT_MESSAGE_END" }, "invalid_event"],
     ["NaN in state", { type: "STATE_SNAPSHOT", snapshot: { a: NaN } }, "invalid_event"],
     ["undefined in an array", { type: "STATE_SNAPSHOT", snapshot: [undefined] }, "invalid_event"],
@@ -553,7 +780,7 @@ describe("encodeEvent and encodeFrame of invalid events", () => {
     ["a bigint rawEvent", { type: "RUN_STARTED", threadId: "t", runId: "r", rawEvent: 1n }, "invalid_event"],
     ["a bad JSON Pointer", { type: "STATE_DELTA", delta: [{ op: "remove", path: "a" }] }, "invalid_event"],
     ["an unknown patch op", { type: "STATE_DELTA", delta: [{ op: "merge", path: "/a" }] }, "invalid_event"],
-    ["an unknown type", { type: "TEXT_MESSAGE_CHUNK", messageId: "m" }, "unknown_event_type"],
+    ["an unknown type", { type: "TEXT_MESSAGE_DELTA", messageId: "m" }, "unknown_event_type"],
     ["no type", { messageId: "m" }, "invalid_event"],
     ["not an object", "RUN_STARTED", "invalid_event"],
   ];
@@ -674,7 +901,7 @@ describe("FrameDecoder", () => {
     const bad: [Uint8Array, ErrorCode][] = [
       [new Uint8Array([...header(2), 0x62, 0x80]), "malformed_frame"],
       [new Uint8Array([...header(3), 0x62, 0x01, 0x00]), "malformed_frame"],
-      [framed([...ld(17, base(0))]), "unknown_event_type"],
+      [framed([...ld(40, base(0))]), "unknown_event_type"],
       [framed([...event(2, [...base(1), ...str(2, "m")])]), "invalid_event"],
       [header(DEFAULT_MAX_FRAME_BYTES + 1), "frame_too_large"],
     ];

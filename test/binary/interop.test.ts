@@ -5,16 +5,12 @@
 // below, so this list cannot go stale silently):
 //
 // Bytes (`encodeEvent(e)` vs `proto.encode(e)`), equal for every other corpus entry:
-// - TEXT_MESSAGE_START without `role`: our model defaults role to "assistant" before encoding, so
-//   we write field 3 (`1a 09 "assistant"`); they encode the input as given, without field 3. Our
-//   decoder reads their form as role "assistant" (the model's default); their decoder returns no
-//   `role` key for their own form, and role "assistant" for ours.
-// - `rawEvent: null`: their encoder runs `omitOptionalNulls` first, which treats a null rawEvent as
-//   "absent" and drops it; we keep it as an explicit Value `null_value` (`1a 02 08 00` inside the
-//   BaseEvent), because null and absent are different JSON values.
 // - A "__proto__" key in a JSON object: their `Struct.wrap` assigns `fields["__proto__"] = v`,
 //   which sets the prototype instead of adding an entry, so the key is silently not encoded. We
 //   encode it like any other key.
+// Two differences of the initial release are gone with AG-UI 1.0, and asserted gone below:
+// TEXT_MESSAGE_START without `role` (1.0 has no default role, so neither side writes one) and
+// `rawEvent: null` (1.0 refuses it: ours throws a ValidationError, theirs drops the null).
 //
 // Their decoding of our bytes (`proto.decode(encodeEvent(e))` vs `parseEvent(e)`), equal for
 // every other corpus entry (as `toStrictEqual`, so no extra or missing keys):
@@ -27,11 +23,15 @@
 //   decodes without `toolCalls` on both sides; tested on its own below.)
 //
 // Our decoding of their frames (`FrameDecoder` on `encodeBinary(e)` vs `parseEvent(e)`): equal
-// except where their encoder dropped something (rawEvent null, "__proto__" keys), see above.
+// except where their encoder dropped something ("__proto__" keys), see above.
+//
+// Every arm and field of @ag-ui/proto 1.0 is known to us; test/interop/ runs all 31 event types
+// with every field through both sides. Here: the corpus of the initial release's 16 types, and
+// the 1.0 arms and fields that used to be unknown to us.
 import * as proto from "@ag-ui/proto";
 import { EventEncoder } from "@ag-ui/encoder";
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from "vitest";
-import { AguiWireError, FrameDecoder, decodeEvent, encodeEvent, encodeFrame, parseEvent, type AguiEvent, type AguiEventInput, type JsonValue } from "../../src/index.js";
+import { AguiWireError, FrameDecoder, ValidationError, decodeEvent, encodeEvent, encodeFrame, parseEvent, type AguiEvent, type AguiEventInput, type JsonValue } from "../../src/index.js";
 import { CORPUS, mixedTrace } from "../fixtures/corpus.js";
 
 type TheirEvent = Parameters<typeof proto.encode>[0];
@@ -44,10 +44,7 @@ const fromHex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"))
 
 /** Corpus entries whose bytes legitimately differ from @ag-ui/proto's, with why. */
 const BYTES_DIFFER: Record<string, string> = {
-  "TEXT_MESSAGE_START role absent": "we write the defaulted role, they encode the input as given",
-  "TEXT_MESSAGE_START empty id": "we write the defaulted role, they encode the input as given",
   "STATE_SNAPSHOT __proto__ key": "their Struct.wrap loses a __proto__ key",
-  "rawEvent null": "their omitOptionalNulls drops a null rawEvent",
 };
 
 /** Corpus entries that @ag-ui/proto decodes to something other than `parseEvent(e)`. */
@@ -61,7 +58,7 @@ const THEIR_DECODE_DIFFERS = new Set([
 ]);
 
 /** Corpus entries whose frames from @ag-ui/encoder we decode to something other than `parseEvent(e)`. */
-const THEIR_ENCODE_LOSES = new Set(["STATE_SNAPSHOT __proto__ key", "rawEvent null"]);
+const THEIR_ENCODE_LOSES = new Set(["STATE_SNAPSHOT __proto__ key"]);
 
 /** Applies `f` to every string (values and object keys) of a JSON-ish value, rebuilding it. */
 function mapDeep(value: unknown, f: { str?: (s: string) => string; dropKey?: (k: string) => boolean }): unknown {
@@ -84,11 +81,9 @@ function asTheyDecode(event: AguiEvent): unknown {
   return mapDeep(event, { str: (s) => (s.startsWith("\ufeff") ? s.slice(1) : s), dropKey: (k) => k === "__proto__" });
 }
 
-/** What survives @ag-ui/proto's encoder: no null rawEvent, no "__proto__" keys. */
+/** What survives @ag-ui/proto's encoder: no "__proto__" keys. */
 function asTheyEncode(event: AguiEvent): unknown {
-  const out = mapDeep(event, { dropKey: (k) => k === "__proto__" }) as Record<string, unknown>;
-  if (out.rawEvent === null) delete out.rawEvent;
-  return out;
+  return mapDeep(event, { dropKey: (k) => k === "__proto__" });
 }
 
 let warn: MockInstance<typeof console.warn>;
@@ -162,10 +157,11 @@ describe("their frames decode with our FrameDecoder", () => {
     expect(out).toStrictEqual(CORPUS.filter((c) => !THEIR_ENCODE_LOSES.has(c.name)).map((c) => parseEvent(c.event)));
   });
 
-  it("CUSTOM without value makes their encoder warn (which is why console.warn is silenced here)", () => {
+  it("CUSTOM without value makes their encoder warn (which is why console.warn is silenced here); ours refuses it", () => {
     warn.mockClear();
     theirEncode({ type: "CUSTOM", name: "ping" });
     expect(warn).toHaveBeenCalledTimes(1);
+    expect(() => encodeEvent({ type: "CUSTOM", name: "ping" } as unknown as AguiEventInput)).toThrow(ValidationError);
   });
 });
 
@@ -187,15 +183,18 @@ describe("byte for byte", () => {
     }
   }
 
-  it("the differences are exactly the ones described", () => {
-    // role absent: the same bytes plus `1a 09 "assistant"`.
-    expect(hex(encodeEvent({ type: "TEXT_MESSAGE_START", messageId: "msg-1" }))).toBe("0a140a0012056d73672d311a09617373697374616e74");
+  it("the differences are exactly the ones described, and the initial release's are gone", () => {
+    // role absent: no field 3 on either side, and both decoders leave role absent (it used to be
+    // the same bytes plus `1a 09 "assistant"` on ours).
+    expect(hex(encodeEvent({ type: "TEXT_MESSAGE_START", messageId: "msg-1" }))).toBe("0a090a0012056d73672d31");
     expect(hex(theirEncode({ type: "TEXT_MESSAGE_START", messageId: "msg-1" }))).toBe("0a090a0012056d73672d31");
-    expect(decodeEvent(fromHex("0a090a0012056d73672d31"))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "msg-1", role: "assistant" });
+    expect(decodeEvent(fromHex("0a090a0012056d73672d31"))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "msg-1" });
     expect(proto.decode(fromHex("0a090a0012056d73672d31"))).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "msg-1" });
-    // rawEvent null: BaseEvent `08 0e 1a 02 08 00` (ours) vs `08 0e` (theirs).
-    expect(hex(encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: null }))).toBe("7a0b0a06080e1a020800120173");
+    // rawEvent null: 1.0 refuses it. Ours throws; theirs drops it (`08 0e` only in the BaseEvent),
+    // and our decoder refuses bytes that carry it (`08 0e 1a 02 08 00`).
+    expect(() => encodeEvent({ type: "STEP_STARTED", stepName: "s", rawEvent: null } as unknown as AguiEventInput)).toThrow(ValidationError);
     expect(hex(theirEncode({ type: "STEP_STARTED", stepName: "s", rawEvent: null }))).toBe("7a070a02080e120173");
+    expect(() => decodeEvent(fromHex("7a0b0a06080e1a020800120173"))).toThrow(ValidationError);
     // __proto__: ours has the entry, theirs is ours minus that entry.
     const withProto = JSON.parse('{"__proto__":1}') as JsonValue;
     expect(hex(encodeEvent({ type: "STATE_SNAPSHOT", snapshot: withProto }))).toBe("3a200a020806121a2a180a160a095f5f70726f746f5f5f120911000000000000f03f");
@@ -245,8 +244,8 @@ describe("cases outside the corpus", () => {
     }
   });
 
-  it("their chunk events (arms 17 and 18) are an unknown event type for us", () => {
-    const chunks = [
+  it("their chunk events (arms 17 and 18), once unknown to us, decode to the same event", () => {
+    const chunks: AguiEventInput[] = [
       { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "hi" },
       { type: "TOOL_CALL_CHUNK", toolCallId: "c", toolCallName: "t", delta: "{}" },
     ];
@@ -254,19 +253,33 @@ describe("cases outside the corpus", () => {
       const bytes = theirEncode(chunk);
       expect(bytes[0]).toBe(i === 0 ? 0x8a : 0x92);
       expect(bytes[1]).toBe(0x01);
-      let err: unknown;
-      try {
-        decodeEvent(bytes);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(AguiWireError);
-      expect((err as AguiWireError).code).toBe("unknown_event_type");
+      expect(decodeEvent(bytes)).toStrictEqual(parseEvent(chunk));
+      expect(hex(encodeEvent(chunk))).toBe(hex(bytes));
     }
   });
 
-  it("fields of theirs that our model lacks (BaseEvent metadata, message name on TEXT_MESSAGE_START) are skipped", () => {
-    const bytes = theirEncode({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", name: "bot", metadata: { k: "v" }, timestamp: 3 });
-    expect(decodeEvent(bytes)).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", timestamp: 3 });
+  it("an arm beyond their 31 (field 40, a newer peer's event) is an unknown event type for us", () => {
+    // Field 40, length-delimited, holding an empty BaseEvent.
+    let err: unknown;
+    try {
+      decodeEvent(fromHex("c202020a00"));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AguiWireError);
+    expect((err as AguiWireError).code).toBe("unknown_event_type");
+    expect((err as AguiWireError).message).toMatch(/field 40\b/);
+  });
+
+  it("fields of theirs our model once lacked (BaseEvent metadata, TEXT_MESSAGE_START name) are decoded, not skipped", () => {
+    const event: AguiEventInput = { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", name: "bot", metadata: { k: "v" }, timestamp: 3 };
+    const bytes = theirEncode(event);
+    expect(decodeEvent(bytes)).toStrictEqual({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", name: "bot", metadata: { k: "v" }, timestamp: 3 });
+    expect(hex(encodeEvent(event))).toBe(hex(bytes));
+    // And the other fields that were skipped: RUN_FINISHED result, outcome and usage; RUN_ERROR usage.
+    const finished: AguiEventInput = { type: "RUN_FINISHED", threadId: "t", runId: "r", result: { ok: true }, outcome: { type: "cancelled" }, usage: [{ model: "m", outputTokens: 5 }] };
+    expect(decodeEvent(theirEncode(finished))).toStrictEqual(parseEvent(finished));
+    const failed: AguiEventInput = { type: "RUN_ERROR", message: "m", usage: [{ totalTokens: 1 }] };
+    expect(decodeEvent(theirEncode(failed))).toStrictEqual(parseEvent(failed));
   });
 });

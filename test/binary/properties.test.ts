@@ -40,10 +40,14 @@ const pointer = fc
   .array(fc.oneof(fc.string({ unit: "binary", maxLength: 5 }).map((s) => s.replace(/~/g, "~0").replace(/\//g, "~1")), fc.nat(20).map(String), fc.constant("-")), { maxLength: 4 })
   .map((tokens) => tokens.map((t) => `/${t}`).join(""));
 
-/** Base fields (timestamp, rawEvent) are optional on every event. */
+const nonNullJson = json.filter((v) => v !== null);
+// fast-check's dictionaries have no prototype; decoded objects have Object's.
+const jsonObject = fc.dictionary(fc.string({ unit: "binary", maxLength: 6 }), json, { maxKeys: 3 }).map((o) => ({ ...o })) as fc.Arbitrary<{ [key: string]: JsonValue }>;
+
+/** Base fields (timestamp, rawEvent, metadata) are optional on every event. */
 function event<T extends Record<string, fc.Arbitrary<unknown>>>(type: AguiEventInput["type"], fields: T, required: (keyof T & string)[]) {
   return fc.record(
-    { type: fc.constant(type), timestamp, rawEvent: json, ...fields },
+    { type: fc.constant(type), timestamp, rawEvent: nonNullJson, metadata: jsonObject, ...fields },
     { requiredKeys: ["type", ...required] as never },
   ) as unknown as fc.Arbitrary<AguiEventInput>;
 }
@@ -74,7 +78,7 @@ const patchOp = fc.oneof(
 
 /** Any valid event: every type, every optional field present or absent. */
 const eventArb: fc.Arbitrary<AguiEventInput> = fc.oneof(
-  event("TEXT_MESSAGE_START", { messageId: id, role: fc.constant("assistant" as const) }, ["messageId"]),
+  event("TEXT_MESSAGE_START", { messageId: id, role: fc.constantFrom("assistant" as const, "user" as const, "system" as const, "developer" as const), name: id, subagentRunId: id }, ["messageId"]),
   event("TEXT_MESSAGE_CONTENT", { messageId: id, delta: nonEmptyText }, ["messageId", "delta"]),
   event("TEXT_MESSAGE_END", { messageId: id }, ["messageId"]),
   event("TOOL_CALL_START", { toolCallId: id, toolCallName: id, parentMessageId: id }, ["toolCallId", "toolCallName"]),
@@ -84,12 +88,27 @@ const eventArb: fc.Arbitrary<AguiEventInput> = fc.oneof(
   event("STATE_DELTA", { delta: fc.array(patchOp, { maxLength: 5 }) }, ["delta"]),
   event("MESSAGES_SNAPSHOT", { messages: fc.array(message, { maxLength: 4 }) }, ["messages"]),
   event("RAW", { event: json, source: id }, ["event"]),
-  event("CUSTOM", { name: id, value: json }, ["name"]),
-  event("RUN_STARTED", { threadId: id, runId: id }, ["threadId", "runId"]),
-  event("RUN_FINISHED", { threadId: id, runId: id }, ["threadId", "runId"]),
+  event("CUSTOM", { name: id, value: json }, ["name", "value"]),
+  event("RUN_STARTED", { threadId: id, runId: id, parentRunId: id, protocolVersion: id }, ["threadId", "runId"]),
+  event("RUN_FINISHED", { threadId: id, runId: id, result: nonNullJson, outcome: fc.constant({ type: "cancelled" as const }) }, ["threadId", "runId"]),
   event("RUN_ERROR", { message: text, code: id }, ["message"]),
-  event("STEP_STARTED", { stepName: id }, ["stepName"]),
+  event("STEP_STARTED", { stepName: id, subagentRunId: id }, ["stepName"]),
   event("STEP_FINISHED", { stepName: id }, ["stepName"]),
+  event("SUBAGENT_STARTED", { subagentRunId: id, name: id, description: text, parentSubagentRunId: id, parentToolCallId: id, parentMessageId: id }, ["subagentRunId", "name"]),
+  event("SUBAGENT_FINISHED", { subagentRunId: id, result: nonNullJson, outcome: fc.constant({ type: "success" as const }) }, ["subagentRunId"]),
+  event("SUBAGENT_ERROR", { subagentRunId: id, message: text, code: id }, ["subagentRunId", "message"]),
+  event("TEXT_MESSAGE_CHUNK", { messageId: id, role: fc.constant("assistant" as const), delta: text, name: id }, []),
+  event("TOOL_CALL_CHUNK", { toolCallId: id, toolCallName: id, parentMessageId: id, delta: text }, []),
+  event("TOOL_CALL_RESULT", { messageId: id, toolCallId: id, content: text, role: fc.constant("tool" as const) }, ["messageId", "toolCallId", "content"]),
+  event("ACTIVITY_SNAPSHOT", { messageId: id, activityType: id, content: jsonObject, replace: fc.boolean() }, ["messageId", "activityType", "content"]),
+  event("ACTIVITY_DELTA", { messageId: id, activityType: id, patch: fc.array(patchOp, { maxLength: 3 }) }, ["messageId", "activityType", "patch"]),
+  event("REASONING_START", { messageId: id }, ["messageId"]),
+  event("REASONING_MESSAGE_START", { messageId: id, role: fc.constant("reasoning" as const) }, ["messageId", "role"]),
+  event("REASONING_MESSAGE_CONTENT", { messageId: id, delta: text }, ["messageId", "delta"]),
+  event("REASONING_MESSAGE_END", { messageId: id }, ["messageId"]),
+  event("REASONING_MESSAGE_CHUNK", { messageId: id, delta: text }, []),
+  event("REASONING_END", { messageId: id }, ["messageId"]),
+  event("REASONING_ENCRYPTED_VALUE", { subtype: fc.constantFrom("tool-call" as const, "message" as const), entityId: id, encryptedValue: text }, ["subtype", "entityId", "encryptedValue"]),
 );
 
 // --- Helpers --------------------------------------------------------------------------------------

@@ -124,13 +124,22 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
     expect(await response.json()).toEqual({ error: "invalid RunAgentInput: threadId: expected string, found 42" });
   });
 
-  it("names nested paths and missing fields in a 422", async () => {
-    const { forwardedProps: _, ...missing } = runInput({ messages: [{ id: "u1", role: "user", content: 7 } as never] });
-    const response = await post(served.url, missing);
+  it("names nested paths and missing fields in a 422, and only those (1.0 needs threadId, runId and messages)", async () => {
+    // state, forwardedProps, tools and context are absent: AG-UI 1.0 does not require them, so the
+    // error does not name them; it names the missing runId and each faulty nested field.
+    const body = {
+      threadId: "t",
+      messages: [{ id: "u1", role: "user", content: 7 }],
+      tools: [{ name: "search" }],
+      resume: [{ interruptId: "i1", status: "maybe" }],
+    };
+    const response = await post(served.url, body);
     expect(response.status).toBe(422);
-    const { error } = (await response.json()) as { error: string };
-    expect(error).toContain("messages[0].content");
-    expect(error).toContain("forwardedProps");
+    expect(await response.json()).toEqual({
+      error:
+        "invalid RunAgentInput: runId: expected string, found nothing; messages[0].content: expected string or array, found 7; " +
+        'tools[0].description: expected string, found nothing; resume[0].status: expected "resolved" or "cancelled", found "maybe"',
+    });
   });
 
   it("answers a JSON value that is not an object with 422", async () => {

@@ -15,14 +15,35 @@ function caught(fn: () => unknown): unknown {
 const started = encodeSSE({ type: "RUN_STARTED", threadId: "t", runId: "r" });
 
 describe("SSEDecoder", () => {
-  it("decodes and validates events, dropping unknown keys", () => {
+  it("decodes and validates events, dropping unknown keys and filling in no role", () => {
     const decoder = new SSEDecoder();
-    const events = decoder.push(`${started}data: {"type":"TEXT_MESSAGE_START","messageId":"m","x":1}\n\n`);
+    const events = decoder.push(
+      `${started}data: {"type":"TEXT_MESSAGE_START","messageId":"m","x":1}\n\n` +
+        `data: {"type":"TEXT_MESSAGE_START","messageId":"u","role":"user","name":"alice"}\n\n`,
+    );
     decoder.end();
-    expect(events).toEqual([
+    // AG-UI 1.0: TEXT_MESSAGE_START's role is optional with no default, so absent stays absent.
+    expect(events).toStrictEqual([
       { type: "RUN_STARTED", threadId: "t", runId: "r" },
-      { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" },
+      { type: "TEXT_MESSAGE_START", messageId: "m" },
+      { type: "TEXT_MESSAGE_START", messageId: "u", role: "user", name: "alice" },
     ]);
+  });
+  it("rejects what AG-UI 1.0 rejects: an unknown text role, a CUSTOM without value, a null rawEvent", () => {
+    const cases: [string, RegExp][] = [
+      ['{"type":"TEXT_MESSAGE_START","messageId":"m","role":"robot"}', /role/],
+      ['{"type":"CUSTOM","name":"n"}', /value/],
+      ['{"type":"STEP_STARTED","stepName":"s","rawEvent":null}', /rawEvent/],
+    ];
+    for (const [data, field] of cases) {
+      const error = caught(() => new SSEDecoder().push(`data: ${data}\n\n`)) as ValidationError;
+      expect(error, data).toBeInstanceOf(ValidationError);
+      expect(error.code, data).toBe("invalid_event");
+      expect(error.message, data).toMatch(/^SSE event #0: invalid /);
+      expect(error.message, data).toMatch(field);
+    }
+    // A CUSTOM whose value is null is valid (1.0 requires the key, not a non-null value).
+    expect(new SSEDecoder().push('data: {"type":"CUSTOM","name":"n","value":null}\n\n')).toStrictEqual([{ type: "CUSTOM", name: "n", value: null }]);
   });
   it("decodes messages whatever their SSE event type", () => {
     const decoder = new SSEDecoder();

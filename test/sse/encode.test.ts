@@ -9,9 +9,17 @@ describe("encodeSSE", () => {
       'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n',
     );
   });
-  it("writes the validated event: unknown keys dropped, defaults filled in", () => {
+  it("writes the validated event: unknown keys dropped, 1.0's defaults filled in, no role invented", () => {
+    // TEXT_MESSAGE_START's role is optional with no default in AG-UI 1.0: absent stays absent.
     const event = { type: "TEXT_MESSAGE_START", messageId: "m", extra: 1 } as AguiEventInput;
-    expect(encodeSSE(event)).toBe('data: {"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}\n\n');
+    expect(encodeSSE(event)).toBe('data: {"type":"TEXT_MESSAGE_START","messageId":"m"}\n\n');
+    expect(encodeSSE({ type: "TEXT_MESSAGE_START", messageId: "m", role: "developer" })).toBe(
+      'data: {"type":"TEXT_MESSAGE_START","messageId":"m","role":"developer"}\n\n',
+    );
+    // RUN_STARTED's input gets 1.0's defaults for tools and context.
+    expect(encodeSSE({ type: "RUN_STARTED", threadId: "t", runId: "r", input: { threadId: "t", runId: "r", messages: [] } })).toBe(
+      'data: {"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}}\n\n',
+    );
   });
   it("never puts a raw line break inside the data line", () => {
     const text = encodeSSE({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "a\nb\r\nc\rd\u2028e\u2029" });
@@ -32,11 +40,17 @@ describe("encodeSSE", () => {
   });
   it("throws the ValidationError of parseEvent for an invalid event", () => {
     expect(() => encodeSSE({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "" })).toThrow(ValidationError);
-    try {
-      encodeSSE({ type: "NOPE" } as unknown as AguiEventInput);
-    } catch (error) {
-      expect((error as ValidationError).code).toBe("unknown_event_type");
+    // What AG-UI 1.0 refuses: an unknown text role, a CUSTOM without value, a null rawEvent.
+    const invalid = [
+      { type: "TEXT_MESSAGE_START", messageId: "m", role: "robot" },
+      { type: "CUSTOM", name: "n" },
+      { type: "STEP_STARTED", stepName: "s", rawEvent: null },
+    ];
+    for (const event of invalid) {
+      expect(() => encodeSSE(event as unknown as AguiEventInput), JSON.stringify(event)).toThrow(ValidationError);
+      expect(() => encodeSSE(event as unknown as AguiEventInput), JSON.stringify(event)).toThrow(expect.objectContaining({ code: "invalid_event" }));
     }
+    expect(() => encodeSSE({ type: "NOPE" } as unknown as AguiEventInput)).toThrow(expect.objectContaining({ code: "unknown_event_type" }));
   });
 });
 

@@ -21,6 +21,7 @@ import {
 import { concatBytes } from "../../src/bytes.js";
 import { pushDecoderFor } from "../../src/stream/decode.js";
 import { CORPUS, mixedTrace } from "../fixtures/corpus.js";
+import { run10Trace } from "../fixtures/trace-1.0.js";
 
 const TRANSPORTS = [BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE] as const;
 type Transport = (typeof TRANSPORTS)[number];
@@ -116,6 +117,15 @@ describe("decodeEventStream", () => {
       it("decodes a ReadableStream, in chunks of any size", async () => {
         for (const size of [1, 7, 64, 1024, bytes.length]) {
           expect(await collect(readableOf(split(bytes, size)), type), `chunks of ${size}`).toEqual(parsed(EVENTS));
+        }
+      });
+
+      it("decodes an AG-UI 1.0 run (reasoning, tool results, activity, subagents, interrupts), in chunks of any size", async () => {
+        const run = run10Trace(200);
+        expect(new Set(run.map((e) => e.type)).size).toBeGreaterThan(16);
+        const runBytes = encodeAll(run, type);
+        for (const size of [1, 13, 4096, runBytes.length]) {
+          expect(await collect(readableOf(split(runBytes, size)), type), `chunks of ${size}`).toStrictEqual(parsed(run));
         }
       });
 
@@ -401,6 +411,8 @@ describe("decodeEventStream", () => {
       { type: BINARY_MEDIA_TYPE, name: "a header past the bound", bad: Uint8Array.of(0x7f, 0xff, 0xff, 0xff, 1, 2, 3), code: "frame_too_large" },
       { type: BINARY_MEDIA_TYPE, name: "a malformed frame", bad: Uint8Array.of(0, 0, 0, 2, 0x62, 0x80), code: "malformed_frame" },
       { type: BINARY_MEDIA_TYPE, name: "an invalid event", bad: Uint8Array.from(Buffer.from("0000000912070a02080112016d", "hex")), code: "invalid_event" },
+      // Arm 40, beyond the 31 of AG-UI 1.0: a newer peer's event.
+      { type: BINARY_MEDIA_TYPE, name: "an unknown event type", bad: Uint8Array.from(Buffer.from("00000005c202020a00", "hex")), code: "unknown_event_type" },
       { type: SSE_MEDIA_TYPE, name: "data that is not JSON", bad: utf8.encode("data: {not json\n\n"), code: "malformed_event" },
       { type: SSE_MEDIA_TYPE, name: "an invalid event", bad: utf8.encode('data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":""}\n\n'), code: "invalid_event" },
       { type: SSE_MEDIA_TYPE, name: "an unknown event type", bad: utf8.encode('data: {"type":"NOPE"}\n\n'), code: "unknown_event_type" },

@@ -23,6 +23,7 @@ import {
   BINARY_MEDIA_TYPE,
   FrameDecoder,
   SSEDecoder,
+  EVENT_TYPES,
   SSE_MEDIA_TYPE,
   decodeEventStream,
   encodeFrame,
@@ -32,6 +33,7 @@ import {
   type AguiEventInput,
 } from "../../src/index.js";
 import { CORPUS, mixedTrace } from "../fixtures/corpus.js";
+import { CORPUS_1_0 } from "../interop/corpus-1.0.js";
 
 const TRANSPORTS = [BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE] as const;
 type Transport = (typeof TRANSPORTS)[number];
@@ -41,6 +43,8 @@ const utf8 = new TextEncoder();
 const POOL: AguiEventInput[] = [
   ...CORPUS.filter(({ event }) => JSON.stringify(event).length < 300).map(({ event }) => event),
   ...mixedTrace(40).filter((event) => JSON.stringify(event).length < 600),
+  // The 1.0 types: every one has a small entry (at least the one with only its required fields).
+  ...CORPUS_1_0.filter(({ event }) => JSON.stringify(event).length < 300).map(({ event }) => event),
 ];
 
 function encodeOne(event: AguiEventInput, type: Transport): Uint8Array {
@@ -132,6 +136,10 @@ function expectWireError(error: unknown, context: string): void {
 }
 
 const poolSubset = fc.subarray(POOL, { minLength: 1, maxLength: 12 });
+
+it("the pool holds small events of all 31 event types", () => {
+  expect(new Set(POOL.map((e) => e.type))).toStrictEqual(new Set(EVENT_TYPES));
+});
 
 describe.each(TRANSPORTS)("%s stream decoding properties", (type) => {
   it("any split into chunks decodes, through decodeEventStream, to the same events", async () => {
