@@ -63,9 +63,10 @@ export const AssistantMessageSchema = object({
   role: z.literal("assistant"),
   content: z.optional(z.string()),
   // `name` before `toolCalls`, the order people write them in (and our SSE text keeps).
-  name: named.name,
+  name: z.optional(z.string()),
   toolCalls: z.optional(array(ToolCallSchema)),
-  ...named,
+  encryptedValue: z.optional(z.string()),
+  ...owned,
 });
 /** What the assistant said: text, tool calls, or both. */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;

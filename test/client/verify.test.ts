@@ -22,7 +22,7 @@ const toolArgs = (toolCallId: string) => ({ type: "TOOL_CALL_ARGS", toolCallId, 
 const toolEnd = (toolCallId: string) => ({ type: "TOOL_CALL_END", toolCallId }) as const;
 const stepStart = (stepName: string) => ({ type: "STEP_STARTED", stepName }) as const;
 const stepEnd = (stepName: string) => ({ type: "STEP_FINISHED", stepName }) as const;
-const custom = { type: "CUSTOM", name: "c" } as const;
+const custom = { type: "CUSTOM", name: "c", value: null } as const;
 
 /** Pushes every event and ends; returns the first error, if any. */
 function check(events: readonly AguiEventInput[]): unknown {
