@@ -373,11 +373,13 @@ function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | u
   f.print(`      default: skipField(r, tag, ${hex(knownMask(m))}, ${label});`);
   f.print("    }");
   f.print("  }");
-  f.print(`  r.checkEnd(end, ${label});`);
   if (base) {
+    // Reader.endEvent words the error for a missing BaseEvent (field 1); other names or numbers
+    // would need their own wording.
+    if (base.message!.name !== "BaseEvent" || base.number !== 1) throw new Error(`protoc-gen-agui-codec: ${m.typeName}'s base must be BaseEvent, field 1`);
     f.print(`  // Other implementations reject an event without its ${base.message!.name}; so do we, rather than guess its type.`);
-    f.print(`  if (!hasBase) throw malformed(\`\${v.type} event has no ${base.message!.name} (field ${base.number})\`);`);
-  }
+    f.print("  r.endEvent(end, v.type, hasBase);");
+  } else f.print(`  r.checkEnd(end, ${label});`);
   f.print(adapt ? `  return fromWire${name}(v);` : "  return v;");
   f.print("}");
   f.print("");

@@ -269,6 +269,17 @@ export class Reader {
     if (this.pos !== end) throw malformed(`the fields of ${message} run ${this.pos - end} bytes past its length`);
   }
 
+  /**
+   * Checks that an event message's fields ended at `end` and that it held its BaseEvent (field 1):
+   * the tail of every generated event reader, kept here once.
+   *
+   * @throws {AguiWireError} `malformed_frame` when either does not hold.
+   */
+  endEvent(end: number, type: string, hasBase: boolean): void {
+    this.checkEnd(end, type);
+    if (!hasBase) throw malformed(`${type} event has no BaseEvent (field 1)`);
+  }
+
   /** Skips the value of a field of the given wire type. */
   skip(wireType: number): void {
     switch (wireType) {

@@ -102,9 +102,8 @@ export function readTextMessageStartEvent(r: Reader, end: number): TextMessageSt
       default: skipField(r, tag, 0x3e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -141,9 +140,8 @@ export function readTextMessageContentEvent(r: Reader, end: number): TextMessage
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -177,9 +175,8 @@ export function readTextMessageEndEvent(r: Reader, end: number): TextMessageEndE
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -219,9 +216,8 @@ export function readToolCallStartEvent(r: Reader, end: number): ToolCallStartEve
       default: skipField(r, tag, 0x3e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -258,9 +254,8 @@ export function readToolCallArgsEvent(r: Reader, end: number): ToolCallArgsEvent
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -294,9 +289,8 @@ export function readToolCallEndEvent(r: Reader, end: number): ToolCallEndEventFi
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -330,9 +324,8 @@ export function readStateSnapshotEvent(r: Reader, end: number): StateSnapshotEve
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -366,9 +359,8 @@ export function readStateDeltaEvent(r: Reader, end: number): StateDeltaEventFiel
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -399,9 +391,8 @@ export function readMessagesSnapshotEvent(r: Reader, end: number): MessagesSnaps
       default: skipField(r, tag, 0x06, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -438,9 +429,8 @@ export function readRawEvent(r: Reader, end: number): RawEventFields {
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -477,9 +467,8 @@ export function readCustomEvent(r: Reader, end: number): CustomEventFields {
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -522,9 +511,8 @@ export function readRunStartedEvent(r: Reader, end: number): RunStartedEventFiel
       default: skipField(r, tag, 0x7e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -574,9 +562,8 @@ export function readRunFinishedEvent(r: Reader, end: number): RunFinishedEventFi
       default: skipField(r, tag, 0x1fe, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return fromWireRunFinishedEvent(v);
 }
 
@@ -614,9 +601,8 @@ export function readRunErrorEvent(r: Reader, end: number): RunErrorEventFields {
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return fromWireRunErrorEvent(v);
 }
 
@@ -650,9 +636,8 @@ export function readStepStartedEvent(r: Reader, end: number): StepStartedEventFi
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -686,9 +671,8 @@ export function readStepFinishedEvent(r: Reader, end: number): StepFinishedEvent
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -776,9 +760,8 @@ export function readTextMessageChunkEvent(r: Reader, end: number): TextMessageCh
       default: skipField(r, tag, 0x7e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -821,9 +804,8 @@ export function readToolCallChunkEvent(r: Reader, end: number): ToolCallChunkEve
       default: skipField(r, tag, 0x7e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -870,9 +852,8 @@ export function readToolCallResultEvent(r: Reader, end: number): ToolCallResultE
       default: skipField(r, tag, 0xfe, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return fromWireToolCallResultEvent(v);
 }
 
@@ -915,9 +896,8 @@ export function readActivitySnapshotEvent(r: Reader, end: number): ActivitySnaps
       default: skipField(r, tag, 0x7e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -957,9 +937,8 @@ export function readActivityDeltaEvent(r: Reader, end: number): ActivityDeltaEve
       default: skipField(r, tag, 0x3e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -993,9 +972,8 @@ export function readReasoningStartEvent(r: Reader, end: number): ReasoningStartE
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1032,9 +1010,8 @@ export function readReasoningMessageStartEvent(r: Reader, end: number): Reasonin
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1071,9 +1048,8 @@ export function readReasoningMessageContentEvent(r: Reader, end: number): Reason
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1107,9 +1083,8 @@ export function readReasoningMessageEndEvent(r: Reader, end: number): ReasoningM
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1146,9 +1121,8 @@ export function readReasoningMessageChunkEvent(r: Reader, end: number): Reasonin
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1182,9 +1156,8 @@ export function readReasoningEndEvent(r: Reader, end: number): ReasoningEndEvent
       default: skipField(r, tag, 0x0e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1224,9 +1197,8 @@ export function readReasoningEncryptedValueEvent(r: Reader, end: number): Reason
       default: skipField(r, tag, 0x3e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1272,9 +1244,8 @@ export function readSubagentStartedEvent(r: Reader, end: number): SubagentStarte
       default: skipField(r, tag, 0xfe, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
@@ -1315,9 +1286,8 @@ export function readSubagentFinishedEvent(r: Reader, end: number): SubagentFinis
       default: skipField(r, tag, 0x3e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return fromWireSubagentFinishedEvent(v);
 }
 
@@ -1354,9 +1324,8 @@ export function readSubagentErrorEvent(r: Reader, end: number): SubagentErrorEve
       default: skipField(r, tag, 0x1e, v.type);
     }
   }
-  r.checkEnd(end, v.type);
   // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  if (!hasBase) throw malformed(`${v.type} event has no BaseEvent (field 1)`);
+  r.endEvent(end, v.type, hasBase);
   return v;
 }
 
