@@ -50,14 +50,17 @@ describe("the packed tarball", () => {
 import * as server from "agui-wire/server";
 import * as client from "agui-wire/client";
 const event = parseEvent({ type: EventType.TEXT_MESSAGE_START, messageId: "m1" });
+const started = parseEvent({ type: EventType.RUN_STARTED, threadId: "t", runId: "r", input: { threadId: "t", runId: "r", messages: [] } });
 let code;
 try { parseEvent({ type: "NOPE" }); } catch (err) { code = err.code; }
-console.log(JSON.stringify({ event, code, server: typeof server, client: typeof client }));
+console.log(JSON.stringify({ event, started, code, server: typeof server, client: typeof client }));
 `,
     );
     const out = JSON.parse(run(process.execPath, ["check.mjs"], consumer));
     expect(out).toEqual({
-      event: { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+      // AG-UI 1.0: no role is filled in, and an echoed input gets 1.0's default lists.
+      event: { type: "TEXT_MESSAGE_START", messageId: "m1" },
+      started: { type: "RUN_STARTED", threadId: "t", runId: "r", input: { threadId: "t", runId: "r", messages: [], tools: [], context: [] } },
       code: "unknown_event_type",
       server: "object",
       client: "object",
