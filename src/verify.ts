@@ -108,11 +108,81 @@ export function mayComeBetweenRuns(type: unknown, afterRunError: boolean): boole
   return type === "RUN_STARTED" || (type === "RUN_ERROR" && !afterRunError);
 }
 
+/** Where a stream is, between and in runs. */
+const enum Phase {
+  Before,
+  InRun,
+  Finished,
+  Failed,
+}
+
 /** Who an item belongs to: a subagent invocation's `subagentRunId`, or undefined for the agent. */
 type Owner = string | undefined;
 
-/** The three kinds of chunk event, by the item they stand for. */
-type ChunkKind = "text" | "tool" | "reasoning";
+/** An event's fields, read by name (the names come from {@link KINDS} and {@link REPEATED}). */
+type Fields = Record<string, any>;
+
+/**
+ * The items that open and close by id, one row per kind: the prefix of its event types, its id
+ * field, what it is called, the stem of its rules (`<stem>-already-started`, `<stem>-not-started`),
+ * and the suffixes of its opening, content, closing and chunk event types (empty when it has none).
+ *
+ * Steps are tracked by a key that joins their name and owner (`"name" (owner)`), so that each
+ * owner's are apart. A subagent's `subagentRunId` is its id and its owner at once; the ids of a
+ * kind's owners map are those seen in the run, which for subagents is what `subagent-reused` and
+ * `subagent-parent-not-started` look up.
+ */
+const KINDS = [
+  "TEXT_MESSAGE,messageId,text message,message,START,CONTENT,END,CHUNK",
+  "TOOL_CALL,toolCallId,tool call,tool-call,START,ARGS,END,CHUNK",
+  "REASONING_MESSAGE,messageId,reasoning message,reasoning-message,START,CONTENT,END,CHUNK",
+  "REASONING,messageId,reasoning span,reasoning,START,,END",
+  "STEP,stepName,step,step,STARTED,,FINISHED",
+  "SUBAGENT,subagentRunId,subagent,subagent,STARTED,,FINISHED",
+].map((row) => row.split(",") as [prefix: string, field: string, noun: string, stem: string, ...suffixes: string[]]);
+/** The rows of {@link KINDS}, then activity messages (which only have owners). */
+const enum Kind {
+  Text,
+  Tool,
+  ReasoningMessage,
+  ReasoningSpan,
+  Step,
+  Subagent,
+  Activity,
+}
+
+/** What an event does to its item (the index of its suffix in a row of {@link KINDS}), or that it is a chunk. */
+const enum Action {
+  Open,
+  Continue,
+  Close,
+  Chunk,
+}
+
+/** The kind and action of each event type that opens, continues or closes an item, or is a chunk. */
+const ACTIONS: Partial<Record<string, readonly [kind: Kind, action: Action]>> = { SUBAGENT_ERROR: [Kind.Subagent, Action.Close] };
+KINDS.forEach(([prefix, , , , ...suffixes], kind) => suffixes.forEach((suffix, action) => suffix && (ACTIONS[`${prefix}_${suffix}`] = [kind, action])));
+
+/**
+ * The events that leave open chunked items open, as in 1.0's chunk transform. RUN_FINISHED,
+ * RUN_ERROR and MESSAGES_SNAPSHOT close them all; every other event closes its owner's.
+ */
+const LEAVE_CHUNKS_OPEN = new Set("RAW ACTIVITY_SNAPSHOT ACTIVITY_DELTA REASONING_ENCRYPTED_VALUE SUBAGENT_STARTED".split(" "));
+
+/** The fields a continuing chunk may repeat but not contradict (each chunk type has some or none). */
+const REPEATED = ["role", "name", "toolCallName", "parentMessageId"];
+
+const q = JSON.stringify;
+
+/** Names an owner for a message. */
+function who(owner: Owner): string {
+  return owner === undefined ? "the agent" : `subagent ${q(owner)}`;
+}
+
+/** How messages show an id of a kind (a step's key, `"name" (owner)`, is shown as it is). */
+function show(kind: Kind, id: string): string {
+  return kind === Kind.Step ? id : q(id);
+}
 
 /**
  * A chunked item a 1.0 client holds open: the chunk transform of `@ag-ui/client` 1.0 turns the
@@ -120,56 +190,14 @@ type ChunkKind = "text" | "tool" | "reasoning";
  * item of the same owner begins, or at the end of the run.
  */
 interface ChunkStream {
-  readonly kind: ChunkKind;
+  readonly kind: Kind;
   readonly id: string;
-  /** The `subagentRunId` of the chunk that opened it, also its key among the open streams. */
-  readonly owner: Owner;
-  readonly role?: string;
-  readonly name?: string;
-  readonly toolCallName?: string;
-  readonly parentMessageId?: string;
+  /**
+   * The chunk that opened it, for what later chunks repeat. Its `subagentRunId` is the item's
+   * owner, and its key among the open streams.
+   */
+  readonly first: Fields;
 }
-
-/** One kind of item that opens and closes by id: what is open, and who owns each id of the run. */
-interface Tracked {
-  readonly open: Set<string>;
-  readonly owners: Map<string, Owner>;
-  /** The id field, for messages. */
-  readonly field: string;
-  /** What the item is called, for messages. */
-  readonly noun: string;
-  readonly opener: string;
-  readonly closer: string;
-  readonly alreadyStarted: ProtocolRule;
-  readonly notStarted: ProtocolRule;
-}
-
-/** Names an owner for a message. */
-function ownerName(owner: Owner): string {
-  return owner === undefined ? "the parent agent (no subagentRunId)" : `subagent ${JSON.stringify(owner)}`;
-}
-
-/** Lists what is still open, for the message of a RUN_FINISHED that came too early. */
-function describeOpen(kind: string, ids: Iterable<string>, quote = true): string[] {
-  const list = [...ids].map((id) => (quote ? JSON.stringify(id) : id));
-  return list.length ? [`${kind} ${list.join(", ")}`] : [];
-}
-
-/**
- * The `subagentRunId` an event carries, if its type has one. (1.0's verifier also refuses
- * `subagentRunId: null` and the other nulls of subagent events and interrupts; our model never lets
- * a null through those optional strings, so there is nothing left to check here.)
- */
-function ownerOf(event: AguiEvent): Owner {
-  return "subagentRunId" in event ? event.subagentRunId : undefined;
-}
-
-/** The START, content and END event types a chunk of each kind stands for, for messages. */
-const CHUNK_EVENTS: Readonly<Record<ChunkKind, readonly [chunk: string, start: string, content: string, end: string, field: string]>> = {
-  text: ["TEXT_MESSAGE_CHUNK", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "messageId"],
-  tool: ["TOOL_CALL_CHUNK", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "toolCallId"],
-  reasoning: ["REASONING_MESSAGE_CHUNK", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END", "messageId"],
-};
 
 /**
  * A push-style checker of event order: feed it each event of a stream with {@link push}, then
@@ -194,48 +222,28 @@ const CHUNK_EVENTS: Readonly<Record<ChunkKind, readonly [chunk: string, start: s
  */
 export class EventVerifier {
   #index = 0;
-  #inRun = false;
-  #sawRun = false;
-  /** The last run ended with RUN_ERROR: a second one in a row is not another run. */
-  #endedWithError = false;
-
-  /** The event being checked, and its index, for messages. */
-  #event: AguiEvent | undefined;
-  #at = 0;
+  /**
+   * Where the stream is: before any run, in a run, or after one that ended with RUN_FINISHED or
+   * with RUN_ERROR (then a second RUN_ERROR in a row is not another run).
+   */
+  #phase: Phase = Phase.Before;
+  /** The type of the event being checked, for messages. */
+  #type = "";
   /** Set while checking an event a 1.0 client derives from a chunk: says which, for messages. */
-  #via: string | undefined;
+  #via = "";
 
-  readonly #text = EventVerifier.#tracked("messageId", "text message", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "message-already-started", "message-not-started");
-  readonly #toolCalls = EventVerifier.#tracked("toolCallId", "tool call", "TOOL_CALL_START", "TOOL_CALL_END", "tool-call-already-started", "tool-call-not-started");
-  // Reasoning spans and reasoning messages are open apart but share their owners, as in 1.0.
-  readonly #reasoningMessages = EventVerifier.#tracked("messageId", "reasoning message", "REASONING_MESSAGE_START", "REASONING_MESSAGE_END", "reasoning-message-already-started", "reasoning-message-not-started");
-  readonly #reasoningSpans = EventVerifier.#tracked("messageId", "reasoning span", "REASONING_START", "REASONING_END", "reasoning-already-started", "reasoning-not-started", this.#reasoningMessages.owners);
-  /** Owners of activity messages (ACTIVITY_SNAPSHOT); they never close. */
-  readonly #activityOwners = new Map<string, Owner>();
-
-  /** Open steps, by owner then name, and how many in all (so RUN_FINISHED checks in O(1)). */
-  readonly #steps = new Map<Owner, Set<string>>();
-  #openSteps = 0;
-
-  readonly #activeSubagents = new Set<string>();
-  readonly #finishedSubagents = new Set<string>();
-
+  // The state of the current run, replaced when the next one starts.
+  /** What is open, by kind ({@link KINDS}). */
+  #open: Set<string>[] = [];
+  /**
+   * Who owns each id seen in the run, by kind and then activity messages ({@link Kind.Activity}).
+   * Reasoning spans and reasoning messages are open apart but share their owners, as in 1.0.
+   */
+  #owners: Map<string, Owner>[] = [];
   /** The open chunked items, by owner: one per owner at most. */
-  readonly #chunkStreams = new Map<Owner, ChunkStream>();
+  #streams = new Map<Owner, ChunkStream>();
   /** The owner of each open chunked item, by kind then id. */
-  readonly #chunkOwners: Record<ChunkKind, Map<string, Owner>> = { text: new Map(), tool: new Map(), reasoning: new Map() };
-
-  static #tracked(
-    field: string,
-    noun: string,
-    opener: string,
-    closer: string,
-    alreadyStarted: ProtocolRule,
-    notStarted: ProtocolRule,
-    owners = new Map<string, Owner>(),
-  ): Tracked {
-    return { open: new Set(), owners, field, noun, opener, closer, alreadyStarted, notStarted };
-  }
+  #chunkOwners: Map<string, Owner>[] = [];
 
   /**
    * Checks the next event of the stream.
@@ -244,56 +252,82 @@ export class EventVerifier {
    *   {@link ProtocolRule}, naming the event's index and the rule.
    */
   push(event: AguiEvent): void {
-    this.#at = this.#index++;
-    this.#event = event;
-    this.#via = undefined;
+    this.#index++;
+    const type = (this.#type = event.type);
+    const fields: Fields = event;
+    const owner: Owner = fields.subagentRunId;
     if (event.type === "RUN_STARTED") {
-      if (this.#inRun) this.#fail("run-already-started", "a run is already open; end it with RUN_FINISHED or RUN_ERROR first");
-      this.#startRun();
+      if (this.#phase === Phase.InRun) this.#fail("run-already-started", "RUN_FINISHED or RUN_ERROR first", "a run open");
+      this.#phase = Phase.InRun;
+      // A new run starts clean, as in 1.0.
+      const map = () => new Map<string, Owner>();
+      const reasoning = map();
+      this.#open = KINDS.map(() => new Set());
+      this.#owners = [map(), map(), reasoning, reasoning, map(), map(), map()];
+      this.#chunkOwners = [map(), map(), map()];
+      this.#streams = new Map();
       // Ids the request's messages hold belong to their owners for the whole run.
       if (event.input) this.#learn(event.input.messages, false);
       return;
     }
-    if (!this.#inRun) {
+    if (this.#phase !== Phase.InRun) {
       // A lone RUN_ERROR is a run that failed before it started: our server sends one when its
       // agent throws before its first event, and @ag-ui/client accepts it too.
-      if (mayComeBetweenRuns(event.type, this.#endedWithError)) {
-        this.#sawRun = this.#endedWithError = true;
+      const afterError = this.#phase === Phase.Failed;
+      if (mayComeBetweenRuns(type, afterError)) {
+        this.#phase = Phase.Failed;
         return;
       }
       this.#fail(
         "run-started-first",
-        !this.#sawRun
-          ? "expected RUN_STARTED (or a lone RUN_ERROR) as the first event"
-          : this.#endedWithError
-            ? "expected RUN_STARTED after the run ended with RUN_ERROR, found another event"
-            : "expected RUN_STARTED (or a lone RUN_ERROR) after the run ended, found another event",
+        `RUN_STARTED${afterError ? "" : " (or a lone RUN_ERROR)"} ${this.#phase ? `after the run ended${afterError ? " with RUN_ERROR" : ""}` : "as the first event"}`,
+        type,
       );
     }
-    switch (event.type) {
-      case "TEXT_MESSAGE_CHUNK":
-        return this.#chunk("text", event.messageId, event);
-      case "TOOL_CALL_CHUNK":
-        return this.#chunk("tool", event.toolCallId, event);
-      case "REASONING_MESSAGE_CHUNK":
-        return this.#chunk("reasoning", event.messageId, event);
-      // What closes open chunked items, as 1.0's chunk transform does before passing the event on.
-      case "RUN_FINISHED":
-      case "RUN_ERROR":
-      case "MESSAGES_SNAPSHOT":
-        for (const owner of [...this.#chunkStreams.keys()]) this.#closeChunkStream(owner);
-        break;
-      case "RAW":
-      case "ACTIVITY_SNAPSHOT":
-      case "ACTIVITY_DELTA":
-      case "REASONING_ENCRYPTED_VALUE":
-      case "SUBAGENT_STARTED":
-        break;
-      default:
-        // Every other event, SUBAGENT_FINISHED and SUBAGENT_ERROR included, ends its owner's.
-        this.#closeChunkStream(ownerOf(event));
+    const [kind, action] = ACTIONS[type] ?? [];
+    if (action === Action.Chunk) return this.#chunk(kind!, fields);
+    // What closes open chunked items, as 1.0's chunk transform does before passing the event on.
+    if (type.startsWith("RUN_") || type === "MESSAGES_SNAPSHOT") {
+      // (Deleting the entry being visited does not disturb a Map's iteration.)
+      for (const key of this.#streams.keys()) this.#close(key);
+    } else if (!LEAVE_CHUNKS_OPEN.has(type)) this.#close(owner);
+    if (kind !== undefined) {
+      // (Only an opening event has a parent: reading a field an event lacks is slow, so only then.)
+      return this.#item(kind, action!, fields[KINDS[kind]![1]], owner, false, action ? undefined : (fields.parentMessageId ?? fields.parentSubagentRunId));
     }
-    this.#check(event);
+    const owners = this.#owners;
+    switch (event.type) {
+      case "TOOL_CALL_RESULT":
+        // The result is a new tool message: its id now belongs to whoever sent it.
+        owners[Kind.Text]!.set(event.messageId, owner);
+        return;
+      case "REASONING_ENCRYPTED_VALUE": {
+        const id = event.entityId;
+        if (event.subtype === "tool-call") return this.#owned(owners[Kind.Tool]!, id, owner, "tool call");
+        // A message's entityId may name a text (or tool, user...) message or a reasoning message.
+        return this.#owned(owners[owners[Kind.Text]!.has(id) ? Kind.Text : Kind.ReasoningMessage]!, id, owner, "message");
+      }
+      case "ACTIVITY_SNAPSHOT":
+        // A snapshot that replaces the activity (the default) makes it its sender's.
+        if (event.replace !== false || !owners[Kind.Activity]!.has(event.messageId)) owners[Kind.Activity]!.set(event.messageId, owner);
+        return;
+      case "ACTIVITY_DELTA":
+        return this.#owned(owners[Kind.Activity]!, event.messageId, owner, "activity");
+      case "MESSAGES_SNAPSHOT":
+        // The snapshot is the truth from now on: its owners replace what was known.
+        return this.#learn(event.messages, true);
+      case "RUN_FINISHED": {
+        const open = this.#open.flatMap((ids, kind) => (ids.size ? `${KINDS[kind]![2]}s ${[...ids].map((id) => show(kind, id)).join(", ")}` : []));
+        if (open.length) this.#fail("run-finished-with-open-items", "every item closed", `open ${open.join("; ")}`);
+        this.#phase = Phase.Finished;
+        return;
+      }
+      case "RUN_ERROR":
+        this.#phase = Phase.Failed;
+        return;
+      default:
+      // STATE_SNAPSHOT, STATE_DELTA, RAW and CUSTOM belong to no item.
+    }
   }
 
   /**
@@ -303,333 +337,142 @@ export class EventVerifier {
    *   counts as a run), or its last run has neither RUN_FINISHED nor RUN_ERROR.
    */
   end(): void {
-    if (this.#inRun) {
-      throw new AguiWireError("truncated_stream", `the event stream ended inside a run, after ${this.#index} events: expected RUN_FINISHED or RUN_ERROR`);
+    const inRun = this.#phase === Phase.InRun;
+    if (this.#phase < Phase.Finished) {
+      throw new AguiWireError(
+        "truncated_stream",
+        `the event stream ended ${inRun ? `inside a run, after ${this.#index} events` : "without any run"}: expected ${inRun ? "RUN_FINISHED" : "RUN_STARTED"} or RUN_ERROR`,
+      );
     }
-    if (!this.#sawRun) throw new AguiWireError("truncated_stream", "the event stream ended without any run: expected RUN_STARTED or RUN_ERROR");
   }
 
-  #fail(rule: ProtocolRule, what: string): never {
-    const via = this.#via === undefined ? "" : ` (${this.#via})`;
-    throw new ProtocolViolationError(this.#at, rule, `event #${this.#at} (${this.#event?.type}) breaks ${rule}: ${what}${via}`);
-  }
-
-  /** Forgets everything of the run before: a new run starts clean, as in 1.0. */
-  #startRun(): void {
-    this.#inRun = this.#sawRun = true;
-    this.#endedWithError = false;
-    for (const tracked of [this.#text, this.#toolCalls, this.#reasoningMessages, this.#reasoningSpans]) {
-      tracked.open.clear();
-      tracked.owners.clear();
-    }
-    this.#activityOwners.clear();
-    this.#steps.clear();
-    this.#openSteps = 0;
-    this.#activeSubagents.clear();
-    this.#finishedSubagents.clear();
-    this.#chunkStreams.clear();
-    for (const owners of Object.values(this.#chunkOwners)) owners.clear();
-  }
-
-  /** Checks an event (not a chunk) inside a run. */
-  #check(event: AguiEvent): void {
-    const owner = ownerOf(event);
-    switch (event.type) {
-      case "TEXT_MESSAGE_START":
-        return this.#open(this.#text, event.messageId, owner);
-      case "TEXT_MESSAGE_CONTENT":
-        return this.#continue(this.#text, event.messageId, owner, false);
-      case "TEXT_MESSAGE_END":
-        return this.#continue(this.#text, event.messageId, owner, true);
-      case "TOOL_CALL_START":
-        return this.#openToolCall(event.toolCallId, owner, event.parentMessageId);
-      case "TOOL_CALL_ARGS":
-        return this.#continue(this.#toolCalls, event.toolCallId, owner, false);
-      case "TOOL_CALL_END":
-        return this.#continue(this.#toolCalls, event.toolCallId, owner, true);
-      case "TOOL_CALL_RESULT":
-        // The result is a new tool message: its id now belongs to whoever sent it.
-        this.#text.owners.set(event.messageId, owner);
-        return;
-      case "REASONING_START":
-        return this.#open(this.#reasoningSpans, event.messageId, owner);
-      case "REASONING_END":
-        return this.#continue(this.#reasoningSpans, event.messageId, owner, true);
-      case "REASONING_MESSAGE_START":
-        return this.#open(this.#reasoningMessages, event.messageId, owner);
-      case "REASONING_MESSAGE_CONTENT":
-        return this.#continue(this.#reasoningMessages, event.messageId, owner, false);
-      case "REASONING_MESSAGE_END":
-        return this.#continue(this.#reasoningMessages, event.messageId, owner, true);
-      case "REASONING_ENCRYPTED_VALUE": {
-        const id = event.entityId;
-        if (event.subtype === "tool-call") return this.#checkOwner(this.#toolCalls.owners, id, owner, "tool call", "entityId");
-        // A message's entityId may name a text (or tool, user...) message or a reasoning message.
-        const owners = this.#text.owners.has(id) ? this.#text.owners : this.#reasoningMessages.owners;
-        return this.#checkOwner(owners, id, owner, "message", "entityId");
-      }
-      case "ACTIVITY_SNAPSHOT":
-        // A snapshot that replaces the activity (the default) makes it its sender's.
-        if (event.replace !== false || !this.#activityOwners.has(event.messageId)) this.#activityOwners.set(event.messageId, owner);
-        return;
-      case "ACTIVITY_DELTA":
-        return this.#checkOwner(this.#activityOwners, event.messageId, owner, "activity", "messageId");
-      case "STEP_STARTED":
-        return this.#startStep(event.stepName, owner);
-      case "STEP_FINISHED":
-        return this.#finishStep(event.stepName, owner);
-      case "SUBAGENT_STARTED":
-        return this.#startSubagent(event.subagentRunId, event.parentSubagentRunId);
-      case "SUBAGENT_FINISHED":
-      case "SUBAGENT_ERROR": {
-        const id = event.subagentRunId;
-        if (!this.#activeSubagents.has(id)) {
-          this.#fail("subagent-not-started", `expected an active subagent, found subagentRunId ${JSON.stringify(id)} ${this.#finishedSubagents.has(id) ? "already ended" : "never started"} in this run`);
-        }
-        this.#activeSubagents.delete(id);
-        this.#finishedSubagents.add(id);
-        return;
-      }
-      case "MESSAGES_SNAPSHOT":
-        // The snapshot is the truth from now on: its owners replace what was known.
-        return this.#learn(event.messages, true);
-      case "RUN_FINISHED": {
-        const open = [
-          ...describeOpen("steps", this.#describeSteps(), false),
-          ...describeOpen("text messages", this.#text.open),
-          ...describeOpen("reasoning messages", this.#reasoningMessages.open),
-          ...describeOpen("reasoning spans", this.#reasoningSpans.open),
-          ...describeOpen("tool calls", this.#toolCalls.open),
-          ...describeOpen("subagents", this.#activeSubagents),
-        ];
-        if (open.length) {
-          this.#fail("run-finished-with-open-items", `expected every step, message, reasoning span, tool call and subagent closed, found open ${open.join("; ")}`);
-        }
-        this.#inRun = false;
-        return;
-      }
-      case "RUN_ERROR":
-        this.#inRun = false;
-        this.#endedWithError = true;
-        return;
-      default:
-        // STATE_SNAPSHOT, STATE_DELTA, RAW and CUSTOM belong to no item. (Chunks never get here.)
-        return;
-    }
+  /** Every message: which event, the rule, what was expected and what was found. */
+  #fail(rule: string, expected: string, found: string): never {
+    const at = this.#index - 1;
+    const via = this.#via && ` (${this.#via})`;
+    throw new ProtocolViolationError(at, rule as ProtocolRule, `event #${at} (${this.#type}) breaks ${rule}: expected ${expected}, found ${found}${via}`);
   }
 
   /** Remembers who owns each message (and each tool call of an assistant message) of a list. */
   #learn(messages: readonly Message[], replace: boolean): void {
+    const own = (owners: Map<string, Owner>, id: string, owner: Owner) => {
+      if (replace || !owners.has(id)) owners.set(id, owner);
+    };
     for (const message of messages) {
-      const owners =
-        message.role === "reasoning" ? this.#reasoningMessages.owners : message.role === "activity" ? this.#activityOwners : this.#text.owners;
-      if (replace || !owners.has(message.id)) owners.set(message.id, message.subagentRunId);
-      if (message.role !== "assistant" || !message.toolCalls) continue;
-      for (const call of message.toolCalls) {
-        if (replace || !this.#toolCalls.owners.has(call.id)) this.#toolCalls.owners.set(call.id, message.subagentRunId);
+      own(this.#owners[message.role === "reasoning" ? Kind.ReasoningMessage : message.role === "activity" ? Kind.Activity : Kind.Text]!, message.id, message.subagentRunId);
+      if (message.role === "assistant") for (const call of message.toolCalls ?? []) own(this.#owners[Kind.Tool]!, call.id, message.subagentRunId);
+    }
+  }
+
+  /**
+   * Fails when an event attributed to `found` refers to an id of `owners` that belongs to someone
+   * else. An event without `subagentRunId` inherits its owner's, unless `inferred` says where else
+   * its owner comes from (then `found` counts even when it is the agent).
+   */
+  #owned(owners: Map<string, Owner>, id: string, found: Owner, what: string, inferred = "", rule = "subagent-mismatch"): void {
+    // Most events carry no subagentRunId: settle those before looking anything up.
+    if ((inferred || found !== undefined) && owners.has(id) && owners.get(id) !== found) {
+      this.#fail(rule, `${who(owners.get(id))}, owner of ${what} ${q(id)}`, who(found) + inferred);
+    }
+  }
+
+  /**
+   * The one path of every event that opens, continues or closes an item by id (a row of
+   * {@link KINDS}): it must not be open, or must be, and must belong to the owner the event says.
+   * `parent` is a TOOL_CALL_START's `parentMessageId` (a tool call belongs to the message that
+   * carries it, if that one is known) or a SUBAGENT_STARTED's `parentSubagentRunId`. `derived`
+   * says the event is one a 1.0 client derives from a chunk, for messages.
+   */
+  #item(kind: Kind, action: Action, id: string, owner: Owner, derived: boolean, parent?: string): void {
+    const [prefix, field, noun, stem, opener, , closer] = KINDS[kind]!;
+    this.#via = derived ? `as the ${prefix}_${KINDS[kind]![4 + action]} a 1.0 client derives from ${action === Action.Close ? "the chunked item it ends" : "this chunk"}` : "";
+    const open = this.#open[kind]!;
+    const owners = this.#owners[kind]!;
+    const name = id;
+    if (kind === Kind.Step) id = `${q(name)} (${who(owner)})`;
+    if (open.has(id) === (action === Action.Open)) {
+      let found = action ? (kind === Kind.Subagent && owners.has(id) ? "it ended" : "it not open") : "it open";
+      // Only on the way to an error: a step open for another owner, to say so.
+      if (kind === Kind.Step && action) for (const key of open) if (key.startsWith(q(name))) found += `, but open for ${who(owners.get(key))}`;
+      this.#fail(`${stem}-${action ? "not" : "already"}-started`, `${prefix}_${action ? opener : closer} first for ${field} ${show(kind, id)}`, found);
+    }
+    let inferred = "";
+    if (action === Action.Open) {
+      if (kind === Kind.Subagent) {
+        if (owners.has(id)) this.#fail("subagent-reused", "a new subagentRunId", `${q(id)}, ended in this run`);
+        if (parent !== undefined && !owners.has(parent)) this.#fail("subagent-parent-not-started", "a parentSubagentRunId started in this run", q(parent));
+      }
+      const messages = this.#owners[Kind.Text]!;
+      if (kind === Kind.Tool && parent !== undefined && messages.has(parent)) {
+        this.#owned(messages, parent, owner, "parent message");
+        if (owner === undefined) {
+          owner = messages.get(parent);
+          inferred = ` (owner of its parent message ${q(parent)})`;
+        }
       }
     }
-  }
-
-  /** Fails when an event attributed to `owner` refers to an id that belongs to someone else. */
-  #checkOwner(owners: Map<string, Owner>, id: string, owner: Owner, noun: string, field: string): void {
-    if (owner === undefined || !owners.has(id)) return;
-    const expected = owners.get(id);
-    if (expected !== owner) {
-      this.#fail(
-        "subagent-mismatch",
-        `the ${noun} with ${field} ${JSON.stringify(id)} belongs to ${ownerName(expected)}: expected its subagentRunId or none, found ${JSON.stringify(owner)}`,
-      );
-    }
-  }
-
-  #open(tracked: Tracked, id: string, owner: Owner): void {
-    if (tracked.open.has(id)) {
-      this.#fail(tracked.alreadyStarted, `expected a ${tracked.noun} that is not open, found ${tracked.field} ${JSON.stringify(id)} already open; close it with ${tracked.closer} first`);
-    }
-    this.#checkOwner(tracked.owners, id, owner, tracked.noun, tracked.field);
-    tracked.open.add(id);
-    if (!tracked.owners.has(id)) tracked.owners.set(id, owner);
-  }
-
-  #continue(tracked: Tracked, id: string, owner: Owner, close: boolean): void {
-    if (!tracked.open.has(id)) {
-      this.#fail(tracked.notStarted, `expected an open ${tracked.noun}, found ${tracked.field} ${JSON.stringify(id)} not open; open it with ${tracked.opener} first`);
-    }
-    this.#checkOwner(tracked.owners, id, owner, tracked.noun, tracked.field);
-    if (close) tracked.open.delete(id);
-  }
-
-  /** TOOL_CALL_START: a tool call belongs to the message that carries it, if that one is known. */
-  #openToolCall(id: string, owner: Owner, parentMessageId: string | undefined): void {
-    const tracked = this.#toolCalls;
-    if (tracked.open.has(id)) {
-      this.#fail(tracked.alreadyStarted, `expected a tool call that is not open, found toolCallId ${JSON.stringify(id)} already open; close it with TOOL_CALL_END first`);
-    }
-    const hasParent = parentMessageId !== undefined && this.#text.owners.has(parentMessageId);
-    const parentOwner = hasParent ? this.#text.owners.get(parentMessageId) : undefined;
-    if (hasParent && owner !== undefined && owner !== parentOwner) {
-      this.#fail(
-        "subagent-mismatch",
-        `the parent message ${JSON.stringify(parentMessageId)} belongs to ${ownerName(parentOwner)}, and a tool call belongs to the message that carries it: expected its subagentRunId or none, found ${JSON.stringify(owner)}`,
-      );
-    }
-    if (tracked.owners.has(id)) {
-      this.#checkOwner(tracked.owners, id, owner, "tool call", "toolCallId");
-      const known = tracked.owners.get(id);
-      if (owner === undefined && hasParent && parentOwner !== known) {
-        this.#fail(
-          "subagent-mismatch",
-          `tool call ${JSON.stringify(id)} belongs to ${ownerName(known)} but its parent message ${JSON.stringify(parentMessageId)} to ${ownerName(parentOwner)}: expected a parent message of the same owner`,
-        );
-      }
-    } else {
-      tracked.owners.set(id, owner ?? parentOwner);
-    }
-    tracked.open.add(id);
-  }
-
-  #startStep(name: string, owner: Owner): void {
-    let steps = this.#steps.get(owner);
-    if (!steps) this.#steps.set(owner, (steps = new Set()));
-    if (steps.has(name)) {
-      this.#fail("step-already-started", `expected a step that is not open, found stepName ${JSON.stringify(name)} already open for ${ownerName(owner)}; finish it with STEP_FINISHED first`);
-    }
-    steps.add(name);
-    this.#openSteps++;
-  }
-
-  #finishStep(name: string, owner: Owner): void {
-    const steps = this.#steps.get(owner);
-    if (!steps?.has(name)) {
-      // Only on the way to an error: look for the owner that has it open, to say so.
-      let other: { owner: Owner } | undefined;
-      for (const [key, names] of this.#steps) if (key !== owner && names.has(name)) other = { owner: key };
-      this.#fail(
-        "step-not-started",
-        other
-          ? `step ${JSON.stringify(name)} is open for ${ownerName(other.owner)}, not for ${ownerName(owner)}: expected STEP_FINISHED from whoever started it`
-          : `expected an open step, found stepName ${JSON.stringify(name)} not open for ${ownerName(owner)}; start it with STEP_STARTED first`,
-      );
-    }
-    steps.delete(name);
-    if (steps.size === 0) this.#steps.delete(owner);
-    this.#openSteps--;
-  }
-
-  #describeSteps(): string[] {
-    if (this.#openSteps === 0) return [];
-    const names: string[] = [];
-    for (const [owner, steps] of this.#steps) for (const name of steps) names.push(owner === undefined ? JSON.stringify(name) : `${JSON.stringify(name)} (subagent ${JSON.stringify(owner)})`);
-    return names;
-  }
-
-  #startSubagent(id: string, parent: string | undefined): void {
-    if (this.#activeSubagents.has(id)) {
-      this.#fail("subagent-already-started", `expected a new subagentRunId, found ${JSON.stringify(id)} active; end it with SUBAGENT_FINISHED or SUBAGENT_ERROR first`);
-    }
-    if (this.#finishedSubagents.has(id)) {
-      this.#fail("subagent-reused", `expected a new subagentRunId, found ${JSON.stringify(id)}, which already ended in this run: a subagent id names one invocation`);
-    }
-    if (parent !== undefined && !this.#activeSubagents.has(parent) && !this.#finishedSubagents.has(parent)) {
-      this.#fail("subagent-parent-not-started", `expected a parentSubagentRunId started in this run, found ${JSON.stringify(parent)}`);
-    }
-    this.#activeSubagents.add(id);
+    this.#owned(owners, id, owner, noun, inferred);
+    if (action === Action.Open) {
+      open.add(id);
+      if (!owners.has(id)) owners.set(id, owner);
+    } else if (action === Action.Close) open.delete(id);
+    this.#via = "";
   }
 
   /**
    * A chunk event, as 1.0's chunk transform sees it: which open chunked item it continues, or
-   * which it starts (closing the one its owner had open); then the START, content and END events
-   * the transform derives from it are checked like any.
+   * which it starts (closing the one its owner had open); then the START and content events the
+   * transform derives from it are checked like any.
    */
-  #chunk(
-    kind: ChunkKind,
-    id: string | undefined,
-    chunk: Extract<AguiEvent, { type: "TEXT_MESSAGE_CHUNK" | "TOOL_CALL_CHUNK" | "REASONING_MESSAGE_CHUNK" }>,
-  ): void {
-    const [type, startType, contentType, , field] = CHUNK_EVENTS[kind];
-    const owners = this.#chunkOwners[kind];
-    const owner = chunk.subagentRunId;
+  #chunk(kind: Kind, chunk: Fields): void {
+    const [prefix, field] = KINDS[kind]!;
+    const id: string | undefined = chunk[field];
+    const owner: Owner = chunk.subagentRunId;
+    const owners = this.#chunkOwners[kind]!;
     // Which owner's chunked item this chunk is about.
-    let key: Owner;
+    let key = owner;
     if (id !== undefined) {
-      if (owners.has(id)) {
-        key = owners.get(id);
-        if (owner !== undefined && owner !== key) {
-          this.#fail("chunk-mismatch", `the chunked item with ${field} ${JSON.stringify(id)} is open for ${ownerName(key)}: expected its subagentRunId or none, found ${JSON.stringify(owner)}`);
-        }
-      } else key = owner;
-    } else if (owner !== undefined || this.#chunkStreams.get(undefined)?.kind === kind) {
-      key = owner;
-    } else if (owners.size > 1) {
-      this.#fail("chunk-ambiguous", `expected a ${field} or a subagentRunId, found neither while ${owners.size} owners have a ${type} stream open`);
-    } else {
+      this.#owned(owners, id, owner, "the open chunked item", "", "chunk-mismatch");
+      key ??= owners.get(id);
+    } else if (owner === undefined && this.#streams.get(undefined)?.kind !== kind) {
       // The only open item of this kind, whoever owns it; or none, and the chunk must start one.
-      key = owners.size === 1 ? owners.values().next().value : undefined;
+      if (owners.size > 1) this.#fail("chunk-ambiguous", `a ${field} or a subagentRunId`, `neither, while ${owners.size} owners have a ${prefix}_CHUNK item open`);
+      key = owners.values().next().value;
     }
-    const open = this.#chunkStreams.get(key);
-    let emitted = false;
-    let stream: ChunkStream;
-    if (open && open.kind === kind && (id === undefined || id === open.id)) {
-      stream = open;
-      if (chunk.type === "TEXT_MESSAGE_CHUNK") {
-        this.#sameAsOpen(stream, "role", chunk.role, stream.role);
-        this.#sameAsOpen(stream, "name", chunk.name, stream.name);
-      } else if (chunk.type === "TOOL_CALL_CHUNK") {
-        this.#sameAsOpen(stream, "toolCallName", chunk.toolCallName, stream.toolCallName);
-        this.#sameAsOpen(stream, "parentMessageId", chunk.parentMessageId, stream.parentMessageId);
+    let stream = this.#streams.get(key);
+    const continues = stream?.kind === kind && (id === undefined || id === stream.id);
+    if (continues) {
+      for (const name of REPEATED) {
+        const found = chunk[name];
+        const expected = stream!.first[name] ?? (name === "role" ? "assistant" : undefined);
+        if (found !== undefined && found !== expected) {
+          // (q(undefined) is undefined.)
+          this.#fail("chunk-mismatch", `${name} ${q(expected) ?? "absent"} (as the open chunked item ${q(stream!.id)} has) or none`, q(found));
+        }
       }
     } else {
-      if (id === undefined) {
-        this.#fail("chunk-incomplete", `expected a ${field} on a ${type} that starts a new item, found none${open ? ` (the open chunked item of ${ownerName(key)} is another)` : ""}`);
-      }
-      if (chunk.type === "TOOL_CALL_CHUNK" && chunk.toolCallName === undefined) {
-        this.#fail("chunk-incomplete", `expected a toolCallName on a TOOL_CALL_CHUNK that starts tool call ${JSON.stringify(id)}, found none`);
-      }
-      this.#closeChunkStream(key);
-      stream =
-        chunk.type === "TEXT_MESSAGE_CHUNK"
-          ? { kind, id, owner, role: chunk.role ?? "assistant", name: chunk.name }
-          : chunk.type === "TOOL_CALL_CHUNK"
-            ? { kind, id, owner, toolCallName: chunk.toolCallName, parentMessageId: chunk.parentMessageId }
-            : { kind, id, owner };
-      this.#chunkStreams.set(owner, stream);
-      owners.set(id, owner);
-      this.#via = `a 1.0 client turns this ${type} into a ${startType} of ${field} ${JSON.stringify(id)}`;
-      if (kind === "tool") this.#openToolCall(id, owner, stream.parentMessageId);
-      else this.#open(kind === "text" ? this.#text : this.#reasoningMessages, id, owner);
-      emitted = true;
+      const missing = id === undefined ? field : kind === Kind.Tool && chunk.toolCallName === undefined ? "toolCallName" : "";
+      if (missing) this.#fail("chunk-incomplete", `a ${missing} on a ${prefix}_CHUNK that starts ${q(id) ?? "an item"}`, "none");
+      this.#close(key);
+      // (Here key is owner: an id open for another owner would have been continued.)
+      this.#streams.set(owner, (stream = { kind, id: id!, first: chunk }));
+      owners.set(id!, owner);
+      this.#item(kind, Action.Open, id!, owner, true, chunk.parentMessageId);
     }
     // 1.0 derives a content event from a chunk with a delta (or a rawEvent), and from a chunk that
     // only carries metadata; a bare continuation derives nothing.
-    if (chunk.delta !== undefined || chunk.rawEvent !== undefined || (!emitted && chunk.metadata !== undefined)) {
-      this.#via = `a 1.0 client turns this ${type} into a ${contentType} of ${field} ${JSON.stringify(stream.id)}`;
-      const tracked = kind === "text" ? this.#text : kind === "tool" ? this.#toolCalls : this.#reasoningMessages;
-      this.#continue(tracked, stream.id, owner ?? stream.owner, false);
-    }
-    this.#via = undefined;
-  }
-
-  /** A continuing chunk may repeat what opened its item, but not contradict it. */
-  #sameAsOpen(stream: ChunkStream, field: string, found: string | undefined, expected: string | undefined): void {
-    if (found !== undefined && found !== expected) {
-      const id = JSON.stringify(stream.id);
-      this.#fail("chunk-mismatch", `the chunked item ${id} is open with ${field} ${expected === undefined ? "absent" : JSON.stringify(expected)}: expected that or none, found ${JSON.stringify(found)}`);
+    if (chunk.delta !== undefined || chunk.rawEvent !== undefined || (continues && chunk.metadata !== undefined)) {
+      this.#item(kind, Action.Continue, stream!.id, key, true);
     }
   }
 
   /** Closes the chunked item `owner` has open, if any: checks the END event 1.0 derives. */
-  #closeChunkStream(owner: Owner): void {
-    const stream = this.#chunkStreams.get(owner);
+  #close(owner: Owner): void {
+    const stream = this.#streams.get(owner);
     if (!stream) return;
-    this.#chunkStreams.delete(owner);
-    this.#chunkOwners[stream.kind].delete(stream.id);
-    const [type, , , endType, field] = CHUNK_EVENTS[stream.kind];
-    const previous = this.#via;
-    this.#via = `it ends the open ${type} stream of ${field} ${JSON.stringify(stream.id)}, which a 1.0 client turns into a ${endType}`;
-    const tracked = stream.kind === "text" ? this.#text : stream.kind === "tool" ? this.#toolCalls : this.#reasoningMessages;
-    this.#continue(tracked, stream.id, stream.owner, true);
-    this.#via = previous;
+    this.#streams.delete(owner);
+    this.#chunkOwners[stream.kind]!.delete(stream.id);
+    this.#item(stream.kind, Action.Close, stream.id, owner, true);
   }
 }
 

@@ -111,6 +111,7 @@ const BoundedArray = /* @__PURE__ */ core.$constructor("AguiBoundedArray", (inst
  *
  * @throws Never when built; parsing throws only what `z.array` would.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function array<T extends core.$ZodType>(element: T): z.ZodMiniArray<T> {
   return new BoundedArray({ type: "array", element }) as unknown as z.ZodMiniArray<T>;
 }

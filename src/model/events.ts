@@ -37,10 +37,12 @@ const attributed = {
 // Base fields go last so that validated events serialise in the order people usually write them
 // ({ type, ...fields, timestamp }), which keeps our SSE text identical to other encoders' for the
 // same object.
+/* @__NO_SIDE_EFFECTS__ */
 function event<T extends EventType, S extends Record<string, z.ZodMiniType>>(type: T, shape: S) {
   return object({ type: z.literal(type), ...shape, ...baseFields });
 }
 /** An event that may belong to a subagent's work (it carries an optional `subagentRunId`). */
+/* @__NO_SIDE_EFFECTS__ */
 function owned<T extends EventType, S extends Record<string, z.ZodMiniType>>(type: T, shape: S) {
   return object({ type: z.literal(type), ...shape, ...attributed, ...baseFields });
 }

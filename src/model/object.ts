@@ -30,6 +30,7 @@ const JitObject = /* @__PURE__ */ core.$constructor("AguiObject", (inst: core.$Z
  * A zod/mini object schema over `shape` that drops unknown keys, parsed by zod's compiled object
  * parser.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function object<S extends core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, core.$strip> {
   return new JitObject({ type: "object", shape }) as unknown as z.ZodMiniObject<S, core.$strip>;
 }
