@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { browserFiles } from "../scripts/browser-files.js";
 import { createNodeHandler } from "../src/server/index.js";
 import { createDemoAgent } from "./agent.js";
 
@@ -42,6 +43,8 @@ async function bundlePage(): Promise<string> {
     minify: true,
     write: false,
     logLevel: "silent",
+    // The library's browser build (package.json's `browser` field), as the page's bundler gets it.
+    plugins: [browserFiles()],
   });
   return result.outputFiles[0]!.text;
 }

@@ -8,6 +8,7 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { browserFiles } from "./browser-files.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -48,6 +49,8 @@ export async function bundleSize(source: string, external: string[] = []): Promi
     write: false,
     logLevel: "silent",
     external,
+    // What a browser bundle of the installed package gets (package.json's `browser` field).
+    plugins: [browserFiles()],
   });
   const bytes = result.outputFiles[0]!.contents;
   return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };

@@ -6,6 +6,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { tagged } from "./tagged.js";
 import { NonNullJsonSchema } from "./json.js";
 
 /** Bytes carried inline (base64 or another text encoding named by `mimeType`). */
@@ -28,7 +29,7 @@ export const FileSourceSchema = object({
   mimeType: z.optional(z.string()),
 });
 /** Where a media part's bytes come from: a union on `type`. */
-export const PartSourceSchema = z.discriminatedUnion("type", [DataSourceSchema, UrlSourceSchema, FileSourceSchema]);
+export const PartSourceSchema = tagged("type", [DataSourceSchema, UrlSourceSchema, FileSourceSchema]);
 /** Where a media part's bytes come from. */
 export type PartSource = z.infer<typeof PartSourceSchema>;
 
@@ -58,7 +59,7 @@ export const VideoPartSchema = mediaPart("video");
 export const DocumentPartSchema = mediaPart("document");
 
 /** One part of a message body: a union on `type`. */
-export const ContentPartSchema = z.discriminatedUnion("type", [
+export const ContentPartSchema = tagged("type", [
   TextPartSchema,
   ImagePartSchema,
   AudioPartSchema,

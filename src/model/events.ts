@@ -10,6 +10,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { tagged } from "./tagged.js";
 import { array } from "./array.js";
 import { EventType } from "./event-type.js";
 import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "./json.js";
@@ -123,7 +124,7 @@ const fromOp = <T extends "move" | "copy">(op: T) =>
   object({ op: z.literal(op), from: JsonPointerSchema, path: JsonPointerSchema });
 
 /** One JSON Patch (RFC 6902) operation: a union on `op`. */
-export const JsonPatchOperationSchema = z.discriminatedUnion("op", [
+export const JsonPatchOperationSchema = tagged("op", [
   valueOp("add"),
   object({ op: z.literal("remove"), path: JsonPointerSchema }),
   valueOp("replace"),
@@ -320,7 +321,7 @@ export const EVENT_SCHEMAS = {
 } as const satisfies { [T in EventType]: z.ZodMiniType<{ type: T }> };
 
 /** Any event: a union on `type`. */
-export const EventSchema = z.discriminatedUnion("type", Object.values(EVENT_SCHEMAS) as unknown as [
+export const EventSchema = tagged("type", Object.values(EVENT_SCHEMAS) as unknown as [
   typeof TextMessageStartEventSchema,
   ...(typeof EVENT_SCHEMAS)[Exclude<EventType, "TEXT_MESSAGE_START">][],
 ]);

@@ -5,6 +5,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { tagged } from "./tagged.js";
 import { array } from "./array.js";
 import { JsonObjectSchema } from "./json.js";
 import { TextOrPartsSchema } from "./text-or-parts.js";
@@ -115,7 +116,7 @@ export const ReasoningMessageSchema = object({
 export type ReasoningMessage = z.infer<typeof ReasoningMessageSchema>;
 
 /** A message: a union on `role`. */
-export const MessageSchema = z.discriminatedUnion("role", [
+export const MessageSchema = tagged("role", [
   DeveloperMessageSchema,
   SystemMessageSchema,
   AssistantMessageSchema,

@@ -6,6 +6,7 @@
  */
 import * as z from "zod/mini";
 import { object } from "./object.js";
+import { tagged } from "./tagged.js";
 import { array } from "./array.js";
 import { JsonObjectSchema, NonNullJsonSchema } from "./json.js";
 
@@ -25,7 +26,7 @@ export const InterruptSchema = object({
 export type Interrupt = z.infer<typeof InterruptSchema>;
 
 /** Why a run ended: a union on `type`; an absent outcome means success. */
-export const RunFinishedOutcomeSchema = z.discriminatedUnion("type", [
+export const RunFinishedOutcomeSchema = tagged("type", [
   object({ type: z.literal("success"), pendingToolCallIds: z.optional(array(z.string())) }),
   object({ type: z.literal("interrupt"), interrupts: array(InterruptSchema).check(z.minLength(1, { error: "expected at least one interrupt, found none" })) }),
   object({ type: z.literal("cancelled") }),
@@ -34,7 +35,7 @@ export const RunFinishedOutcomeSchema = z.discriminatedUnion("type", [
 export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
 
 /** Why a subagent's part of a run ended: a union on `type`; an absent outcome means success. */
-export const SubagentFinishedOutcomeSchema = z.discriminatedUnion("type", [
+export const SubagentFinishedOutcomeSchema = tagged("type", [
   object({ type: z.literal("success") }),
   object({ type: z.literal("suspended"), interruptIds: z.optional(array(z.string())) }),
 ]);

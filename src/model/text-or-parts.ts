@@ -12,7 +12,8 @@ import { runSchema } from "./run-schema.js";
 interface Initialiser {
   init(inst: unknown, def: unknown): void;
 }
-const miniUnion = z.ZodMiniUnion as unknown as Initialiser;
+// A plain zod type with its own parse: zod's union machinery would only add bytes.
+const miniType = z.ZodMiniType as unknown as Initialiser;
 
 const PartsSchema = array(ContentPartSchema);
 
@@ -22,7 +23,7 @@ const PartsSchema = array(ContentPartSchema);
  * "gif"`), where a union can only say that neither branch matched the whole list.
  */
 const TextOrParts = /* @__PURE__ */ core.$constructor("AguiTextOrParts", (inst: core.$ZodUnion, def: core.$ZodUnionDef) => {
-  miniUnion.init(inst, def);
+  miniType.init(inst, def);
   inst._zod.parse = (payload: core.ParsePayload, ctx: core.ParseContextInternal): core.ParsePayload => {
     const input = payload.value;
     if (typeof input === "string") return payload;

@@ -11,6 +11,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { browserFiles } from "../../scripts/browser-files.js";
 import { chromium, type Browser } from "playwright-core";
 import type { AgentPageOutcome, AgentPageRun } from "./agent-page.js";
 
@@ -33,6 +34,8 @@ export async function bundlePage(file: string): Promise<Uint8Array> {
     platform: "browser",
     format: "esm",
     write: false,
+    // The browser build of the library, as package.json's `browser` field gives it to bundlers.
+    plugins: [browserFiles()],
   });
   return bundle.outputFiles[0]!.contents;
 }
