@@ -59,9 +59,12 @@ function conditionOf(schema: unknown, name: string): string | undefined {
       if (checks.length > 1 || only.check !== "min_length" || typeof only.minimum !== "number") return undefined;
       return `typeof ${name} === "string" && ${name}.length >= ${only.minimum}`;
     }
-    case "number":
-      // z.int() is a number with a safe-integer format and no other check.
-      return def.format === "safeint" && (def.checks ?? []).length === 0 ? `Number.isSafeInteger(${name})` : undefined;
+    case "number": {
+      // The model's int() (src/model/int.ts): a safe integer from `minimum` up.
+      const minimum = (def as { minimum?: number }).minimum;
+      if (typeof minimum !== "number" || (def.checks ?? []).length > 0) return undefined;
+      return minimum <= Number.MIN_SAFE_INTEGER ? `Number.isSafeInteger(${name})` : `Number.isSafeInteger(${name}) && ${name} >= ${minimum}`;
+    }
     default:
       return undefined;
   }

@@ -11,6 +11,7 @@
 import * as z from "zod/mini";
 import { object } from "./object.js";
 import { tagged } from "./tagged.js";
+import { int } from "./int.js";
 import { array } from "./array.js";
 import { EventType } from "./event-type.js";
 import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "./json.js";
@@ -22,7 +23,7 @@ import { RunFinishedOutcomeSchema, SubagentFinishedOutcomeSchema, TokenUsageSche
 /** Fields every event has besides `type`. */
 const baseFields = {
   /** Milliseconds since the Unix epoch, by convention; an integer because the wire holds int64. */
-  timestamp: z.optional(z.int()),
+  timestamp: z.optional(int()),
   /** The event this one was converted from, as any JSON value but null. */
   rawEvent: z.optional(NonNullJsonSchema),
   /** Extra information, a JSON object; the key `ag-ui` is the protocol's own. */

@@ -7,6 +7,7 @@
 import * as z from "zod/mini";
 import { object } from "./object.js";
 import { tagged } from "./tagged.js";
+import { int } from "./int.js";
 import { array } from "./array.js";
 import { JsonObjectSchema, NonNullJsonSchema } from "./json.js";
 
@@ -42,7 +43,7 @@ export const SubagentFinishedOutcomeSchema = tagged("type", [
 /** Why a subagent's part of a run ended. */
 export type SubagentFinishedOutcome = z.infer<typeof SubagentFinishedOutcomeSchema>;
 
-const tokens = z.optional(z.int().check(z.nonnegative({ error: "expected a token count of 0 or more" })));
+const tokens = z.optional(int(0, "expected a token count of 0 or more"));
 
 /** Token counts for one provider and model. */
 export const TokenUsageSchema = object({

@@ -130,7 +130,8 @@ function kindOf(s: Zod): string {
   if (s === JsonValueSchema || s === NonNullJsonSchema) return "json";
   if (s === JsonObjectSchema) return "jsonObject";
   const d = def(s);
-  if (d.type === "number") return d.format === "safeint" ? "int" : "float";
+  // The model's int() (src/model/int.ts) holds a safe-integer minimum; other numbers are floats.
+  if (d.type === "number") return typeof (d as { minimum?: unknown }).minimum === "number" ? "int" : "float";
   if (d.type === "union") return d.discriminator === undefined ? "textOrParts" : "discriminatedUnion";
   return d.type;
 }
