@@ -55,10 +55,11 @@ export function omittedProblems(issue: { code?: string; params?: unknown }): num
   return typeof n === "number" ? n : undefined;
 }
 
-const miniArray = z.ZodMiniArray as unknown as Initialiser;
+// A plain zod type with its own parse: zod's array class would only add bytes (its parse is replaced).
+const miniType = z.ZodMiniType as unknown as Initialiser;
 
 const BoundedArray = /* @__PURE__ */ core.$constructor("AguiBoundedArray", (inst: core.$ZodArray, def: core.$ZodArrayDef) => {
-  miniArray.init(inst, def);
+  miniType.init(inst, def);
   inst._zod.parse = (payload: Payload, ctx: core.ParseContextInternal): Payload => {
     const input = payload.value;
     if (!Array.isArray(input)) {
