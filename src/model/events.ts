@@ -114,10 +114,18 @@ export const StateSnapshotEventSchema = owned(EventType.STATE_SNAPSHOT, {
   snapshot: JsonValueSchema,
 });
 
+const POINTER = /^(\/([^/~]|~[01])*)*$/;
+
 /** A JSON Pointer (RFC 6901): empty, or `/`-separated tokens where `~` only starts `~0` or `~1`. */
-export const JsonPointerSchema = z
-  .string()
-  .check(z.regex(/^(\/([^/~]|~[01])*)*$/, { error: "expected a JSON Pointer (RFC 6901) such as /a/0" }));
+export const JsonPointerSchema = z.string().check(
+  // The issue z.regex would raise, from a refinement zod's bundle already has: its regex check
+  // would bring two more check classes into a browser bundle.
+  z.superRefine((value, ctx) => {
+    if (!POINTER.test(value)) {
+      ctx.addIssue({ code: "invalid_format", format: "regex", pattern: POINTER.source, message: "expected a JSON Pointer (RFC 6901) such as /a/0", input: value });
+    }
+  }),
+);
 
 const valueOp = <T extends "add" | "replace" | "test">(op: T) =>
   object({ op: z.literal(op), path: JsonPointerSchema, value: JsonValueSchema });
