@@ -22,9 +22,11 @@ describe("client bundle size (esbuild, browser, esm, minified, gzip -9)", () => 
   });
 
   // A tripwire on the growth of our own code, below the budget above: raised from 12 KB when the
-  // client gained redirects, the idle timeout and bounded validation (14.1 KB then).
-  it("keeps our own code (zod left out) within 15 KB min+gzip", () => {
-    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(15 * 1024);
+  // client gained redirects, the idle timeout and bounded validation (14.1 KB then), and from 15 KB
+  // when the model, the codec and the verifier grew from the initial 16 event types to AG-UI 1.0's
+  // 31 (19.4 KB then, with zod's share down by the browser build's choices).
+  it("keeps our own code (zod left out) within 20 KB min+gzip", () => {
+    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(20 * 1024);
   });
 
   it("is smaller than @ag-ui/client's HttpAgent", () => {

@@ -4,7 +4,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_GZIP_BUDGET } from "../../scripts/bundle-size.js";
 
 const root = join(import.meta.dirname, "../..");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -41,6 +44,28 @@ describe("the packed tarball", () => {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { license?: string; repository?: unknown };
     expect(manifest.license).toBe("MIT");
     expect(manifest.repository).toEqual({ type: "git", url: "git+https://github.com/agui-wire/agui-wire.git" });
+  });
+
+  it("gives a browser bundler its browser build (package.json's browser field), within the budget", async () => {
+    const bundle = async (platform: "browser" | "node") => {
+      const result = await build({
+        stdin: { contents: 'export { HttpAgent } from "agui-wire/client";', resolveDir: consumer, loader: "js" },
+        bundle: true,
+        minify: true,
+        platform,
+        format: "esm",
+        write: false,
+        logLevel: "silent",
+      });
+      return result.outputFiles[0]!.contents;
+    };
+    const browser = await bundle("browser");
+    const node = await bundle("node");
+    // The compiled object parser (zod's JIT) is the server's; the browser gets zod/mini's own.
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    expect(text(node)).toContain("$ZodObjectJIT");
+    expect(text(browser)).not.toContain("$ZodObjectJIT");
+    expect(gzipSync(browser, { level: 9 }).length).toBeLessThanOrEqual(CLIENT_GZIP_BUDGET);
   });
 
   it("imports from plain Node, with every subpath", () => {
