@@ -293,7 +293,10 @@ export class EventVerifier {
     } else if (!LEAVE_CHUNKS_OPEN.has(type)) this.#close(owner);
     if (kind !== undefined) {
       // (Only an opening event has a parent: reading a field an event lacks is slow, so only then.)
-      return this.#item(kind, action!, fields[KINDS[kind]![1]], owner, false, action ? undefined : (fields.parentMessageId ?? fields.parentSubagentRunId));
+      // A subagent's parent is another subagent; a tool call's is a message (a SUBAGENT_STARTED may
+      // name both, and only the first is checked here).
+      const parent = action ? undefined : kind === Kind.Subagent ? fields.parentSubagentRunId : fields.parentMessageId;
+      return this.#item(kind, action!, fields[KINDS[kind]![1]], owner, false, parent);
     }
     const owners = this.#owners;
     switch (event.type) {

@@ -181,6 +181,13 @@ describe("EventVerifier 1.0: subagents", () => {
     rejects([started, subStart("y", "x")], "subagent-parent-not-started");
   });
 
+  it("subagent-parent-not-started looks at parentSubagentRunId only, not at the other parents a SUBAGENT_STARTED names", () => {
+    const withParents = { ...subStart("x"), parentMessageId: "m", parentToolCallId: "c" };
+    accepts([started, withParents, subEnd("x"), finished]);
+    accepts([started, msgStart("m"), msgEnd("m"), withParents, subEnd("x"), finished]);
+    rejects([started, { ...withParents, parentSubagentRunId: "m" }], "subagent-parent-not-started");
+  });
+
   it("subagent-not-started: SUBAGENT_FINISHED or _ERROR for an id that is not active", () => {
     accepts([started, subStart("x"), subEnd("x"), finished]);
     rejects([started, subError("x")], "subagent-not-started");
@@ -390,7 +397,8 @@ const randomEvent: fc.Arbitrary<Ev> = fc
       case "REASONING_MESSAGE_CONTENT": return clean({ type: r.type, messageId: r.id, delta: r.delta ?? "d", subagentRunId: s });
       case "REASONING_MESSAGE_CHUNK": return clean({ type: r.type, messageId: r.maybeId, delta: r.delta, metadata: r.metadata, subagentRunId: s });
       case "REASONING_ENCRYPTED_VALUE": return clean({ type: r.type, subtype: r.subtype, entityId: r.id, encryptedValue: "e", subagentRunId: s });
-      case "SUBAGENT_STARTED": return clean({ type: r.type, subagentRunId: r.subagent, name: "n", parentSubagentRunId: r.parentSubagent });
+      // Its other parents (a message, a tool call) are not ordering rules, but a verifier must not mistake them for one.
+      case "SUBAGENT_STARTED": return clean({ type: r.type, subagentRunId: r.subagent, name: "n", parentSubagentRunId: r.parentSubagent, parentMessageId: r.parent, parentToolCallId: r.maybeId });
       case "SUBAGENT_FINISHED": return { type: r.type, subagentRunId: r.subagent };
       case "SUBAGENT_ERROR": return { type: r.type, subagentRunId: r.subagent, message: "bad" };
       default: return clean({ type: r.type, messageId: r.id, subagentRunId: s }); // TEXT_MESSAGE_END, REASONING_START/_END/_MESSAGE_END
