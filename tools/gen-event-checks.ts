@@ -71,31 +71,17 @@ function conditionOf(schema: unknown, name: string): string | undefined {
 }
 
 /**
- * Predicates shared by the checks of optional fields, by their condition on `x`: each becomes one
- * module-level function, however many fields use it.
+ * The body of one event type's check (once `type` has matched), or undefined when a required field
+ * has no plain form. Each field is checked in line, with a local of its own: shared helpers (an
+ * `opt(value, predicate)` was tried) turn into megamorphic calls once a server has seen every
+ * event type, and cost encodeFrame a third of its speed.
  */
-const predicates = new Map<string, string>();
-
-/** The name of the predicate for `condition` (an expression on `x`), declared once. */
-function predicate(condition: string): string {
-  let name = predicates.get(condition);
-  if (name === undefined) predicates.set(condition, (name = `p${predicates.size}`));
-  return name;
-}
-
-/**
- * The expression that is true when `v` is exactly one event of this type (once `type` has
- * matched), or undefined when a required field has no plain form. Required fields are checked in
- * line; each optional field adds to the expected key count 0 when absent, 1 when valid, and NaN
- * (so that no count matches) when invalid, which keeps each check one short expression.
- */
-function checkBody(type: string, schema: unknown): string | undefined {
+function checkBody(type: string, schema: unknown): string[] | undefined {
   const shape = defOf(schema).shape!;
-  const conditions: string[] = [];
-  const optional: string[] = [];
+  const lines: string[] = [];
   let required = 0;
   for (const [key, field] of Object.entries(shape)) {
-    // Field names become property accesses below.
+    // Field names become property accesses and local names below.
     if (!/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
     const def = defOf(field);
     if (key === "type") {
@@ -105,19 +91,21 @@ function checkBody(type: string, schema: unknown): string | undefined {
       required++;
       continue;
     }
+    const local = `f_${key}`;
+    lines.push(`  const ${local} = v.${key};`);
     if (def.type === "optional") {
       // A field of a form not compiled here is left to zod whenever it is present.
-      const condition = conditionOf(def.innerType, "x") ?? "false";
-      optional.push(`opt(v.${key}, ${predicate(condition)})`);
+      const condition = conditionOf(def.innerType, local) ?? "false";
+      lines.push(`  if (${local} !== undefined) {`, `    if (!(${condition})) return false;`, `    n++;`, `  }`);
     } else {
       // A default is left to zod when absent, since the exact event carries it.
-      const condition = conditionOf(def.type === "default" ? def.innerType : field, `v.${key}`);
+      const condition = conditionOf(def.type === "default" ? def.innerType : field, local);
       if (condition === undefined) return undefined;
-      conditions.push(`(${condition})`);
+      lines.push(`  if (!(${condition})) return false;`);
       required++;
     }
   }
-  return [...conditions, `keyCount(v) === ${[String(required), ...optional].join(" + ")}`].join(" && ");
+  return [`  let n = ${required};`, ...lines, `  return keyCount(v) === n;`];
 }
 
 function functionName(type: string): string {
@@ -147,13 +135,7 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
     "  return n;",
     "}",
     "",
-    "/** What an optional field adds to the key count: 0 absent, 1 valid, NaN (no count matches) invalid. */",
-    "function opt(x: unknown, ok: (x: unknown) => boolean): number {",
-    "  return x === undefined ? 0 : ok(x) ? 1 : NaN;",
-    "}",
-    "",
   ];
-  predicates.clear();
   const cases: string[] = [];
   const checks: string[] = [];
   const fast: string[] = [];
@@ -166,11 +148,10 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
     }
     fast.push(type);
     const name = functionName(type);
-    checks.push(`/** The rest of ${type}'s check, once \`type\` has matched. */`, `function ${name}(v: Record<string, unknown>): boolean {`, `  return ${body};`, "}", "");
+    checks.push(`/** The rest of ${type}'s check, once \`type\` has matched. */`, `function ${name}(v: Record<string, unknown>): boolean {`, ...body, "}", "");
     cases.push(`    case ${JSON.stringify(type)}:`, `      return ${name}(v as Record<string, unknown>);`);
   }
-  for (const [condition, name] of predicates) out.push(`const ${name} = (x: unknown): boolean => ${condition};`);
-  out.push("", ...checks);
+  out.push(...checks);
   out.push(
     "/**",
     " * Tells whether `v` is an event that `parseEvent` would return unchanged: of a type with a fast",

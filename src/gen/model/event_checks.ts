@@ -15,152 +15,902 @@ function keyCount(v: object): number {
   return n;
 }
 
-/** What an optional field adds to the key count: 0 absent, 1 valid, NaN (no count matches) invalid. */
-function opt(x: unknown, ok: (x: unknown) => boolean): number {
-  return x === undefined ? 0 : ok(x) ? 1 : NaN;
-}
-
-const p0 = (x: unknown): boolean => (x === "developer" || x === "system" || x === "assistant" || x === "user");
-const p1 = (x: unknown): boolean => typeof x === "string";
-const p2 = (x: unknown): boolean => Number.isSafeInteger(x);
-const p3 = (x: unknown): boolean => x !== null && findJsonProblem(x) === undefined;
-const p4 = (x: unknown): boolean => typeof x === "object" && x !== null && !Array.isArray(x) && findJsonProblem(x) === undefined;
-const p5 = (x: unknown): boolean => false;
-const p6 = (x: unknown): boolean => typeof x === "boolean";
-
 /** The rest of TEXT_MESSAGE_START's check, once `type` has matched. */
 function isTextMessageStart(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && keyCount(v) === 2 + opt(v.role, p0) + opt(v.name, p1) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_role = v.role;
+  if (f_role !== undefined) {
+    if (!((f_role === "developer" || f_role === "system" || f_role === "assistant" || f_role === "user"))) return false;
+    n++;
+  }
+  const f_name = v.name;
+  if (f_name !== undefined) {
+    if (!(typeof f_name === "string")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TEXT_MESSAGE_CONTENT's check, once `type` has matched. */
 function isTextMessageContent(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && (typeof v.delta === "string" && v.delta.length >= 1) && keyCount(v) === 3 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_delta = v.delta;
+  if (!(typeof f_delta === "string" && f_delta.length >= 1)) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TEXT_MESSAGE_END's check, once `type` has matched. */
 function isTextMessageEnd(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TOOL_CALL_START's check, once `type` has matched. */
 function isToolCallStart(v: Record<string, unknown>): boolean {
-  return (typeof v.toolCallId === "string") && (typeof v.toolCallName === "string") && keyCount(v) === 3 + opt(v.parentMessageId, p1) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_toolCallId = v.toolCallId;
+  if (!(typeof f_toolCallId === "string")) return false;
+  const f_toolCallName = v.toolCallName;
+  if (!(typeof f_toolCallName === "string")) return false;
+  const f_parentMessageId = v.parentMessageId;
+  if (f_parentMessageId !== undefined) {
+    if (!(typeof f_parentMessageId === "string")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TOOL_CALL_ARGS's check, once `type` has matched. */
 function isToolCallArgs(v: Record<string, unknown>): boolean {
-  return (typeof v.toolCallId === "string") && (typeof v.delta === "string") && keyCount(v) === 3 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_toolCallId = v.toolCallId;
+  if (!(typeof f_toolCallId === "string")) return false;
+  const f_delta = v.delta;
+  if (!(typeof f_delta === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TOOL_CALL_END's check, once `type` has matched. */
 function isToolCallEnd(v: Record<string, unknown>): boolean {
-  return (typeof v.toolCallId === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_toolCallId = v.toolCallId;
+  if (!(typeof f_toolCallId === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of STATE_SNAPSHOT's check, once `type` has matched. */
 function isStateSnapshot(v: Record<string, unknown>): boolean {
-  return (findJsonProblem(v.snapshot) === undefined) && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_snapshot = v.snapshot;
+  if (!(findJsonProblem(f_snapshot) === undefined)) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of RAW's check, once `type` has matched. */
 function isRaw(v: Record<string, unknown>): boolean {
-  return (findJsonProblem(v.event) === undefined) && keyCount(v) === 2 + opt(v.source, p1) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_event = v.event;
+  if (!(findJsonProblem(f_event) === undefined)) return false;
+  const f_source = v.source;
+  if (f_source !== undefined) {
+    if (!(typeof f_source === "string")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of CUSTOM's check, once `type` has matched. */
 function isCustom(v: Record<string, unknown>): boolean {
-  return (typeof v.name === "string") && (findJsonProblem(v.value) === undefined) && keyCount(v) === 3 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_name = v.name;
+  if (!(typeof f_name === "string")) return false;
+  const f_value = v.value;
+  if (!(findJsonProblem(f_value) === undefined)) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of RUN_STARTED's check, once `type` has matched. */
 function isRunStarted(v: Record<string, unknown>): boolean {
-  return (typeof v.threadId === "string") && (typeof v.runId === "string") && keyCount(v) === 3 + opt(v.protocolVersion, p1) + opt(v.parentRunId, p1) + opt(v.input, p5) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_threadId = v.threadId;
+  if (!(typeof f_threadId === "string")) return false;
+  const f_runId = v.runId;
+  if (!(typeof f_runId === "string")) return false;
+  const f_protocolVersion = v.protocolVersion;
+  if (f_protocolVersion !== undefined) {
+    if (!(typeof f_protocolVersion === "string")) return false;
+    n++;
+  }
+  const f_parentRunId = v.parentRunId;
+  if (f_parentRunId !== undefined) {
+    if (!(typeof f_parentRunId === "string")) return false;
+    n++;
+  }
+  const f_input = v.input;
+  if (f_input !== undefined) {
+    if (!(false)) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of RUN_FINISHED's check, once `type` has matched. */
 function isRunFinished(v: Record<string, unknown>): boolean {
-  return (typeof v.threadId === "string") && (typeof v.runId === "string") && keyCount(v) === 3 + opt(v.result, p3) + opt(v.outcome, p5) + opt(v.usage, p5) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_threadId = v.threadId;
+  if (!(typeof f_threadId === "string")) return false;
+  const f_runId = v.runId;
+  if (!(typeof f_runId === "string")) return false;
+  const f_result = v.result;
+  if (f_result !== undefined) {
+    if (!(f_result !== null && findJsonProblem(f_result) === undefined)) return false;
+    n++;
+  }
+  const f_outcome = v.outcome;
+  if (f_outcome !== undefined) {
+    if (!(false)) return false;
+    n++;
+  }
+  const f_usage = v.usage;
+  if (f_usage !== undefined) {
+    if (!(false)) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of RUN_ERROR's check, once `type` has matched. */
 function isRunError(v: Record<string, unknown>): boolean {
-  return (typeof v.message === "string") && keyCount(v) === 2 + opt(v.code, p1) + opt(v.usage, p5) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_message = v.message;
+  if (!(typeof f_message === "string")) return false;
+  const f_code = v.code;
+  if (f_code !== undefined) {
+    if (!(typeof f_code === "string")) return false;
+    n++;
+  }
+  const f_usage = v.usage;
+  if (f_usage !== undefined) {
+    if (!(false)) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of STEP_STARTED's check, once `type` has matched. */
 function isStepStarted(v: Record<string, unknown>): boolean {
-  return (typeof v.stepName === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_stepName = v.stepName;
+  if (!(typeof f_stepName === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of STEP_FINISHED's check, once `type` has matched. */
 function isStepFinished(v: Record<string, unknown>): boolean {
-  return (typeof v.stepName === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_stepName = v.stepName;
+  if (!(typeof f_stepName === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of SUBAGENT_STARTED's check, once `type` has matched. */
 function isSubagentStarted(v: Record<string, unknown>): boolean {
-  return (typeof v.subagentRunId === "string") && (typeof v.name === "string") && keyCount(v) === 3 + opt(v.description, p1) + opt(v.parentSubagentRunId, p1) + opt(v.parentToolCallId, p1) + opt(v.parentMessageId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_subagentRunId = v.subagentRunId;
+  if (!(typeof f_subagentRunId === "string")) return false;
+  const f_name = v.name;
+  if (!(typeof f_name === "string")) return false;
+  const f_description = v.description;
+  if (f_description !== undefined) {
+    if (!(typeof f_description === "string")) return false;
+    n++;
+  }
+  const f_parentSubagentRunId = v.parentSubagentRunId;
+  if (f_parentSubagentRunId !== undefined) {
+    if (!(typeof f_parentSubagentRunId === "string")) return false;
+    n++;
+  }
+  const f_parentToolCallId = v.parentToolCallId;
+  if (f_parentToolCallId !== undefined) {
+    if (!(typeof f_parentToolCallId === "string")) return false;
+    n++;
+  }
+  const f_parentMessageId = v.parentMessageId;
+  if (f_parentMessageId !== undefined) {
+    if (!(typeof f_parentMessageId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of SUBAGENT_FINISHED's check, once `type` has matched. */
 function isSubagentFinished(v: Record<string, unknown>): boolean {
-  return (typeof v.subagentRunId === "string") && keyCount(v) === 2 + opt(v.result, p3) + opt(v.outcome, p5) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_subagentRunId = v.subagentRunId;
+  if (!(typeof f_subagentRunId === "string")) return false;
+  const f_result = v.result;
+  if (f_result !== undefined) {
+    if (!(f_result !== null && findJsonProblem(f_result) === undefined)) return false;
+    n++;
+  }
+  const f_outcome = v.outcome;
+  if (f_outcome !== undefined) {
+    if (!(false)) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of SUBAGENT_ERROR's check, once `type` has matched. */
 function isSubagentError(v: Record<string, unknown>): boolean {
-  return (typeof v.subagentRunId === "string") && (typeof v.message === "string") && keyCount(v) === 3 + opt(v.code, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_subagentRunId = v.subagentRunId;
+  if (!(typeof f_subagentRunId === "string")) return false;
+  const f_message = v.message;
+  if (!(typeof f_message === "string")) return false;
+  const f_code = v.code;
+  if (f_code !== undefined) {
+    if (!(typeof f_code === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TEXT_MESSAGE_CHUNK's check, once `type` has matched. */
 function isTextMessageChunk(v: Record<string, unknown>): boolean {
-  return keyCount(v) === 1 + opt(v.messageId, p1) + opt(v.role, p0) + opt(v.delta, p1) + opt(v.name, p1) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 1;
+  const f_messageId = v.messageId;
+  if (f_messageId !== undefined) {
+    if (!(typeof f_messageId === "string")) return false;
+    n++;
+  }
+  const f_role = v.role;
+  if (f_role !== undefined) {
+    if (!((f_role === "developer" || f_role === "system" || f_role === "assistant" || f_role === "user"))) return false;
+    n++;
+  }
+  const f_delta = v.delta;
+  if (f_delta !== undefined) {
+    if (!(typeof f_delta === "string")) return false;
+    n++;
+  }
+  const f_name = v.name;
+  if (f_name !== undefined) {
+    if (!(typeof f_name === "string")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of TOOL_CALL_CHUNK's check, once `type` has matched. */
 function isToolCallChunk(v: Record<string, unknown>): boolean {
-  return keyCount(v) === 1 + opt(v.toolCallId, p1) + opt(v.toolCallName, p1) + opt(v.parentMessageId, p1) + opt(v.delta, p1) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 1;
+  const f_toolCallId = v.toolCallId;
+  if (f_toolCallId !== undefined) {
+    if (!(typeof f_toolCallId === "string")) return false;
+    n++;
+  }
+  const f_toolCallName = v.toolCallName;
+  if (f_toolCallName !== undefined) {
+    if (!(typeof f_toolCallName === "string")) return false;
+    n++;
+  }
+  const f_parentMessageId = v.parentMessageId;
+  if (f_parentMessageId !== undefined) {
+    if (!(typeof f_parentMessageId === "string")) return false;
+    n++;
+  }
+  const f_delta = v.delta;
+  if (f_delta !== undefined) {
+    if (!(typeof f_delta === "string")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of ACTIVITY_SNAPSHOT's check, once `type` has matched. */
 function isActivitySnapshot(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && (typeof v.activityType === "string") && (typeof v.content === "object" && v.content !== null && !Array.isArray(v.content) && findJsonProblem(v.content) === undefined) && keyCount(v) === 4 + opt(v.replace, p6) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 4;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_activityType = v.activityType;
+  if (!(typeof f_activityType === "string")) return false;
+  const f_content = v.content;
+  if (!(typeof f_content === "object" && f_content !== null && !Array.isArray(f_content) && findJsonProblem(f_content) === undefined)) return false;
+  const f_replace = v.replace;
+  if (f_replace !== undefined) {
+    if (!(typeof f_replace === "boolean")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_START's check, once `type` has matched. */
 function isReasoningStart(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_MESSAGE_START's check, once `type` has matched. */
 function isReasoningMessageStart(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && (v.role === "reasoning") && keyCount(v) === 3 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_role = v.role;
+  if (!(f_role === "reasoning")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_MESSAGE_CONTENT's check, once `type` has matched. */
 function isReasoningMessageContent(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && (typeof v.delta === "string") && keyCount(v) === 3 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 3;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_delta = v.delta;
+  if (!(typeof f_delta === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_MESSAGE_END's check, once `type` has matched. */
 function isReasoningMessageEnd(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_MESSAGE_CHUNK's check, once `type` has matched. */
 function isReasoningMessageChunk(v: Record<string, unknown>): boolean {
-  return keyCount(v) === 1 + opt(v.messageId, p1) + opt(v.delta, p1) + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 1;
+  const f_messageId = v.messageId;
+  if (f_messageId !== undefined) {
+    if (!(typeof f_messageId === "string")) return false;
+    n++;
+  }
+  const f_delta = v.delta;
+  if (f_delta !== undefined) {
+    if (!(typeof f_delta === "string")) return false;
+    n++;
+  }
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_END's check, once `type` has matched. */
 function isReasoningEnd(v: Record<string, unknown>): boolean {
-  return (typeof v.messageId === "string") && keyCount(v) === 2 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 2;
+  const f_messageId = v.messageId;
+  if (!(typeof f_messageId === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /** The rest of REASONING_ENCRYPTED_VALUE's check, once `type` has matched. */
 function isReasoningEncryptedValue(v: Record<string, unknown>): boolean {
-  return ((v.subtype === "tool-call" || v.subtype === "message")) && (typeof v.entityId === "string") && (typeof v.encryptedValue === "string") && keyCount(v) === 4 + opt(v.subagentRunId, p1) + opt(v.timestamp, p2) + opt(v.rawEvent, p3) + opt(v.metadata, p4);
+  let n = 4;
+  const f_subtype = v.subtype;
+  if (!((f_subtype === "tool-call" || f_subtype === "message"))) return false;
+  const f_entityId = v.entityId;
+  if (!(typeof f_entityId === "string")) return false;
+  const f_encryptedValue = v.encryptedValue;
+  if (!(typeof f_encryptedValue === "string")) return false;
+  const f_subagentRunId = v.subagentRunId;
+  if (f_subagentRunId !== undefined) {
+    if (!(typeof f_subagentRunId === "string")) return false;
+    n++;
+  }
+  const f_timestamp = v.timestamp;
+  if (f_timestamp !== undefined) {
+    if (!(Number.isSafeInteger(f_timestamp))) return false;
+    n++;
+  }
+  const f_rawEvent = v.rawEvent;
+  if (f_rawEvent !== undefined) {
+    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    n++;
+  }
+  const f_metadata = v.metadata;
+  if (f_metadata !== undefined) {
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    n++;
+  }
+  return keyCount(v) === n;
 }
 
 /**
