@@ -56,83 +56,26 @@ function check<T>(schema: core.$ZodType, r: Reader, item: T, keep: boolean): T {
   return item;
 }
 
-/**
- * Checks a decoded chat message (MESSAGES_SNAPSHOT's `messages`).
- *
- * @throws Never.
- */
-export function checkMessage(r: Reader, item: MessageFields, keep: boolean): MessageFields {
-  return check(MessageSchema, r, item, keep);
+/** An element check over `schema`, for the generated readers to call by name. */
+function checker<T>(schema: core.$ZodType): (r: Reader, item: T, keep: boolean) => T {
+  return (r, item, keep) => check(schema, r, item, keep);
 }
 
-/**
- * Checks a decoded tool call (a message's `toolCalls`).
- *
- * @throws Never.
- */
-export function checkToolCall(r: Reader, item: ToolCallFields, keep: boolean): ToolCallFields {
-  return check(ToolCallSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded JSON Patch operation (STATE_DELTA's `delta`).
- *
- * @throws Never.
- */
-export function checkJsonPatchOperation(r: Reader, item: JsonPatchOperationFields, keep: boolean): JsonPatchOperationFields {
-  return check(JsonPatchOperationSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded content part (a user or tool message's, or TOOL_CALL_RESULT's, `content`).
- *
- * @throws Never.
- */
-export function checkContentPart(r: Reader, item: ContentPartFields, keep: boolean): ContentPartFields {
-  return check(ContentPartSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded interrupt (RUN_FINISHED's interrupt outcome).
- *
- * @throws Never.
- */
-export function checkInterrupt(r: Reader, item: InterruptFields, keep: boolean): InterruptFields {
-  return check(InterruptSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded token usage entry (RUN_FINISHED's and RUN_ERROR's `usage`).
- *
- * @throws Never.
- */
-export function checkTokenUsage(r: Reader, item: TokenUsageFields, keep: boolean): TokenUsageFields {
-  return check(TokenUsageSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded tool (RUN_STARTED input's `tools`).
- *
- * @throws Never.
- */
-export function checkTool(r: Reader, item: ToolFields, keep: boolean): ToolFields {
-  return check(ToolSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded context entry (RUN_STARTED input's `context`).
- *
- * @throws Never.
- */
-export function checkContext(r: Reader, item: ContextFields, keep: boolean): ContextFields {
-  return check(ContextSchema, r, item, keep);
-}
-
-/**
- * Checks a decoded resume entry (RUN_STARTED input's `resume`).
- *
- * @throws Never.
- */
-export function checkResumeEntry(r: Reader, item: ResumeEntryFields, keep: boolean): ResumeEntryFields {
-  return check(ResumeEntrySchema, r, item, keep);
-}
+/** Checks a decoded chat message (MESSAGES_SNAPSHOT's `messages`, an input's). Never throws. */
+export const checkMessage = /* @__PURE__ */ checker<MessageFields>(MessageSchema);
+/** Checks a decoded tool call (a message's `toolCalls`). Never throws. */
+export const checkToolCall = /* @__PURE__ */ checker<ToolCallFields>(ToolCallSchema);
+/** Checks a decoded JSON Patch operation (STATE_DELTA's `delta`, ACTIVITY_DELTA's `patch`). Never throws. */
+export const checkJsonPatchOperation = /* @__PURE__ */ checker<JsonPatchOperationFields>(JsonPatchOperationSchema);
+/** Checks a decoded content part (a user or tool message's, or TOOL_CALL_RESULT's, `content`). Never throws. */
+export const checkContentPart = /* @__PURE__ */ checker<ContentPartFields>(ContentPartSchema);
+/** Checks a decoded interrupt (RUN_FINISHED's interrupt outcome). Never throws. */
+export const checkInterrupt = /* @__PURE__ */ checker<InterruptFields>(InterruptSchema);
+/** Checks a decoded token usage entry (RUN_FINISHED's and RUN_ERROR's `usage`). Never throws. */
+export const checkTokenUsage = /* @__PURE__ */ checker<TokenUsageFields>(TokenUsageSchema);
+/** Checks a decoded tool (RUN_STARTED input's `tools`). Never throws. */
+export const checkTool = /* @__PURE__ */ checker<ToolFields>(ToolSchema);
+/** Checks a decoded context entry (RUN_STARTED input's `context`). Never throws. */
+export const checkContext = /* @__PURE__ */ checker<ContextFields>(ContextSchema);
+/** Checks a decoded resume entry (RUN_STARTED input's `resume`). Never throws. */
+export const checkResumeEntry = /* @__PURE__ */ checker<ResumeEntryFields>(ResumeEntrySchema);

@@ -1,4 +1,5 @@
 // Unit tests of the binary codec's wire rules, mostly on bytes built by hand.
+import { ARMS_1_0 } from "../fixtures/arms.js";
 import { describe, expect, it } from "vitest";
 import {
   AguiWireError,
@@ -112,21 +113,7 @@ const ARM: Record<EventType, number> = {
   RUN_ERROR: 14,
   STEP_STARTED: 15,
   STEP_FINISHED: 16,
-  SUBAGENT_STARTED: 19,
-  SUBAGENT_FINISHED: 20,
-  SUBAGENT_ERROR: 21,
-  TEXT_MESSAGE_CHUNK: 17,
-  TOOL_CALL_CHUNK: 18,
-  TOOL_CALL_RESULT: 22,
-  ACTIVITY_SNAPSHOT: 23,
-  ACTIVITY_DELTA: 24,
-  REASONING_START: 25,
-  REASONING_MESSAGE_START: 26,
-  REASONING_MESSAGE_CONTENT: 27,
-  REASONING_MESSAGE_END: 28,
-  REASONING_MESSAGE_CHUNK: 29,
-  REASONING_END: 30,
-  REASONING_ENCRYPTED_VALUE: 31,
+  ...ARMS_1_0,
 };
 
 /** One minimal event of each type, with every required field at its proto3 default where allowed. */

@@ -4,6 +4,7 @@
 //
 // Where the JSON form of an event folds several wire fields into one (src/binary/adapters.ts), the
 // fold is named in FOLDED below and checked form by form, rather than the message being skipped.
+import { ARMS_1_0 } from "../fixtures/arms.js";
 import { ScalarType, create, toBinary, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
@@ -317,24 +318,6 @@ function checkOutcome(where: string, model: ModelField, message: DescMessage, fo
   }
 }
 
-/** The Event oneof arm of each type added in 1.0, from `@ag-ui/proto` 1.0 (see WIRE.md). */
-const ARMS_1_0: Readonly<Record<string, number>> = {
-  SUBAGENT_STARTED: 19,
-  SUBAGENT_FINISHED: 20,
-  SUBAGENT_ERROR: 21,
-  TEXT_MESSAGE_CHUNK: 17,
-  TOOL_CALL_CHUNK: 18,
-  TOOL_CALL_RESULT: 22,
-  ACTIVITY_SNAPSHOT: 23,
-  ACTIVITY_DELTA: 24,
-  REASONING_START: 25,
-  REASONING_MESSAGE_START: 26,
-  REASONING_MESSAGE_CONTENT: 27,
-  REASONING_MESSAGE_END: 28,
-  REASONING_MESSAGE_CHUNK: 29,
-  REASONING_END: 30,
-  REASONING_ENCRYPTED_VALUE: 31,
-};
 
 /** The fields of every event that the proto keeps in its BaseEvent message (field 1). */
 const BASE_FIELDS = ["type", "timestamp", "rawEvent", "metadata"] as const;
@@ -349,7 +332,7 @@ describe("event model and protobuf schema", () => {
     expect(ProtoEventTypeSchema.values.map((v) => v.number)).toEqual(EVENT_TYPES.map((_, i) => i));
     for (const value of ProtoEventTypeSchema.values) {
       // The initial release's arms are one above their EventType; the 1.0 additions' are not.
-      const arm = ARMS_1_0[value.localName] ?? value.number + 1;
+      const arm = (ARMS_1_0 as Readonly<Record<string, number>>)[value.localName] ?? value.number + 1;
       expect(arms.find((f) => f.name.toUpperCase() === value.localName)?.number, value.localName).toBe(arm);
     }
     expect(ProtoEventSchema.fields).toHaveLength(31);
