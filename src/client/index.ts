@@ -15,3 +15,4 @@ export { randomId, type RunAgentParameters } from "./input.js";
 export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "../verify.js";
 export { AguiWireError, isAguiWireError, type ErrorCode } from "../errors.js";
 export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "../unknown-event.js";
+export { RunState, ChunkExpander, type Applied, type RunStateOptions } from "./reducer/index.js";
