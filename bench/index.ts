@@ -17,7 +17,7 @@ import { silencePeerWarnings } from "./peers.js";
 import type { Suite, SuiteContext, SuiteResult } from "./suite.js";
 
 /** Suites in this order first, then any other in name order. */
-const ORDER = ["codec", "stream", "http", "size", "bundle"];
+const ORDER = ["codec", "stream", "reduce", "http", "size", "bundle"];
 
 const args = process.argv.slice(2);
 if (args.includes("--help") || args.includes("-h")) {
