@@ -90,12 +90,43 @@ export function fromWireToolCallResultEvent(v: ToolCallResultEventFields): ToolC
   return v;
 }
 
-/** The outcome of an event as the model holds it. */
-interface Outcome {
-  type: string;
-  pendingToolCallIds?: string[];
-  interrupts?: unknown[];
-  interruptIds?: string[];
+/**
+ * The lists an event's outcome may hold, each on the wire as a field of the event: its key, the
+ * outcome type it belongs to, what an error calls it, and whether that outcome always carries it
+ * (an interrupt outcome has its interrupts, even none, which the model then refuses, as 1.0 does).
+ */
+type OutcomeLists = readonly (readonly [key: string, owner: string, what: string, always: boolean])[];
+
+const RUN_OUTCOME: OutcomeLists = [
+  ["pendingToolCallIds", "success", "pending tool calls", false],
+  ["interrupts", "interrupt", "interrupts", true],
+];
+const SUBAGENT_OUTCOME: OutcomeLists = [["interruptIds", "suspended", "interrupt ids", false]];
+
+/** The wire shape of an event with an outcome: its type as a string ("" for none), its lists as the event's. */
+function unfoldOutcome<T extends object>(e: T, lists: OutcomeLists): T {
+  const outcome = (e as Loose).outcome as Loose | undefined;
+  const wire: Loose = { ...e, outcome: outcome === undefined ? "" : outcome.type };
+  for (const [key] of lists) wire[key] = (outcome?.[key] as unknown[] | undefined) ?? [];
+  return wire as T;
+}
+
+/**
+ * Folds a just-read event's outcome type and lists into the model's outcome object, in place.
+ *
+ * @throws {AguiWireError} `malformed_frame` for a non-empty list beside another outcome type.
+ */
+function foldOutcome(e: Loose, event: string, lists: OutcomeLists): void {
+  const type = e.outcome as string;
+  const outcome: Loose | undefined = type === "" ? undefined : { type };
+  for (const [key, owner, what, always] of lists) {
+    const list = e[key] as unknown[];
+    if (list.length > 0 && type !== owner) throw malformed(`${event} lists ${what} with outcome ${JSON.stringify(type)}, expected "${owner}"`);
+    if (outcome !== undefined && type === owner && (always || list.length > 0)) outcome[key] = list;
+    delete e[key];
+  }
+  if (outcome === undefined) delete e.outcome;
+  else e.outcome = outcome;
 }
 
 /**
@@ -104,14 +135,7 @@ interface Outcome {
  * @throws Never.
  */
 export function toWireRunFinishedEvent(e: RunFinishedEventFields): RunFinishedEventFields {
-  const outcome = e.outcome as unknown as Outcome | undefined;
-  if (outcome === undefined) return { ...e, outcome: "" };
-  return {
-    ...e,
-    outcome: outcome.type,
-    pendingToolCallIds: outcome.pendingToolCallIds ?? [],
-    interrupts: (outcome.interrupts ?? []) as RunFinishedEventFields["interrupts"],
-  };
+  return unfoldOutcome(e, RUN_OUTCOME);
 }
 
 /**
@@ -121,22 +145,8 @@ export function toWireRunFinishedEvent(e: RunFinishedEventFields): RunFinishedEv
  *   interrupts without an interrupt outcome.
  */
 export function fromWireRunFinishedEvent(v: RunFinishedEventFields): RunFinishedEventFields {
-  const e = v as unknown as Loose;
-  const type = v.outcome;
-  const pending = v.pendingToolCallIds;
-  const interrupts = v.interrupts;
-  if (pending.length > 0 && type !== "success") throw malformed(`RUN_FINISHED lists pending tool calls with outcome ${JSON.stringify(type)}, expected "success"`);
-  if (interrupts.length > 0 && type !== "interrupt") throw malformed(`RUN_FINISHED lists interrupts with outcome ${JSON.stringify(type)}, expected "interrupt"`);
-  delete e.pendingToolCallIds;
-  delete e.interrupts;
-  if (type === "") delete e.outcome;
-  else {
-    const outcome: Outcome = { type };
-    if (pending.length > 0) outcome.pendingToolCallIds = pending;
-    if (type === "interrupt") outcome.interrupts = interrupts;
-    e.outcome = outcome;
-  }
-  if (v.usage.length === 0) delete e.usage;
+  foldOutcome(v as unknown as Loose, "RUN_FINISHED", RUN_OUTCOME);
+  dropEmptyUsage(v as unknown as Loose);
   return v;
 }
 
@@ -155,8 +165,13 @@ export function toWireRunErrorEvent(e: RunErrorEventFields): RunErrorEventFields
  * @throws Never.
  */
 export function fromWireRunErrorEvent(v: RunErrorEventFields): RunErrorEventFields {
-  if (v.usage.length === 0) delete (v as unknown as Loose).usage;
+  dropEmptyUsage(v as unknown as Loose);
   return v;
+}
+
+/** `usage` as the other side's decoder leaves it: absent when the wire held no entries. */
+function dropEmptyUsage(e: Loose): void {
+  if ((e.usage as unknown[]).length === 0) delete e.usage;
 }
 
 /**
@@ -166,9 +181,7 @@ export function fromWireRunErrorEvent(v: RunErrorEventFields): RunErrorEventFiel
  * @throws Never.
  */
 export function toWireSubagentFinishedEvent(e: SubagentFinishedEventFields): SubagentFinishedEventFields {
-  const outcome = e.outcome as unknown as Outcome | undefined;
-  if (outcome === undefined) return { ...e, outcome: "" };
-  return { ...e, outcome: outcome.type, interruptIds: outcome.interruptIds ?? [] };
+  return unfoldOutcome(e, SUBAGENT_OUTCOME);
 }
 
 /**
@@ -177,17 +190,7 @@ export function toWireSubagentFinishedEvent(e: SubagentFinishedEventFields): Sub
  * @throws {AguiWireError} `malformed_frame` for interrupt ids without a suspended outcome.
  */
 export function fromWireSubagentFinishedEvent(v: SubagentFinishedEventFields): SubagentFinishedEventFields {
-  const e = v as unknown as Loose;
-  const type = v.outcome;
-  const ids = v.interruptIds;
-  if (ids.length > 0 && type !== "suspended") throw malformed(`SUBAGENT_FINISHED lists interrupt ids with outcome ${JSON.stringify(type)}, expected "suspended"`);
-  delete e.interruptIds;
-  if (type === "") delete e.outcome;
-  else {
-    const outcome: Outcome = { type };
-    if (ids.length > 0) outcome.interruptIds = ids;
-    e.outcome = outcome;
-  }
+  foldOutcome(v as unknown as Loose, "SUBAGENT_FINISHED", SUBAGENT_OUTCOME);
   return v;
 }
 
