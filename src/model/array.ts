@@ -14,8 +14,9 @@
  *
  * @module
  */
-import * as z from "zod/mini";
-import * as core from "zod/v4/core";
+import type * as z from "zod/mini";
+import type * as core from "zod/v4/core";
+import { ownType } from "./own-type.js";
 import { runSchema } from "./run-schema.js";
 
 /** How many issues one array keeps before it only counts the problems of its later elements. */
@@ -24,12 +25,7 @@ export const MAX_ARRAY_ISSUES = 10;
 /** The `params` key of the issue that stands for the problems an array counted but did not keep. */
 const OMITTED = "aguiOmittedProblems";
 
-interface Initialiser {
-  init(inst: unknown, def: unknown): void;
-}
-
 type RawIssue = core.$ZodRawIssue;
-type Payload = core.ParsePayload;
 
 /**
  * How many problems `issues` stand for: one per issue, except an array's summary issue, which
@@ -55,54 +51,49 @@ export function omittedProblems(issue: { code?: string; params?: unknown }): num
   return typeof n === "number" ? n : undefined;
 }
 
-// A plain zod type with its own parse: zod's array class would only add bytes (its parse is replaced).
-const miniType = z.ZodMiniType as unknown as Initialiser;
-
-const BoundedArray = /* @__PURE__ */ core.$constructor("AguiBoundedArray", (inst: core.$ZodArray, def: core.$ZodArrayDef) => {
-  miniType.init(inst, def);
-  inst._zod.parse = (payload: Payload, ctx: core.ParseContextInternal): Payload => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({ expected: "array", code: "invalid_type", input, inst } as RawIssue);
-      return payload;
-    }
-    const n = input.length;
-    let out: unknown[] | undefined = new Array(n);
-    let kept = 0;
-    let omitted = 0;
-    for (let i = 0; i < n; i++) {
-      const result = runSchema(def.element, input[i], ctx);
-      const issues = result.issues;
-      if (issues.length === 0) {
-        if (out !== undefined) out[i] = result.value;
-        continue;
-      }
-      // The array is rejected from here on, so nothing more of its output is built.
-      out = undefined;
-      if (kept < MAX_ARRAY_ISSUES) {
-        for (let j = 0; j < issues.length; j++) {
-          // Prefixed in place, as zod's own containers do with their children's issues.
-          const issue = issues[j]! as { path?: PropertyKey[] };
-          issue.path = issue.path ? [i, ...issue.path] : [i];
-          payload.issues.push(issue as RawIssue);
-        }
-        kept += issues.length;
-      } else {
-        omitted += problemCount(issues);
-      }
-    }
-    if (omitted > 0) {
-      payload.issues.push({
-        code: "custom",
-        message: `and ${omitted} more problems in later elements`,
-        params: { [OMITTED]: omitted },
-        input,
-        inst,
-      } as RawIssue);
-    }
-    payload.value = out ?? input;
+// One of the model's own types (own-type.ts): zod's array class would only add bytes.
+const BoundedArray = /* @__PURE__ */ ownType<core.$ZodArray, core.$ZodArrayDef>("AguiBoundedArray", (inst, def) => (payload, ctx) => {
+  const input = payload.value;
+  if (!Array.isArray(input)) {
+    payload.issues.push({ expected: "array", code: "invalid_type", input, inst } as RawIssue);
     return payload;
-  };
+  }
+  const n = input.length;
+  let out: unknown[] | undefined = new Array(n);
+  let kept = 0;
+  let omitted = 0;
+  for (let i = 0; i < n; i++) {
+    const result = runSchema(def.element, input[i], ctx);
+    const issues = result.issues;
+    if (issues.length === 0) {
+      if (out !== undefined) out[i] = result.value;
+      continue;
+    }
+    // The array is rejected from here on, so nothing more of its output is built.
+    out = undefined;
+    if (kept < MAX_ARRAY_ISSUES) {
+      for (let j = 0; j < issues.length; j++) {
+        // Prefixed in place, as zod's own containers do with their children's issues.
+        const issue = issues[j]! as { path?: PropertyKey[] };
+        issue.path = issue.path ? [i, ...issue.path] : [i];
+        payload.issues.push(issue as RawIssue);
+      }
+      kept += issues.length;
+    } else {
+      omitted += problemCount(issues);
+    }
+  }
+  if (omitted > 0) {
+    payload.issues.push({
+      code: "custom",
+      message: `and ${omitted} more problems in later elements`,
+      params: { [OMITTED]: omitted },
+      input,
+      inst,
+    } as RawIssue);
+  }
+  payload.value = out ?? input;
+  return payload;
 });
 
 /**

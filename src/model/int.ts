@@ -9,13 +9,9 @@
  *
  * @module
  */
-import * as z from "zod/mini";
-import * as core from "zod/v4/core";
-
-interface Initialiser {
-  init(inst: unknown, def: unknown): void;
-}
-const miniType = z.ZodMiniType as unknown as Initialiser;
+import type * as z from "zod/mini";
+import type * as core from "zod/v4/core";
+import { ownType } from "./own-type.js";
 
 interface IntDef extends core.$ZodTypeDef {
   minimum: number;
@@ -23,18 +19,15 @@ interface IntDef extends core.$ZodTypeDef {
   below?: string;
 }
 
-const SafeInt = /* @__PURE__ */ core.$constructor("AguiSafeInt", (inst: core.$ZodType, def: IntDef) => {
-  miniType.init(inst, def);
-  inst._zod.parse = (payload: core.ParsePayload): core.ParsePayload => {
-    const input = payload.value;
-    let issue: Record<string, unknown> | undefined;
-    if (typeof input !== "number" || !Number.isFinite(input)) issue = { code: "invalid_type", expected: "number" };
-    else if (!Number.isInteger(input)) issue = { code: "invalid_type", expected: "int" };
-    else if (input > Number.MAX_SAFE_INTEGER) issue = { code: "too_big", origin: "int", maximum: Number.MAX_SAFE_INTEGER, inclusive: true };
-    else if (input < def.minimum) issue = { code: "too_small", origin: "int", minimum: def.minimum, inclusive: true, message: def.below };
-    if (issue) payload.issues.push({ ...issue, input, inst } as unknown as core.$ZodRawIssue);
-    return payload;
-  };
+const SafeInt = /* @__PURE__ */ ownType<core.$ZodType, IntDef>("AguiSafeInt", (inst, def) => (payload) => {
+  const input = payload.value;
+  let issue: Record<string, unknown> | undefined;
+  if (typeof input !== "number" || !Number.isFinite(input)) issue = { code: "invalid_type", expected: "number" };
+  else if (!Number.isInteger(input)) issue = { code: "invalid_type", expected: "int" };
+  else if (input > Number.MAX_SAFE_INTEGER) issue = { code: "too_big", origin: "int", maximum: Number.MAX_SAFE_INTEGER, inclusive: true };
+  else if (input < def.minimum) issue = { code: "too_small", origin: "int", minimum: def.minimum, inclusive: true, message: def.below };
+  if (issue) payload.issues.push({ ...issue, input, inst } as unknown as core.$ZodRawIssue);
+  return payload;
 });
 
 /**
@@ -44,5 +37,5 @@ const SafeInt = /* @__PURE__ */ core.$constructor("AguiSafeInt", (inst: core.$Zo
  */
 /* @__NO_SIDE_EFFECTS__ */
 export function int(minimum: number = Number.MIN_SAFE_INTEGER, below?: string): z.ZodMiniType<number> {
-  return new SafeInt({ type: "number", minimum, below } as unknown as IntDef) as unknown as z.ZodMiniType<number>;
+  return new SafeInt({ type: "number", minimum, below } as IntDef) as unknown as z.ZodMiniType<number>;
 }

@@ -10,13 +10,9 @@
  *
  * @module
  */
-import * as z from "zod/mini";
-import * as core from "zod/v4/core";
-
-interface Initialiser {
-  init(inst: unknown, def: unknown): void;
-}
-const miniType = z.ZodMiniType as unknown as Initialiser;
+import type * as z from "zod/mini";
+import type * as core from "zod/v4/core";
+import { ownType } from "./own-type.js";
 
 interface TaggedDef extends core.$ZodTypeDef {
   discriminator: string;
@@ -31,11 +27,10 @@ function tagsOf(option: core.$ZodType, key: string): readonly unknown[] {
   return values;
 }
 
-const Tagged = /* @__PURE__ */ core.$constructor("AguiTagged", (inst: core.$ZodType, def: TaggedDef) => {
-  miniType.init(inst, def);
+const Tagged = /* @__PURE__ */ ownType<core.$ZodType, TaggedDef>("AguiTagged", (inst, def) => {
   const byTag = new Map<unknown, core.$ZodType>();
   for (const option of def.options) for (const tag of tagsOf(option, def.discriminator)) byTag.set(tag, option);
-  inst._zod.parse = (payload: core.ParsePayload, ctx: core.ParseContextInternal): core.ParsePayload => {
+  return (payload, ctx) => {
     const input = payload.value;
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       payload.issues.push({ code: "invalid_type", expected: "object", input, inst } as core.$ZodRawIssue);

@@ -4,16 +4,11 @@
  * @module
  */
 import * as z from "zod/mini";
-import * as core from "zod/v4/core";
+import type * as core from "zod/v4/core";
 import { array } from "./array.js";
 import { ContentPartSchema } from "./content.js";
+import { ownType } from "./own-type.js";
 import { runSchema } from "./run-schema.js";
-
-interface Initialiser {
-  init(inst: unknown, def: unknown): void;
-}
-// A plain zod type with its own parse: zod's union machinery would only add bytes.
-const miniType = z.ZodMiniType as unknown as Initialiser;
 
 const PartsSchema = array(ContentPartSchema);
 
@@ -22,20 +17,17 @@ const PartsSchema = array(ContentPartSchema);
  * parts with one bad part is then reported at that part (`content[1]: expected "text" or …, found
  * "gif"`), where a union can only say that neither branch matched the whole list.
  */
-const TextOrParts = /* @__PURE__ */ core.$constructor("AguiTextOrParts", (inst: core.$ZodUnion, def: core.$ZodUnionDef) => {
-  miniType.init(inst, def);
-  inst._zod.parse = (payload: core.ParsePayload, ctx: core.ParseContextInternal): core.ParsePayload => {
-    const input = payload.value;
-    if (typeof input === "string") return payload;
-    if (Array.isArray(input)) {
-      const result = runSchema(PartsSchema, input, ctx);
-      payload.value = result.value;
-      for (const issue of result.issues) payload.issues.push(issue);
-      return payload;
-    }
-    payload.issues.push({ code: "invalid_type", expected: "string or array", input, inst } as unknown as core.$ZodRawIssue);
+const TextOrParts = /* @__PURE__ */ ownType<core.$ZodUnion, core.$ZodUnionDef>("AguiTextOrParts", (inst) => (payload, ctx) => {
+  const input = payload.value;
+  if (typeof input === "string") return payload;
+  if (Array.isArray(input)) {
+    const result = runSchema(PartsSchema, input, ctx);
+    payload.value = result.value;
+    for (const issue of result.issues) payload.issues.push(issue);
     return payload;
-  };
+  }
+  payload.issues.push({ code: "invalid_type", expected: "string or array", input, inst } as unknown as core.$ZodRawIssue);
+  return payload;
 });
 
 /** Text, or content parts: a union of `string` and a (bounded) array of {@link ContentPartSchema}. */
