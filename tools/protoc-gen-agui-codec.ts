@@ -210,8 +210,8 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   }
 
   for (const m of allMessages(file)) {
-    if (m.typeName === options.union) generateUnion(f, m, unionArms);
-    else if (options.unions.has(m.typeName)) generateNestedUnion(f, m);
+    if (m.typeName === options.union) generateUnion(f, m, [...unionArms.values()], EVENT_WORDS);
+    else if (options.unions.has(m.typeName)) generateUnion(f, m, unionOneof(m).fields.map((arm) => ({ arm, type: arm.name })), nestedWords(m));
     else if (m.typeName === options.flatten) generateFlattened(f, m, options);
     else generateMessage(f, m, unionArms.get(m.typeName)?.type, options, armTypes.get(m.typeName));
   }
@@ -446,33 +446,44 @@ function generateFlattened(f: GeneratedFile, m: DescMessage, options: Options): 
   void options;
 }
 
-function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm: DescField; type: string }>): void {
+/**
+ * How a union's generated code words its documentation and its errors: the event union's are part
+ * of the public contract (an unknown arm is `unknown_event_type`), a nested union's are faults of
+ * the frame.
+ */
+interface UnionWords {
+  /** What one object of the union is, for the type's doc comment. */
+  what: string;
+  /** The statement of the writer's default branch. */
+  writeUnknown: string;
+  /** The reader's doc comment, after its first line. */
+  readDoc: string[];
+  /** The statement for a second arm (`v` and `next` in scope). */
+  twoArms: string;
+  /** The statements after the loop when no known arm was read (`unknownField` in scope). */
+  noArm: string[];
+}
+
+/** The union of `m`'s oneof: a `type` on each arm's object, written and read by the arm. */
+function generateUnion(f: GeneratedFile, m: DescMessage, arms: readonly { arm: DescField; type: string }[], words: UnionWords): void {
   const name = ident(m);
-  const list = [...arms.values()];
-  f.print(`/** Any event object: a union on \`type\`. */`);
-  f.print(`export type ${name}Fields = ${list.map(({ arm }) => `${ident(arm.message!)}Fields`).join(" | ")};`);
+  f.print(`/** ${words.what}: a union on \`type\`. */`);
+  f.print(`export type ${name}Fields = ${arms.map(({ arm }) => `${ident(arm.message!)}Fields`).join(" | ")};`);
   f.print("");
   f.print(`/** Writes one ${m.typeName}: the arm named by \`v.type\`. */`);
   f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
   f.print("  switch (v.type) {");
-  for (const { arm, type } of list) {
+  for (const { arm, type } of arms) {
     f.print(`    case ${JSON.stringify(type)}: { ${writeTag(arm, 2)} const m = w.fork(); write${ident(arm.message!)}(w, v); w.join(m); return; }`);
   }
   f.print("    default:");
-  f.print("      throw new ValidationError(\"unknown_event_type\", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);");
+  f.print(`      ${words.writeUnknown}`);
   f.print("  }");
   f.print("}");
   f.print("");
   f.print(`/**`);
   f.print(` * Reads one ${m.typeName} whose fields end at \`end\`.`);
-  f.print(` *`);
-  f.print(` * Fields that are not arms of this schema are skipped when a known arm is present, so that a`);
-  f.print(` * peer's newer envelope fields do not break decoding; with no known arm they mean an event`);
-  f.print(` * type this schema lacks.`);
-  f.print(` *`);
-  f.print(` * @throws {ValidationError} \`unknown_event_type\` when the only arms present are unknown ones.`);
-  f.print(` * @throws {AguiWireError} \`malformed_frame\` for no arm at all, two known arms, or any wire-level`);
-  f.print(` *   fault.`);
+  for (const line of words.readDoc) f.print(` *${line && ` ${line}`}`);
   f.print(` */`);
   f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
   f.print(`  let v: ${name}Fields | undefined;`);
@@ -481,73 +492,60 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: Map<string, { arm
   f.print("    const tag = r.tag();");
   f.print("    let next: typeof v;");
   f.print("    switch (tag) {");
-  for (const { arm } of list) f.print(`      case ${hex(tagValue(arm.number, 2))}: next = read${ident(arm.message!)}(r, r.delimited()); break;`);
+  for (const { arm } of arms) f.print(`      case ${hex(tagValue(arm.number, 2))}: next = read${ident(arm.message!)}(r, r.delimited()); break;`);
   f.print("      default:");
   f.print(`        skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
   f.print("        unknownField ||= tag >>> 3;");
   f.print("        continue;");
   f.print("    }");
-  f.print('    if (v !== undefined) throw malformed(`the Event message holds two events (${v.type} and ${next.type})`);');
+  f.print(`    ${words.twoArms}`);
   f.print("    v = next;");
   f.print("  }");
   f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
-  f.print("  if (v === undefined && unknownField) {");
-  f.print("    throw new ValidationError(\"unknown_event_type\", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);");
-  f.print("  }");
-  f.print(`  if (v === undefined) throw malformed("the Event message holds no event");`);
+  for (const line of words.noArm) f.print(line);
   f.print("  return v;");
   f.print("}");
   f.print("");
 }
 
-/** A union on `type` nested in events (a content part, a part's source): the arm's name is the type. */
-function generateNestedUnion(f: GeneratedFile, m: DescMessage): void {
-  const name = ident(m);
-  const arms = unionOneof(m).fields;
-  f.print(`/** Any ${m.typeName} object: a union on \`type\`. */`);
-  f.print(`export type ${name}Fields = ${arms.map((arm) => `${ident(arm.message!)}Fields`).join(" | ")};`);
-  f.print("");
-  f.print(`/** Writes one ${m.typeName}: the arm named by \`v.type\`. */`);
-  f.print(`export function write${name}(w: Writer, v: ${name}Fields): void {`);
-  f.print("  switch (v.type) {");
-  for (const arm of arms) {
-    f.print(`    case ${JSON.stringify(arm.name)}: { ${writeTag(arm, 2)} const m = w.fork(); write${ident(arm.message!)}(w, v); w.join(m); return; }`);
-  }
-  f.print("    default:");
-  f.print(`      throw new ValidationError("invalid_event", \`cannot encode ${m.name} of type \${JSON.stringify((v as { type: unknown }).type)}\`);`);
-  f.print("  }");
-  f.print("}");
-  f.print("");
-  f.print(`/**`);
-  f.print(` * Reads one ${m.typeName} whose fields end at \`end\`.`);
-  f.print(` *`);
-  f.print(` * @throws {AguiWireError} \`malformed_frame\` for no arm this schema knows, two arms, or any`);
-  f.print(` *   wire-level fault.`);
-  f.print(` */`);
-  f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
-  f.print(`  let v: ${name}Fields | undefined;`);
-  f.print("  let unknownField = 0;");
-  f.print("  while (r.pos < end) {");
-  f.print("    const tag = r.tag();");
-  f.print("    let next: typeof v;");
-  f.print("    switch (tag) {");
-  for (const arm of arms) f.print(`      case ${hex(tagValue(arm.number, 2))}: next = read${ident(arm.message!)}(r, r.delimited()); break;`);
-  f.print("      default:");
-  f.print(`        skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
-  f.print("        unknownField ||= tag >>> 3;");
-  f.print("        continue;");
-  f.print("    }");
-  f.print(`    if (v !== undefined) throw malformed(\`${m.name} holds two arms (\${v.type} and \${next.type})\`);`);
-  f.print("    v = next;");
-  f.print("  }");
-  f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
-  f.print("  if (v === undefined) {");
-  f.print(`    throw malformed(unknownField ? \`${m.name} holds field \${unknownField}, which is not a kind this schema knows\` : ${JSON.stringify(`${m.name} holds nothing`)});`);
-  f.print("  }");
-  f.print("  return v;");
-  f.print("}");
-  f.print("");
+/** The event union's words: an arm this schema lacks is an event type it does not know. */
+const EVENT_WORDS: UnionWords = {
+  what: "Any event object",
+  writeUnknown: "throw new ValidationError(\"unknown_event_type\", `cannot encode unknown event type ${JSON.stringify((v as { type: unknown }).type)}`);",
+  readDoc: [
+    "",
+    "Fields that are not arms of this schema are skipped when a known arm is present, so that a",
+    "peer's newer envelope fields do not break decoding; with no known arm they mean an event",
+    "type this schema lacks.",
+    "",
+    "@throws {ValidationError} `unknown_event_type` when the only arms present are unknown ones.",
+    "@throws {AguiWireError} `malformed_frame` for no arm at all, two known arms, or any wire-level",
+    "  fault.",
+  ],
+  twoArms: "if (v !== undefined) throw malformed(`the Event message holds two events (${v.type} and ${next.type})`);",
+  noArm: [
+    "  if (v === undefined && unknownField) {",
+    "    throw new ValidationError(\"unknown_event_type\", `unknown event type: the Event message holds field ${unknownField}, which is not an event this schema knows`);",
+    "  }",
+    `  if (v === undefined) throw malformed("the Event message holds no event");`,
+  ],
+};
+
+/** A nested union's words (a content part, a part's source): anything but one known arm is a fault. */
+function nestedWords(m: DescMessage): UnionWords {
+  return {
+    what: `Any ${m.typeName} object`,
+    writeUnknown: `throw new ValidationError("invalid_event", \`cannot encode ${m.name} of type \${JSON.stringify((v as { type: unknown }).type)}\`);`,
+    readDoc: ["", "@throws {AguiWireError} `malformed_frame` for no arm this schema knows, two arms, or any", "  wire-level fault."],
+    twoArms: `if (v !== undefined) throw malformed(\`${m.name} holds two arms (\${v.type} and \${next.type})\`);`,
+    noArm: [
+      "  if (v === undefined) {",
+      `    throw malformed(unknownField ? \`${m.name} holds field \${unknownField}, which is not a kind this schema knows\` : ${JSON.stringify(`${m.name} holds nothing`)});`,
+      "  }",
+    ],
+  };
 }
+
 
 /** Whether `m` is read from a table of its fields (src/binary/fields.ts) rather than by a reader of its own. */
 function isCompact(m: DescMessage, options: Options): boolean {
@@ -555,13 +553,12 @@ function isCompact(m: DescMessage, options: Options): boolean {
 }
 
 /** The table entry of one field for src/binary/fields.ts. */
-function fieldSpec(field: DescField, inEvent: boolean): string {
+function fieldSpec(field: DescField): string {
   const tag = hex(tagValue(field.number, field.fieldKind === "list" ? 2 : wireTypeOf(field)));
   const key = JSON.stringify(field.localName);
   if (field.fieldKind === "list") {
     if (field.listKind === "scalar" && field.scalar === ScalarType.STRING) return `[${tag}, ${key}, STRINGS]`;
     if (field.listKind !== "message" || isJson(field.message.typeName)) throw new Error(`protoc-gen-agui-codec: ${field.parent.typeName}.${field.name} cannot be read from a table`);
-    void inEvent;
     return `[${tag}, ${key}, LIST, read${ident(field.message)}, ${checkName(field.message)}]`;
   }
   if (field.fieldKind === "message") {
@@ -589,7 +586,7 @@ function generateCompactReader(
 ): void {
   const name = ident(m);
   const table = `FIELDS_${name}`;
-  f.print(`const ${table}: readonly FieldSpec[] = [${own.map((fl) => fieldSpec(fl, !!eventType)).join(", ")}];`);
+  f.print(`const ${table}: readonly FieldSpec[] = [${own.map((fl) => fieldSpec(fl)).join(", ")}];`);
   f.print("");
   f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`, by its table of fields. */`);
   f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
