@@ -6,7 +6,7 @@
  * the demo page) follow the same map here, for `src/x.ts` and `src/x.browser.ts`.
  */
 import { readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "esbuild";
 
@@ -34,9 +34,3 @@ export function browserFiles(): Plugin {
     },
   };
 }
-
-/** The mapped pairs, relative to the repository root (for tests that check the map is used). */
-export function browserPairs(): [string, string][] {
-  return [...sourceMap()].map(([from, to]) => [relative(root, from), relative(root, to)]);
-}
-

@@ -242,9 +242,10 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
  * @throws {TypeError} (at once) When `onUnknownEvent` is given and not a function.
  * @throws {AguiWireError} `unsupported_media_type` (at once) for a content type of neither
  *   transport. During iteration: `truncated_stream` when the stream ends inside a frame or event,
- *   `frame_too_large`, `malformed_frame`, `malformed_event`, `unknown_event_type` (unless `onUnknownEvent` is set), `aborted` when
- *   `signal` fires, `timeout` when a read waits longer than `idleTimeoutMs`, `network_error` when
- *   reading the body fails; `ValidationError` for an invalid event.
+ *   `frame_too_large`, `malformed_frame`, `malformed_event`, `unknown_event_type` (unless
+ *   `onUnknownEvent` is set), `aborted` when `signal` fires, `timeout` when a read waits longer
+ *   than `idleTimeoutMs`, `network_error` when reading the body fails; `ValidationError` for an
+ *   invalid event.
  */
 export function decodeEventStream(
   body: ByteSource,
