@@ -6,9 +6,13 @@
  */
 import type { AguiEvent, AguiEventInput } from "./model/events.js";
 import type { RunAgentInput } from "./model/input.js";
+import { isSubscribable, subscribableValues, type Subscribable } from "./subscribable.js";
 
-/** What a run may yield: events, from a sync or async iterable. */
-export type AgentEvents = AsyncIterable<AguiEventInput | AguiEvent> | Iterable<AguiEventInput | AguiEvent>;
+/**
+ * What a run may yield: events, from a sync or async iterable, or from an observable (an rxjs
+ * `Observable`, as `@ag-ui/client` agents return, or anything with the same `subscribe`).
+ */
+export type AgentEvents = AsyncIterable<AguiEventInput | AguiEvent> | Iterable<AguiEventInput | AguiEvent> | Subscribable;
 
 /** What an agent's `run` may return: the events, a function giving them, or a promise of either. */
 export type AgentRunResult = AgentEvents | (() => AgentEvents) | Promise<AgentEvents | (() => AgentEvents)>;
@@ -35,14 +39,18 @@ export type Agent = AgentLike | AgentFunction;
  * returned them in.
  *
  * @throws {TypeError} (from the returned iterable, when iterated) if the agent returned something
- *   that is not iterable.
+ *   that is neither iterable nor observable.
  */
 export async function* startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): AsyncGenerator<AguiEventInput | AguiEvent> {
   const context: RunContext = { signal };
   let result = await (typeof agent === "function" ? agent(input, context) : agent.run(input, context));
   if (typeof result === "function") result = result();
+  if (isSubscribable(result)) {
+    yield* subscribableValues(result, signal);
+    return;
+  }
   if (result == null || (typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function" && typeof (result as Iterable<unknown>)[Symbol.iterator] !== "function")) {
-    throw new TypeError(`an agent's run must return an (async) iterable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
+    throw new TypeError(`an agent's run must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
   }
   yield* result as AsyncIterable<AguiEventInput | AguiEvent>;
 }

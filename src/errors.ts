@@ -25,6 +25,10 @@ import type { core } from "zod";
  * - `aborted`: the caller cancelled the run.
  * - `timeout`: the server sent nothing for longer than the client's idle timeout, while the client
  *   waited for the response headers or for the next bytes of the body.
+ * - `pending_interrupts`: a run was started while interrupts of the previous run are open, and its
+ *   `resume` does not answer them all (or answers an expired one other than by cancelling it).
+ * - `not_supported`: the agent cannot do what was asked (e.g. `connectAgent` on an agent without
+ *   `connect`).
  */
 export type ErrorCode =
   | "invalid_event"
@@ -39,7 +43,9 @@ export type ErrorCode =
   | "protocol_violation"
   | "network_error"
   | "aborted"
-  | "timeout";
+  | "timeout"
+  | "pending_interrupts"
+  | "not_supported";
 
 /** Options accepted by every error constructor of the family. */
 export interface AguiWireErrorOptions {

@@ -3,7 +3,7 @@
  * 127.0.0.1, both in this process, for one long run and for many concurrent runs, over each
  * transport:
  * - ours: a node:http server with `createNodeHandler(agent)`, read by our `HttpAgent`
- *   (`runAgent`, consumed with for-await);
+ *   (`events`, consumed with for-await);
  * - the reference: a node:http server writing `@ag-ui/encoder` `EventEncoder({ accept })`
  *   `.encodeBinary(event)` per event (honouring 'drain'), read by `@ag-ui/client`'s `HttpAgent`
  *   (`run(input)`, subscribed until complete; for binary a subclass whose `requestInit` asks for
@@ -196,11 +196,11 @@ class TheirBinaryHttpAgent extends TheirHttpAgent {
 const USER_MESSAGE = { id: "user-0", role: "user" as const, content: "What's the weather like this week, and book me a table?" };
 let runCounter = 0;
 
-/** Our client: `runAgent`, every event consumed with for-await. Resolves to the number of events. */
+/** Our client: `events`, every event consumed with for-await. Resolves to the number of events. */
 async function runOurClient(url: string, transport: Transport, signal: AbortSignal): Promise<number> {
   const agent = new HttpAgent({ url, transport, threadId: "thread-bench" });
   let n = 0;
-  for await (const _ of agent.runAgent({ runId: `run-${++runCounter}`, messages: [USER_MESSAGE], signal })) n++;
+  for await (const _ of agent.events({ runId: `run-${++runCounter}`, messages: [USER_MESSAGE], signal })) n++;
   return n;
 }
 
@@ -439,7 +439,7 @@ const suite: Suite = {
       notes: [
         "Server and client run in this one process and event loop: every time is both sides' work, and memory is the whole process's (plus the loopback sockets).",
         `ms: median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, combinations taken round-robin. x ref: events/s against the @ag-ui pair on the same transport.`,
-        "validates (server/client): our server checks every event it writes, our client every event it reads and the run's order (runAgent); @ag-ui/encoder's binary path validates (via @ag-ui/proto), its SSE path is JSON.stringify; @ag-ui/client's run() parses and checks nothing more.",
+        "validates (server/client): our server checks every event it writes, our client every event it reads and the run's order (events); @ag-ui/encoder's binary path validates (via @ag-ui/proto), its SSE path is JSON.stringify; @ag-ui/client's run() parses and checks nothing more.",
         "wire: bytes the server's sockets wrote (status line, headers, chunked framing, body); the reference server writes one HTTP chunk per event. MB/s counts wire bytes.",
         "fast agent: the server's event loop only (the client is another process); max and p99 of monitorEventLoopDelay (1 ms resolution) while the run streams, the worst over the timed rounds; other request: events the run had delivered when a GET sent after its first bytes was answered (405), the latest over the rounds.",
         "peak RSS / heap: highest sample (every 10 ms and at the end of the run) over the value just before it, the largest over the timed rounds; no GC is forced (it slowed the runs after it 2-3x), so the heap holds whatever garbage it held. RSS seldom shrinks: after the warm-up a run mostly reuses memory the process already has, so RSS rises little.",

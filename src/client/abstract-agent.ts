@@ -1,111 +1,471 @@
 /**
- * The base class of agents used through `runAgent`, local or remote.
+ * The base class of agents used from a front end, local or remote: `@ag-ui/client` 1.0's
+ * `AbstractAgent`, with its `messages`, `state`, subscribers and middleware, on async iterables.
  *
  * @module
  */
 import type { AgentLike, AgentRunResult, RunContext } from "../agent.js";
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
-import type { JsonValue } from "../model/json.js";
-import type { Message } from "../model/messages.js";
-import { buildRunInput, randomId, type RunAgentParameters } from "./input.js";
+import { AguiWireError, isAguiWireError } from "../errors.js";
+import type { AguiEvent, Interrupt, Message, RunAgentInput } from "../model/index.js";
+import { observableIterable } from "../subscribable.js";
+import { EventApplier } from "./apply.js";
+import { randomId, type RunAgentParameters } from "./input.js";
+import { checkResume } from "./interrupts.js";
 import { localRunEvents } from "./local-run.js";
+import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent } from "./middleware.js";
+import { ChunkExpander, RunState } from "./reducer/index.js";
 import { RunStream } from "./run-stream.js";
+import { runSubscribers, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
 
-/** Options of the {@link AbstractAgent} constructor. */
+/** Options of the {@link AbstractAgent} constructor, as `@ag-ui/client` 1.0's. */
 export interface AgentConfig {
-  /** A name for the agent; not sent anywhere. */
+  /** A name for the agent; a new UUID is given on the first run when absent. Not sent. */
   agentId?: string;
+  /** What the agent does, for people; default "". */
+  description?: string;
   /** The conversation's thread; a new UUID when absent. */
   threadId?: string;
-  /** The agent's `messages` at first; default `[]`. */
+  /** The agent's `messages` at first (copied); default `[]`. */
   initialMessages?: Message[];
-  /** The agent's `state` at first; default `{}`. */
-  initialState?: JsonValue;
+  /** The agent's `state` at first (copied); default `{}`. */
+  initialState?: State;
+  /** Accepted for `@ag-ui/client` compatibility and ignored: agui-wire has no debug logger. */
+  debug?: unknown;
 }
 
+/** What `runAgent` and `connectAgent` resolve to. */
+export interface RunAgentResult {
+  /** The `result` of the run's RUN_FINISHED (success outcome), or `undefined`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  result: any;
+  /** Copies of the messages the run added (those whose id was not in `messages` before it). */
+  newMessages: Message[];
+}
+
+/** What an agent keeps out of sight: its middleware, its open runs and the run `runAgent` drives. */
+interface Internals {
+  middlewares: Middleware[];
+  runs: Set<RunStream>;
+  active?: { detach: () => void; done: Promise<void> };
+}
+
+// A WeakMap rather than #private fields: `clone()` builds its copy without a constructor (as
+// theirs does, so subclasses with their own constructors clone), and #fields would be missing.
+const internals = new WeakMap<AbstractAgent, Internals>();
+
+function internalsOf(agent: AbstractAgent): Internals {
+  let found = internals.get(agent);
+  if (found === undefined) internals.set(agent, (found = { middlewares: [], runs: new Set() }));
+  return found;
+}
+
+/** Whether `error` is a run the caller cancelled, which theirs does not count as a failure. */
+function isAbort(error: unknown): boolean {
+  return isAguiWireError(error, "aborted") || (error instanceof Error && error.name === "AbortError");
+}
+
+/** A message as it may be sent: `subagentRunId: null` (which no schema allows) dropped. */
+function sendable(message: Message): Message {
+  const m = message as Message & { subagentRunId?: string | null };
+  if (m.subagentRunId !== null) return message;
+  const copy = { ...m };
+  delete copy.subagentRunId;
+  return copy as Message;
+}
+
+type Opener = (input: RunAgentInput, signal: AbortSignal) => AsyncIterable<AguiEvent>;
+
 /**
- * An agent used through {@link AbstractAgent.runAgent}. Subclasses implement `run(input,
- * context)`, returning the run's events (an async generator method is the usual way); the class is
- * an `AgentLike`, so the server handlers of `agui-wire/server` serve it as it is.
+ * An agent used from a front end. Subclasses implement `run(input, context)`, returning the run's
+ * events as an async iterable (an async generator method is the usual way), an observable (an
+ * rxjs `Observable`, as `@ag-ui/client` agents return), or a function giving either. The class is
+ * an `AgentLike`, so `agui-wire/server` serves it as it is.
  *
- * `threadId`, `messages` and `state` are the defaults of each run's input. They are plain
- * properties that runs do not update: a caller that keeps the conversation applies the events it
- * wants to them (unlike `@ag-ui/client`'s AbstractAgent, which carries a whole reducer).
+ * Two faces:
+ * - {@link runAgent} runs the agent and keeps `messages`, `state` and `pendingInterrupts` from its
+ *   events, telling subscribers as it goes, exactly as `@ag-ui/client` 1.0 does (in place: a delta
+ *   costs O(1), where theirs copies the conversation per event);
+ * - {@link events} gives the raw events of a run, validated and verified, and changes nothing.
  */
 export abstract class AbstractAgent implements AgentLike {
   /** A name for the agent; not sent anywhere. */
   agentId?: string;
+  /** What the agent does, for people. */
+  description: string;
   /** The thread every run of this agent belongs to. */
   threadId: string;
-  /** The conversation sent with a run that does not give `messages`. */
+  /**
+   * The conversation. A run updates it in place as events arrive: the array and its messages are
+   * live while a run goes on; copy what you keep (theirs hands out a fresh copy per event).
+   */
   messages: Message[];
-  /** The state sent with a run that does not give `state`. */
-  state: JsonValue;
-  readonly #runs = new Set<RunStream>();
+  /** The agent's state (any JSON value), replaced by STATE_SNAPSHOT and patched by STATE_DELTA. */
+  state: State;
+  /** The subscribers told of every run, in order; see {@link subscribe}. */
+  subscribers: AgentSubscriber[] = [];
+  /** Whether `runAgent` or `connectAgent` is under way. */
+  isRunning = false;
+  /**
+   * The interrupts the last run ended with (RUN_FINISHED with outcome `interrupt`); the next run
+   * must answer each in its `resume` or is refused. Emptied by a run that finishes otherwise.
+   */
+  pendingInterrupts: Interrupt[] = [];
 
   /**
-   * @param config - Initial `agentId`, `threadId` (a new UUID when absent), messages and state.
+   * @param config - `agentId`, `description`, `threadId` (a new UUID when absent), and the initial
+   *   messages and state (copied).
    * @throws Never.
    */
   constructor(config: AgentConfig = {}) {
     this.agentId = config.agentId;
+    this.description = config.description ?? "";
     this.threadId = config.threadId ?? randomId();
-    this.messages = config.initialMessages ?? [];
-    this.state = config.initialState ?? {};
+    this.messages = structuredClone(config.initialMessages ?? []);
+    this.state = structuredClone(config.initialState ?? {});
   }
 
   /**
-   * Produces the events of one run. Called by {@link runAgent}, and by the server handlers when
-   * the agent is served.
+   * Produces the events of one run. Called by {@link runAgent} and {@link events} (through the
+   * middleware), and by the server handlers when the agent is served.
    *
-   * @param input - The complete, validated run input.
+   * @param input - The complete run input.
    * @param context - `signal` fires when the run is cancelled: stop work and return.
    */
   abstract run(input: RunAgentInput, context: RunContext): AgentRunResult;
 
   /**
-   * Starts a run: builds the complete input now (a new `runId` unless given; the agent's
-   * `threadId`, `messages` and `state`; empty `tools`, `context` and `forwardedProps`) and returns
-   * its event stream, which runs the agent lazily, on first use, and checks the events' order.
-   * See {@link RunStream} for how a run ends and fails.
+   * Reattaches to a run under way, for {@link connectAgent}. The default cannot: it throws a
+   * `not_supported` error. Override it to return the run's events as {@link run} does.
    *
-   * The input is validated when the run starts: an invalid one fails the stream with an
-   * `invalid_input` `ValidationError` (for a local agent; `HttpAgent` leaves that to the server,
-   * whose 422 is an `http_status` error). Events a local agent yields are validated likewise.
-   *
-   * @param params - The run's fields and an optional cancelling `signal`.
-   * @returns The run's single-use event stream.
-   * @throws Never; every failure is reported through the stream.
+   * @throws {AguiWireError} `not_supported`, by default.
    */
-  runAgent(params: RunAgentParameters = {}): RunStream {
-    const input = buildRunInput(params, this);
-    const stream: RunStream = new RunStream((signal) => this.openRun(input, signal), {
-      signal: params.signal,
-      onEnd: () => this.#runs.delete(stream),
-    });
-    this.#runs.add(stream);
-    return stream;
+  protected connect(input: RunAgentInput, context: RunContext): AgentRunResult {
+    void input;
+    void context;
+    throw new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect()`);
   }
 
   /**
-   * Cancels every run of this agent that has not ended, started or not: their consumers get an
-   * `aborted` error. Never throws.
+   * Adds a subscriber to every later run (and to `addMessage`, `setMessages`, `setState`).
+   *
+   * @returns `unsubscribe()`, which removes it.
+   * @throws Never.
+   */
+  subscribe(subscriber: AgentSubscriber): { unsubscribe: () => void } {
+    this.subscribers.push(subscriber);
+    return { unsubscribe: () => void (this.subscribers = this.subscribers.filter((s) => s !== subscriber)) };
+  }
+
+  /**
+   * Adds middleware: each run's input goes through them in the order given, the first added
+   * outermost, and the agent's events come back through them. Functions are wrapped in a
+   * {@link FunctionMiddleware}.
+   *
+   * @returns The agent, for chaining.
+   * @throws {TypeError} When one is neither a function nor a {@link Middleware}.
+   */
+  use(...middlewares: (Middleware | MiddlewareFunction)[]): this {
+    const wrapped = middlewares.map((m) => {
+      if (typeof m === "function") return new FunctionMiddleware(m);
+      if (m === null || typeof m !== "object" || typeof (m as Middleware).run !== "function") {
+        throw new TypeError(`use() takes functions and Middleware instances; found ${m === null ? "null" : typeof m}`);
+      }
+      return m;
+    });
+    internalsOf(this).middlewares.push(...wrapped);
+    return this;
+  }
+
+  /**
+   * Runs the agent, keeping `messages`, `state` and `pendingInterrupts` from its events and
+   * calling the subscribers (the agent's, then `subscriber`) as `@ag-ui/client` 1.0 does. Chunk
+   * events are expanded first. See {@link AgentSubscriber} for the order.
+   *
+   * A run that ends with RUN_ERROR resolves (the error is an event: `onRunErrorEvent` hears it).
+   * A run that fails (HTTP status, network, truncated stream, protocol violation, an invalid event)
+   * calls `onRunFailed` and rejects with that error, unless a subscriber returned
+   * `stopPropagation: true` from it; a run cancelled by {@link abortRun} or `signal` resolves, as
+   * theirs does. `onRunFinalized` is called last either way.
+   *
+   * @param parameters - The run's `runId` (a new UUID when absent), `tools`, `context`,
+   *   `forwardedProps`, `resume`, and a cancelling `signal`.
+   * @param subscriber - Told of this run only, after the agent's subscribers.
+   * @returns The RUN_FINISHED `result` and copies of the messages the run added.
+   * @throws {AguiWireError} `pending_interrupts` (before anything is sent) when interrupts of the
+   *   last run are open and `resume` does not answer them; the run's failure, as above.
+   */
+  runAgent(parameters?: RunAgentParameters, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+    return drive(this, parameters ?? {}, subscriber, (input, signal) => chain(this, input, signal));
+  }
+
+  /**
+   * Reattaches to a run under way, as {@link runAgent} but reading {@link connect} (without the
+   * middleware).
+   *
+   * @throws {AguiWireError} `not_supported` when the agent does not implement `connect` (the
+   *   default, and `HttpAgent` in this release); otherwise what {@link runAgent} throws.
+   */
+  connectAgent(parameters?: RunAgentParameters, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+    const connect = (input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> =>
+      localRunEvents({ run: (i, context) => this.connect(i, context) }, input, signal);
+    // Refused up front, before any callback: there is nothing to run.
+    if (this.connect === AbstractAgent.prototype.connect) {
+      return Promise.reject(new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect() (reattaching over HTTP comes with resumable runs)`));
+    }
+    return drive(this, parameters ?? {}, subscriber, connect);
+  }
+
+  /**
+   * The events of one run, raw: validated and verified, chunk events as sent, nothing applied to
+   * `messages` or `state` and no subscriber called. Lazy: nothing is sent until the stream is
+   * first used. The input is built as {@link runAgent} builds it, except that `messages` and
+   * `state` in `params` replace the agent's.
+   *
+   * @returns The run's single-use event stream (async iterable and observable).
+   * @throws Never; every failure is reported through the stream (see {@link RunStream}).
+   */
+  events(params: RunAgentParameters = {}): RunStream {
+    const input = this.prepareRunAgentInput(params);
+    return streamOf(this, input, params.signal, (i, signal) => chain(this, i, signal));
+  }
+
+  /**
+   * Cancels every run of this agent that has not ended: `runAgent` resolves (after `onRunFailed`
+   * hears an `aborted` error), an `events` stream fails with `aborted`. Never throws.
    */
   abortRun(): void {
-    for (const run of this.#runs) run.abort();
-    this.#runs.clear();
+    const { runs } = internalsOf(this);
+    for (const run of runs) run.abort();
+    runs.clear();
   }
 
   /**
-   * The validated events of one run; {@link runAgent} calls it when the stream is first used.
-   * The default validates the input, calls {@link run} and validates each event. A subclass
-   * whose `run` already yields validated events (as `HttpAgent`'s decoders do) overrides it to
-   * skip the work.
+   * Stops applying the run `runAgent` is driving, as if it had ended there: its request is
+   * cancelled, `onRunFinalized` is called and `runAgent` resolves. Resolves when that is done;
+   * at once when no run is under way. Never rejects.
+   */
+  async detachActiveRun(): Promise<void> {
+    const active = internalsOf(this).active;
+    if (active === undefined) return;
+    active.detach();
+    await active.done;
+  }
+
+  /**
+   * A copy of the agent: the same configuration, subscribers and middleware (lists copied), and
+   * copies of `messages`, `state` and `pendingInterrupts`. Built without calling the constructor,
+   * as theirs is, so that subclasses with constructors of their own clone too.
+   *
+   * @throws Never (but `structuredClone` errors for state that is not cloneable).
+   */
+  clone(): this {
+    const copy = Object.create(Object.getPrototypeOf(this)) as this;
+    Object.assign(copy, this);
+    copy.messages = structuredClone(this.messages);
+    copy.state = structuredClone(this.state);
+    copy.subscribers = [...this.subscribers];
+    copy.pendingInterrupts = structuredClone(this.pendingInterrupts);
+    internals.set(copy, { middlewares: [...internalsOf(this).middlewares], runs: new Set() });
+    return copy;
+  }
+
+  /** Appends a message (not copied); tells subscribers in the background: `onNewMessage`, `onNewToolCall` per tool call, `onMessagesChanged`. Never throws. */
+  addMessage(message: Message): void {
+    this.addMessages([message]);
+  }
+
+  /** Appends messages (not copied); tells subscribers as {@link addMessage} does, `onMessagesChanged` once at the end. Never throws. */
+  addMessages(messages: Message[]): void {
+    this.messages.push(...messages);
+    void (async () => {
+      const params = () => ({ messages: this.messages, state: this.state, agent: this });
+      for (const message of messages) {
+        await notifyAll(this, (s) => s.onNewMessage?.({ message, ...params() }));
+        if (message.role === "assistant" && message.toolCalls) {
+          for (const toolCall of message.toolCalls) await notifyAll(this, (s) => s.onNewToolCall?.({ toolCall, ...params() }));
+        }
+      }
+      await notifyAll(this, (s) => s.onMessagesChanged?.(params()));
+    })();
+  }
+
+  /** Replaces the messages with a copy of `messages`; `onMessagesChanged` in the background. Never throws. */
+  setMessages(messages: Message[]): void {
+    this.messages = structuredClone(messages);
+    void notifyAll(this, (s) => s.onMessagesChanged?.({ messages: this.messages, state: this.state, agent: this }));
+  }
+
+  /** Replaces the state with a copy of `state`; `onStateChanged` in the background. Never throws. */
+  setState(state: State): void {
+    this.state = structuredClone(state);
+    void notifyAll(this, (s) => s.onStateChanged?.({ messages: this.messages, state: this.state, agent: this }));
+  }
+
+  /**
+   * The complete input of a run, as `@ag-ui/client` 1.0 builds it: `threadId`; `runId` (a new UUID
+   * when absent); `protocolVersion` "1.0"; copies of `tools`, `context` (default `[]`),
+   * `forwardedProps` (default `{}`), the state and the messages (activity messages, which are the
+   * front end's own, left out); `resume` when given. Not validated here. Override it to shape the
+   * input.
+   *
+   * @throws Never (but `structuredClone` errors for values that are not cloneable).
+   */
+  protected prepareRunAgentInput(parameters: RunAgentParameters = {}): RunAgentInput {
+    const messages = (parameters.messages ?? this.messages).filter((m) => m.role !== "activity").map(sendable);
+    const input: RunAgentInput = {
+      threadId: this.threadId,
+      runId: parameters.runId || randomId(),
+      protocolVersion: "1.0",
+      tools: structuredClone(parameters.tools ?? []),
+      context: structuredClone(parameters.context ?? []),
+      forwardedProps: structuredClone(parameters.forwardedProps ?? {}),
+      state: structuredClone(parameters.state ?? this.state),
+      messages: structuredClone(messages),
+    };
+    if (parameters.resume !== undefined) input.resume = structuredClone(parameters.resume);
+    return input;
+  }
+
+  /**
+   * The validated events of one run, for the innermost link of the chain. The default validates
+   * the input, calls {@link run} and validates each event. A subclass whose `run` already yields
+   * validated events (as `HttpAgent`'s decoders do) overrides it to skip the work.
    *
    * @throws Never itself; the returned iterable throws what {@link RunStream} documents.
    */
   protected openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
     return localRunEvents(this, input, signal);
+  }
+}
+
+/** What the module's functions need of an agent's protected side. */
+interface Opening {
+  openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent>;
+}
+
+/** The run through the middleware, outermost first; each middleware's events are validated. */
+function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
+  const view = (run: (input: RunAgentInput) => AsyncIterable<AguiEvent>): NextAgent => ({
+    run: (i) => observableIterable(run(i)),
+    get messages() {
+      return agent.messages;
+    },
+    get state() {
+      return agent.state;
+    },
+  });
+  // openRun is protected for subclasses to override; this module is the class's own.
+  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => (agent as unknown as Opening).openRun(i, signal);
+  const middlewares = internalsOf(agent).middlewares;
+  for (let k = middlewares.length - 1; k >= 0; k--) {
+    const middleware = middlewares[k]!;
+    const next = view(run);
+    run = (i) => localRunEvents({ run: (mi, context) => middleware.run(mi, next, context) }, i, signal);
+  }
+  return run(input);
+}
+
+/** A lazy, verified event stream over `open`, which `abortRun` can cancel. */
+function streamOf(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal | undefined, open: Opener): RunStream {
+  const { runs } = internalsOf(agent);
+  const stream: RunStream = new RunStream((s) => open(input, s), { signal, onEnd: () => runs.delete(stream) });
+  runs.add(stream);
+  return stream;
+}
+
+/** Awaits `call`, reporting what it throws as theirs does. Never rejects. */
+async function guard(call: () => unknown): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    console.error("Subscriber error:", error);
+  }
+}
+
+/** Calls `call` for each of the agent's subscribers in turn, awaited. Never rejects. */
+async function notifyAll(agent: AbstractAgent, call: (subscriber: AgentSubscriber) => unknown): Promise<void> {
+  for (const subscriber of [...agent.subscribers]) await guard(() => call(subscriber));
+}
+
+/** Tells `subscribers` that messages or state changed outside an event (a lifecycle mutation). */
+async function tell(agent: AbstractAgent, subscribers: readonly AgentSubscriber[], mutation: FoldedMutation, input: RunAgentInput): Promise<void> {
+  const params = () => ({ messages: agent.messages, state: agent.state, agent, input });
+  if (mutation.messages !== undefined) for (const s of subscribers) await guard(() => s.onMessagesChanged?.(params()));
+  if (mutation.state !== undefined) for (const s of subscribers) await guard(() => s.onStateChanged?.(params()));
+}
+
+/** runAgent and connectAgent: initialise, apply every event, handle failure, finalise. */
+async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subscriber: AgentSubscriber | undefined, open: Opener): Promise<RunAgentResult> {
+  agent.isRunning = true;
+  try {
+    agent.agentId ??= randomId();
+    const input = (agent as unknown as { prepareRunAgentInput(p: RunAgentParameters): RunAgentInput }).prepareRunAgentInput(parameters);
+    checkResume(agent.pendingInterrupts, input.resume);
+    let result: unknown;
+    const before = new Set(agent.messages.map((m) => m.id));
+    const subscribers: AgentSubscriber[] = [
+      { onRunFinishedEvent: (p) => void (p.outcome === "success" && (result = p.result)) },
+      ...agent.subscribers,
+      subscriber ?? {},
+    ];
+
+    const init = await runSubscribers(subscribers, agent.messages, agent.state, (s, messages, state) =>
+      s.onRunInitialized?.({ messages, state, agent, input }),
+    );
+    if (init.messages !== undefined) {
+      agent.messages = init.messages;
+      input.messages = init.messages.filter((m) => m.role !== "activity").map(sendable);
+    }
+    if (init.state !== undefined) {
+      agent.state = init.state;
+      input.state = init.state;
+    }
+    await tell(agent, subscribers, init, input);
+
+    const run = new RunState({ messages: agent.messages, state: input.state, onWarning: (message) => console.warn(message) });
+    const applier = new EventApplier(agent, run, input, subscribers);
+    const stream = streamOf(agent, input, parameters.signal, open);
+    const me = internalsOf(agent);
+    let detached = false;
+    let finished!: () => void;
+    const active = { detach: () => ((detached = true), stream.abort()), done: new Promise<void>((resolve) => (finished = resolve)) };
+    me.active = active;
+    let failure: unknown;
+    let failed = false;
+    try {
+      const expander = new ChunkExpander();
+      for await (const event of stream) {
+        for (const e of expander.expand(event)) await applier.apply(e);
+        if (detached) break;
+      }
+    } catch (error) {
+      if (!detached) {
+        failed = true;
+        failure = error;
+      }
+    }
+    let rethrow = false;
+    if (failed) {
+      agent.isRunning = false;
+      const error = failure instanceof Error ? failure : new Error(String(failure));
+      const folded = await runSubscribers(subscribers, agent.messages, agent.state, (s, messages, state) =>
+        s.onRunFailed?.({ error, messages, state, agent, input }),
+      );
+      applier.take(folded);
+      await applier.publish();
+      rethrow = folded.stopPropagation !== true && !isAbort(failure);
+    }
+    agent.isRunning = false;
+    const final = await runSubscribers(subscribers, agent.messages, agent.state, (s, messages, state) =>
+      s.onRunFinalized?.({ messages, state, agent, input }),
+    );
+    applier.take(final);
+    await applier.publish();
+    if (me.active === active) me.active = undefined;
+    finished();
+    if (rethrow) throw failure;
+    return { result, newMessages: structuredClone(agent.messages.filter((m) => !before.has(m.id))) };
+  } finally {
+    agent.isRunning = false;
   }
 }

@@ -10,7 +10,9 @@ import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { decodeEventStream, idleTimeoutOf } from "../stream/decode.js";
 import { handlerOf, type UnknownEventHandler } from "../unknown-event.js";
-import { AbstractAgent, type AgentConfig } from "./abstract-agent.js";
+import { AbstractAgent, type AgentConfig, type RunAgentResult } from "./abstract-agent.js";
+import type { RunAgentParameters } from "./input.js";
+import type { AgentSubscriber } from "./subscriber.js";
 import { httpStatusError } from "./errors.js";
 import { sendRun, type RedirectPolicy } from "./send.js";
 
@@ -54,6 +56,12 @@ export interface HttpAgentConfig extends AgentConfig {
    * new HttpAgent({ url, onUnknownEvent: (e) => console.warn(`skipped an unknown ${e.type ?? `field ${e.field}`} event`) });
    */
   onUnknownEvent?: UnknownEventHandler;
+}
+
+/** What `HttpAgent.runAgent` takes: `@ag-ui/client`'s parameters and its `abortController`. */
+export interface RunHttpAgentConfig extends RunAgentParameters {
+  /** Cancels the run when aborted; becomes the agent's `abortController` (a new one when absent). */
+  abortController?: AbortController;
 }
 
 /** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
@@ -105,7 +113,10 @@ export class HttpAgent extends AbstractAgent {
   readonly idleTimeoutMs: number;
   /** Told of each event of an unknown type that runs skip; runs fail on such events when unset. */
   readonly onUnknownEvent: UnknownEventHandler | undefined;
-  readonly #fetch: typeof fetch | undefined;
+  /** The fetch runs use: the one given, or the global `fetch` (looked up per run). */
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** Cancels the current `runAgent` run; replaced by each (see {@link RunHttpAgentConfig}). */
+  abortController: AbortController = new AbortController();
 
   /**
    * @param config - `url`, and optionally `agentId`, `threadId`, `headers`, `transport`, `fetch`,
@@ -122,7 +133,41 @@ export class HttpAgent extends AbstractAgent {
     this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
     this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.onUnknownEvent = handlerOf(config.onUnknownEvent);
-    this.#fetch = config.fetch;
+    // Called as a plain function: a browser's fetch throws "Illegal invocation" as a method of another object.
+    const given = config.fetch;
+    this.fetch = given ? (url, init) => given(url, init) : (url, init) => fetch(url, init);
+  }
+
+  /**
+   * Runs the agent as {@link AbstractAgent.runAgent} does; `parameters.abortController` (or a new
+   * one) becomes {@link abortController}, whose `abort()` cancels the run.
+   *
+   * @throws What {@link AbstractAgent.runAgent} throws.
+   */
+  override runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+    const { abortController, signal, ...rest } = parameters;
+    const controller = (this.abortController = abortController ?? new AbortController());
+    if (signal === undefined) return super.runAgent({ ...rest, signal: controller.signal }, subscriber);
+    // Either cancels the run; the listener goes with the run, so a long-lived signal keeps nothing.
+    const onAbort = (): void => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    return super.runAgent({ ...rest, signal: controller.signal }, subscriber).finally(() => signal.removeEventListener("abort", onAbort));
+  }
+
+  /** Cancels every run of the agent, and aborts {@link abortController}. Never throws. */
+  override abortRun(): void {
+    this.abortController.abort();
+    super.abortRun();
+  }
+
+  /** A copy, as {@link AbstractAgent.clone}, with its own `abortController` (aborted if this one is). */
+  override clone(): this {
+    const copy = super.clone();
+    const controller = new AbortController();
+    if (this.abortController.signal.aborted) controller.abort(this.abortController.signal.reason);
+    copy.abortController = controller;
+    return copy;
   }
 
   /**
@@ -151,7 +196,7 @@ export class HttpAgent extends AbstractAgent {
     else signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const response = await sendRun({
-        fetch: this.#fetch ?? fetch,
+        fetch: this.fetch as typeof fetch,
         url: String(this.url),
         headers,
         body: JSON.stringify(input),

@@ -1,14 +1,29 @@
 /**
- * agui-wire/client: `HttpAgent` for agents behind a URL, `AbstractAgent` for local ones, both
- * used the same way through `runAgent`, whose event stream is an async iterable and an observable.
+ * agui-wire/client: the `@ag-ui/client` 1.0 API. `HttpAgent` for agents behind a URL,
+ * `AbstractAgent` for local ones; `runAgent` keeps `messages` and `state` from a run's events and
+ * tells subscribers, `events` gives the raw events as an async iterable and an observable. Also
+ * re-exports the event model, as `@ag-ui/client` re-exports `@ag-ui/core`, so that code written
+ * for it ports by changing the import.
  *
  * Isomorphic: it needs only `fetch`, `ReadableStream`, `TextDecoder` and `AbortController`.
  *
  * @module
  */
-export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type HttpAgentConfig, type Transport } from "./http-agent.js";
+export * from "../model/index.js";
+export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type HttpAgentConfig, type RunHttpAgentConfig, type Transport } from "./http-agent.js";
 export { MAX_REDIRECTS, type RedirectPolicy } from "./send.js";
-export { AbstractAgent, type AgentConfig } from "./abstract-agent.js";
+export { AbstractAgent, type AgentConfig, type RunAgentResult } from "./abstract-agent.js";
+export {
+  type AgentSubscriber,
+  type AgentStateMutation,
+  type AgentSubscriberParams,
+  type MaybePromise,
+  type RunFinishedParams,
+  type State,
+} from "./subscriber.js";
+export { Middleware, FunctionMiddleware, type MiddlewareFunction, type NextAgent, type EventWithState } from "./middleware.js";
+export { buildResumeArray, isInterruptExpired, type ResumeResponse } from "./interrupts.js";
+export { parsePartialJson } from "./partial-json.js";
 export { RunStream, type RunObserver, type RunSubscription, type RunOpener, type RunStreamOptions } from "./run-stream.js";
 export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";
 export { randomId, type RunAgentParameters } from "./input.js";

@@ -6,8 +6,12 @@
 import type { JsonValue } from "../model/json.js";
 import type { Context, RunAgentInput, Tool } from "../model/input.js";
 import type { Message } from "../model/messages.js";
+import type { ResumeEntry } from "../model/run.js";
 
-/** What `runAgent` takes: every field optional. */
+/**
+ * What `runAgent` and `events` take: every field optional. `state` and `messages` replace the
+ * agent's in the input sent (the agent's own are not changed).
+ */
 export interface RunAgentParameters {
   /** The run's id; a new UUID when absent. */
   runId?: string;
@@ -21,6 +25,8 @@ export interface RunAgentParameters {
   messages?: Message[];
   /** Anything the agent's server should pass on; default `{}`. */
   forwardedProps?: JsonValue;
+  /** Answers to the interrupts the previous run ended with (see `pendingInterrupts`). */
+  resume?: ResumeEntry[];
   /** Cancels the run when it fires. */
   signal?: AbortSignal;
 }

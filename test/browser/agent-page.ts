@@ -22,7 +22,7 @@ export interface AgentPageOutcome {
 async function run(options: AgentPageRun): Promise<AgentPageOutcome> {
   const types: string[] = [];
   try {
-    for await (const event of new HttpAgent(options).runAgent()) types.push(event.type);
+    for await (const event of new HttpAgent(options).events()) types.push(event.type);
     return { types, completed: true };
   } catch (err) {
     const e = err as HttpStatusError;

@@ -89,6 +89,7 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
     expect(sample.inputs.at(-1)).toEqual({
       threadId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      protocolVersion: "1.0",
       state: {},
       messages: [],
       tools: [],

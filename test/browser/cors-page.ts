@@ -29,7 +29,7 @@ async function run(url: string, transport: Transport, credentials: RequestCreden
   });
   const events: AguiEvent[] = [];
   try {
-    for await (const event of agent.runAgent()) events.push(event);
+    for await (const event of agent.events()) events.push(event);
     return { eventTypes: events.map((e) => e.type), completed: true, contentTypes };
   } catch (err) {
     const e = err as HttpStatusError;

@@ -51,7 +51,7 @@ async function run(options: PageRun): Promise<PageOutcome> {
       isSecureContext: globalThis.isSecureContext,
     };
   };
-  const stream = agent.runAgent(options.params);
+  const stream = agent.events(options.params);
   if (options.iterate) {
     try {
       for await (const event of stream) onEvent(event);

@@ -21,8 +21,8 @@ const bytesOf = (t: Wire, events: readonly AguiEventInput[]): Uint8Array[] =>
 
 /** Runs against `url` with both consumers (subscribe, then for await) and checks they agree. */
 async function failBothWays(url: string, transport: "auto" | Wire = "auto"): Promise<Outcome> {
-  const viaSubscribe = await collect(new HttpAgent({ url, transport }).runAgent());
-  const viaLoop = await iterate(new HttpAgent({ url, transport }).runAgent());
+  const viaSubscribe = await collect(new HttpAgent({ url, transport }).events());
+  const viaLoop = await iterate(new HttpAgent({ url, transport }).events());
   expect(viaSubscribe.completed).toBe(false);
   expect(viaLoop.completed).toBe(false);
   expect((viaLoop.error as AguiWireError).code).toBe((viaSubscribe.error as AguiWireError).code);
@@ -67,7 +67,7 @@ describe("http_status", () => {
   for (const transport of ["auto", "sse", "binary"] as const) {
     it(`our server's 422 for an invalid RunAgentInput, with its JSON body (transport ${transport})`, async () => {
       const server = await track(serveAgent(() => []));
-      const stream = new HttpAgent({ url: server.url, transport }).runAgent({ messages: [{ id: "1", role: "robot" } as never] });
+      const stream = new HttpAgent({ url: server.url, transport }).events({ messages: [{ id: "1", role: "robot" } as never] });
       const outcome = await collect(stream);
       expect(outcome.completed).toBe(false);
       expect(outcome.events).toEqual([]);
@@ -90,9 +90,9 @@ describe("http_status", () => {
 
   it("a body that says JSON but is not stays text; no body is undefined", async () => {
     const broken = await track(listen(answer(502, "application/json", ["{not json"])));
-    expect((await collect(new HttpAgent({ url: broken.url }).runAgent())).error).toMatchObject({ status: 502, body: "{not json" });
+    expect((await collect(new HttpAgent({ url: broken.url }).events())).error).toMatchObject({ status: 502, body: "{not json" });
     const empty = await track(listen(answer(404, undefined, [])));
-    const { error } = await collect(new HttpAgent({ url: empty.url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: empty.url }).events());
     expect(error).toMatchObject({ code: "http_status", status: 404, message: "HTTP 404" });
     expect([undefined, ""]).toContain((error as HttpStatusError).body);
   });
@@ -100,13 +100,13 @@ describe("http_status", () => {
   it("reads at most 64 KiB of the body, then stops", async () => {
     const huge = `{"error":"${"x".repeat(200_000)}"}`;
     const server = await track(listen(answer(500, "application/json", [huge])));
-    const { error } = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: server.url }).events());
     expect((error as HttpStatusError).body).toBe(huge.slice(0, MAX_ERROR_BODY_BYTES));
   });
 
   it("an error string that is not a string is left out of the message", async () => {
     const server = await track(listen(answer(401, "application/problem+json", ['{"error":{"nested":true},"title":"no"}'])));
-    const { error } = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: server.url }).events());
     expect(error).toMatchObject({ status: 401, body: { error: { nested: true }, title: "no" }, message: "HTTP 401" });
   });
 });
@@ -136,7 +136,7 @@ describe("aborted", () => {
       const { agent, aborted } = hangingAgent([started, msgStart]);
       const server = await track(serveAgent(agent));
       const client = new HttpAgent({ url: server.url, transport });
-      const recorder = record(client.runAgent());
+      const recorder = record(client.events());
       await expect.poll(() => recorder.calls.length).toBe(2);
       client.abortRun();
       await recorder.ended;
@@ -155,7 +155,7 @@ describe("aborted", () => {
     const types: string[] = [];
     const error = await (async () => {
       try {
-        for await (const event of new HttpAgent({ url: server.url }).runAgent({ signal: controller.signal })) {
+        for await (const event of new HttpAgent({ url: server.url }).events({ signal: controller.signal })) {
           types.push(event.type);
           controller.abort(reason);
         }
@@ -173,7 +173,7 @@ describe("aborted", () => {
     const server = await track(serveAgent(() => []));
     const controller = new AbortController();
     controller.abort();
-    const outcome = await collect(new HttpAgent({ url: server.url }).runAgent({ signal: controller.signal }));
+    const outcome = await collect(new HttpAgent({ url: server.url }).events({ signal: controller.signal }));
     expect(outcome.error).toMatchObject({ code: "aborted" });
     expect(server.requests).toHaveLength(0);
   });
@@ -181,7 +181,7 @@ describe("aborted", () => {
   it("while waiting for the response headers", async () => {
     const server = await track(listen(() => {}));
     const client = new HttpAgent({ url: server.url });
-    const done = collect(client.runAgent());
+    const done = collect(client.events());
     await expect.poll(() => server.requests.length).toBe(1);
     client.abortRun();
     expect((await done).error).toMatchObject({ code: "aborted" });
@@ -191,7 +191,7 @@ describe("aborted", () => {
   it("while reading an error response's body", async () => {
     const server = await track(listen(answer(500, "text/plain", ["partial"], { end: false })));
     const controller = new AbortController();
-    const done = collect(new HttpAgent({ url: server.url }).runAgent({ signal: controller.signal }));
+    const done = collect(new HttpAgent({ url: server.url }).events({ signal: controller.signal }));
     await sleep(100);
     controller.abort();
     expect((await done).error).toMatchObject({ code: "aborted" });
@@ -201,7 +201,7 @@ describe("aborted", () => {
     const { agent, aborted } = hangingAgent([started, msgStart]);
     const server = await track(serveAgent(agent));
     const calls: string[] = [];
-    const subscription = new HttpAgent({ url: server.url }).runAgent().subscribe({
+    const subscription = new HttpAgent({ url: server.url }).events().subscribe({
       next: (e) => calls.push(e.type),
       error: () => calls.push("error"),
       complete: () => calls.push("complete"),
@@ -217,7 +217,7 @@ describe("aborted", () => {
   it("a break out of for await cancels the request quietly", async () => {
     const { agent, aborted } = hangingAgent([started, msgStart]);
     const server = await track(serveAgent(agent));
-    for await (const event of new HttpAgent({ url: server.url }).runAgent()) {
+    for await (const event of new HttpAgent({ url: server.url }).events()) {
       expect(event.type).toBe("RUN_STARTED");
       break;
     }
@@ -228,10 +228,10 @@ describe("aborted", () => {
   it("abortRun() also cancels runs not yet started, and leaves later runs alone", async () => {
     const server = await track(serveAgent(() => [started, { type: "RUN_FINISHED", threadId: "t", runId: "r" }]));
     const client = new HttpAgent({ url: server.url });
-    const early = client.runAgent();
+    const early = client.events();
     client.abortRun();
     expect((await collect(early)).error).toMatchObject({ code: "aborted" });
-    expect((await collect(client.runAgent())).completed).toBe(true);
+    expect((await collect(client.events())).completed).toBe(true);
   });
 });
 
@@ -322,7 +322,7 @@ describe("truncated_stream", () => {
 
   it("our server's agent stops early: truncated, never a complete", async () => {
     const server = await track(serveAgent(() => [started, msgStart]));
-    const recorder = record(new HttpAgent({ url: server.url }).runAgent());
+    const recorder = record(new HttpAgent({ url: server.url }).events());
     await recorder.ended;
     await sleep(20);
     expect(recorder.calls).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "error"]);

@@ -41,13 +41,13 @@ describe("HttpAgent against our server", () => {
         fetch: recordingFetch(contentTypes),
       });
 
-      const viaSubscribe = await collect(client.runAgent());
+      const viaSubscribe = await collect(client.events());
       expect(viaSubscribe.error).toBeUndefined();
       expect(viaSubscribe.completed).toBe(true);
       expect(viaSubscribe.events).toEqual(normalized(sent[0]!));
       expect(viaSubscribe.events.length).toBeGreaterThan(30);
 
-      const viaLoop = await iterate(client.runAgent());
+      const viaLoop = await iterate(client.events());
       expect(viaLoop.error).toBeUndefined();
       expect(viaLoop.events).toEqual(normalized(sent[1]!));
 
@@ -69,10 +69,10 @@ describe("HttpAgent against our server", () => {
     const server = await track(serveAgent(agent));
     const client = new HttpAgent({ url: server.url });
     expect(client.threadId).toMatch(UUID);
-    await collect(client.runAgent());
-    await collect(client.runAgent());
+    await collect(client.events());
+    await collect(client.events());
     const [first, second] = inputs;
-    expect(first).toEqual({ threadId: client.threadId, runId: expect.stringMatching(UUID), state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
+    expect(first).toEqual({ threadId: client.threadId, runId: expect.stringMatching(UUID), protocolVersion: "1.0", state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
     expect(second!.threadId).toBe(client.threadId);
     expect(second!.runId).not.toBe(first!.runId);
     expect(server.requests[0]!.method).toBe("POST");
@@ -91,7 +91,7 @@ describe("HttpAgent against our server", () => {
       initialState: { n: 1 },
     });
     expect(client.agentId).toBe("weather");
-    await collect(client.runAgent());
+    await collect(client.events());
     const input: Partial<RunAgentInput> = {
       runId: "run-7",
       tools: [{ name: "get_forecast", description: "the forecast", parameters: { type: "object" } }],
@@ -100,9 +100,9 @@ describe("HttpAgent against our server", () => {
       messages: [{ id: "u2", role: "user", content: "again" }],
       forwardedProps: { a: [1, null] },
     };
-    await collect(client.runAgent(input));
+    await collect(client.events(input));
     expect(inputs[0]).toMatchObject({ threadId: "thread-9", messages: [{ id: "u1", role: "user", content: "hi" }], state: { n: 1 } });
-    expect(inputs[1]).toEqual({ threadId: "thread-9", ...input });
+    expect(inputs[1]).toEqual({ threadId: "thread-9", protocolVersion: "1.0", ...input });
     expect(server.requests[0]!.headers.authorization).toBe("Bearer x");
     expect(server.requests[0]!.headers["x-extra"]).toBe("1");
   });
@@ -110,7 +110,7 @@ describe("HttpAgent against our server", () => {
   it("lets the caller's headers win over the defaults", async () => {
     const server = await track(listen(answer(200, SSE_MEDIA_TYPE, [sseBytes(run)])));
     const client = new HttpAgent({ url: server.url, transport: "binary", headers: new Headers({ Accept: "text/event-stream" }) });
-    expect((await collect(client.runAgent())).completed).toBe(true);
+    expect((await collect(client.events())).completed).toBe(true);
     expect(server.requests[0]!.headers.accept).toBe("text/event-stream");
   });
 
@@ -124,7 +124,7 @@ describe("HttpAgent against our server", () => {
         return fetch(url, init);
       },
     });
-    expect((await collect(client.runAgent())).events).toHaveLength(5);
+    expect((await collect(client.events())).events).toHaveLength(5);
     expect(calls).toEqual([server.url]);
   });
 
@@ -136,7 +136,7 @@ describe("HttpAgent against our server", () => {
     const { agent } = recordingSampleAgent();
     const server = await track(serveAgent(agent));
     const client = new HttpAgent({ url: server.url });
-    const stream = client.runAgent();
+    const stream = client.events();
     expect(stream).toBeInstanceOf(RunStream);
     await sleep(50);
     expect(server.requests).toHaveLength(0);
@@ -147,7 +147,7 @@ describe("HttpAgent against our server", () => {
   it("is single-use: a second subscribe or iteration throws a TypeError at once", async () => {
     const { agent } = recordingSampleAgent();
     const server = await track(serveAgent(agent));
-    const stream = new HttpAgent({ url: server.url }).runAgent();
+    const stream = new HttpAgent({ url: server.url }).events();
     const done = collect(stream);
     expect(() => stream.subscribe({})).toThrow(/already subscribed to or iterated.*one consumer/);
     expect(() => stream[Symbol.asyncIterator]()).toThrow(TypeError);
@@ -160,7 +160,7 @@ describe("HttpAgent against our server", () => {
     const types: string[] = [];
     let returned = false;
     await new Promise<void>((resolve) => {
-      new HttpAgent({ url: server.url }).runAgent().subscribe((event) => {
+      new HttpAgent({ url: server.url }).events().subscribe((event) => {
         expect(returned).toBe(true);
         types.push(event.type);
         if (event.type === "RUN_FINISHED") resolve();
@@ -173,8 +173,8 @@ describe("HttpAgent against our server", () => {
   it("follows the response's content type, whatever was asked for, ignoring case and parameters", async () => {
     const binary = await track(listen(answer(200, "Application/Vnd.AG-UI.Event+Proto; charset=binary", binaryBytes(run))));
     const sse = await track(listen(answer(200, "TEXT/Event-Stream; charset=utf-8", [sseBytes(run)])));
-    const fromBinary = await collect(new HttpAgent({ url: binary.url, transport: "sse" }).runAgent());
-    const fromSSE = await collect(new HttpAgent({ url: sse.url, transport: "binary" }).runAgent());
+    const fromBinary = await collect(new HttpAgent({ url: binary.url, transport: "sse" }).events());
+    const fromSSE = await collect(new HttpAgent({ url: sse.url, transport: "binary" }).events());
     expect(fromBinary.events).toEqual(normalized(run));
     expect(fromSSE.events).toEqual(normalized(run));
     expect(fromBinary.completed && fromSSE.completed).toBe(true);
@@ -183,14 +183,14 @@ describe("HttpAgent against our server", () => {
   it("decodes events split across many small chunks", async () => {
     const bytes = binaryBytes(run).flatMap((frame) => Array.from(frame, (b) => Uint8Array.of(b)));
     const server = await track(listen(answer(200, BINARY_MEDIA_TYPE, bytes)));
-    expect((await collect(new HttpAgent({ url: server.url }).runAgent())).events).toEqual(normalized(run));
+    expect((await collect(new HttpAgent({ url: server.url }).events())).events).toEqual(normalized(run));
   });
 
   it("delivers a RUN_ERROR as an event, then completes", async () => {
     const failed: AguiEventInput[] = [run[0]!, run[1]!, { type: "RUN_ERROR", message: "model overloaded", code: "overloaded" }];
     for (const transport of ["binary", "sse"] as const) {
       const server = await track(serveAgent(() => failed));
-      const outcome = await collect(new HttpAgent({ url: server.url, transport }).runAgent());
+      const outcome = await collect(new HttpAgent({ url: server.url, transport }).events());
       expect(outcome.error).toBeUndefined();
       expect(outcome.completed).toBe(true);
       expect(outcome.events.at(-1)).toEqual({ type: "RUN_ERROR", message: "model overloaded", code: "overloaded" });
@@ -200,14 +200,14 @@ describe("HttpAgent against our server", () => {
   it("reads several runs of one stream", async () => {
     const twice = [...run, { type: "RUN_STARTED", threadId: "t", runId: "r2" }, { type: "RUN_FINISHED", threadId: "t", runId: "r2" }] as AguiEventInput[];
     const server = await track(listen(answer(200, SSE_MEDIA_TYPE, [sseBytes(twice)])));
-    expect((await collect(new HttpAgent({ url: server.url }).runAgent())).events).toHaveLength(7);
+    expect((await collect(new HttpAgent({ url: server.url }).events())).events).toHaveLength(7);
   });
 
   it("can be served by our server as a proxy: HttpAgent is an AgentLike", async () => {
     const { agent, sent } = recordingSampleAgent();
     const upstream = await track(serveAgent(agent));
     const proxy = await track(serveAgent(new HttpAgent({ url: upstream.url })));
-    const outcome = await collect(new HttpAgent({ url: proxy.url, transport: "sse" }).runAgent());
+    const outcome = await collect(new HttpAgent({ url: proxy.url, transport: "sse" }).events());
     expect(outcome.completed).toBe(true);
     expect(outcome.events).toEqual(normalized(sent[0]!));
   });
@@ -217,7 +217,7 @@ describe("rxjs interop", () => {
   it("from(stream) uses the interop observable and delivers every event, then completes", async () => {
     const { agent, sent } = recordingSampleAgent();
     const server = await track(serveAgent(agent));
-    const stream = new HttpAgent({ url: server.url }).runAgent();
+    const stream = new HttpAgent({ url: server.url }).events();
     let interop = 0;
     const original = stream["@@observable"].bind(stream);
     Object.defineProperty(stream, "@@observable", { value: () => (interop++, original()) });
@@ -228,7 +228,7 @@ describe("rxjs interop", () => {
 
   it("an rxjs error carries the typed error", async () => {
     const server = await track(listen(answer(503, "application/json", ['{"error":"try later"}'])));
-    await expect(lastValueFrom(from(new HttpAgent({ url: server.url }).runAgent()))).rejects.toMatchObject({ code: "http_status", status: 503 });
+    await expect(lastValueFrom(from(new HttpAgent({ url: server.url }).events()))).rejects.toMatchObject({ code: "http_status", status: 503 });
   });
 
   it("unsubscribing through rxjs (take) cancels the request", async () => {
@@ -242,7 +242,7 @@ describe("rxjs interop", () => {
         aborted = true;
       }),
     );
-    const events = await lastValueFrom(from(new HttpAgent({ url: server.url }).runAgent()).pipe(take(2), toArray()));
+    const events = await lastValueFrom(from(new HttpAgent({ url: server.url }).events()).pipe(take(2), toArray()));
     expect(events.map((e: AguiEvent) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START"]);
     await server.closedEarly;
     await expect.poll(() => aborted).toBe(true);
@@ -252,18 +252,18 @@ describe("rxjs interop", () => {
 describe("AbstractAgent", () => {
   class Scripted extends AbstractAgent {
     inputs: RunAgentInput[] = [];
-    constructor(private readonly events: (input: RunAgentInput, context: RunContext) => AsyncIterable<AguiEventInput> | Iterable<AguiEventInput>) {
+    constructor(private readonly script: (input: RunAgentInput, context: RunContext) => AsyncIterable<AguiEventInput> | Iterable<AguiEventInput>) {
       super({ threadId: "local-thread", initialState: { count: 0 } });
     }
     run(input: RunAgentInput, context: RunContext) {
       this.inputs.push(input);
-      return this.events(input, context);
+      return this.script(input, context);
     }
   }
 
   it("runs a local agent with the same stream type, defaults and verification", async () => {
     const agent = new Scripted(() => run);
-    const stream = agent.runAgent({ tools: [] });
+    const stream = agent.events({ tools: [] });
     expect(stream).toBeInstanceOf(RunStream);
     expect(agent.inputs).toHaveLength(0);
     const outcome = await collect(stream);
@@ -271,6 +271,7 @@ describe("AbstractAgent", () => {
     expect(agent.inputs[0]).toEqual({
       threadId: "local-thread",
       runId: expect.stringMatching(UUID),
+      protocolVersion: "1.0",
       state: { count: 0 },
       messages: [],
       tools: [],
@@ -299,22 +300,22 @@ describe("AbstractAgent", () => {
       }
     }
     for (const agent of [new Gen(), new Fn(), new Prom()]) {
-      expect((await iterate(agent.runAgent())).events).toHaveLength(run.length);
+      expect((await iterate(agent.events())).events).toHaveLength(run.length);
     }
   });
 
   it("validates the events a local agent yields (invalid_event) and the input (invalid_input)", async () => {
-    const bad = await collect(new Scripted(() => [run[0]!, { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "" }]).runAgent());
+    const bad = await collect(new Scripted(() => [run[0]!, { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "" }]).events());
     expect(bad.error).toMatchObject({ code: "invalid_event" });
     expect(bad.events).toHaveLength(1);
-    const badInput = await collect(new Scripted(() => run).runAgent({ messages: [{ role: "bogus" } as never] }));
+    const badInput = await collect(new Scripted(() => run).events({ messages: [{ role: "bogus" } as never] }));
     expect(badInput.error).toMatchObject({ code: "invalid_input" });
   });
 
   it("reports order violations and truncated runs as errors, never a complete", async () => {
-    const violation = await collect(new Scripted(() => [run[0]!, run[2]!]).runAgent());
+    const violation = await collect(new Scripted(() => [run[0]!, run[2]!]).events());
     expect(violation).toMatchObject({ completed: false, error: { code: "protocol_violation", rule: "message-not-started", index: 1 } });
-    const truncated = await collect(new Scripted(() => run.slice(0, 4)).runAgent());
+    const truncated = await collect(new Scripted(() => run.slice(0, 4)).events());
     expect(truncated).toMatchObject({ completed: false, error: { code: "truncated_stream" } });
   });
 
@@ -324,7 +325,7 @@ describe("AbstractAgent", () => {
       new Scripted(function* () {
         yield run[0]!;
         throw boom;
-      }).runAgent(),
+      }).events(),
     );
     expect(outcome.error).toBe(boom);
   });
@@ -338,7 +339,7 @@ describe("AbstractAgent", () => {
     });
     const events: AguiEvent[] = [];
     const outcome = new Promise<unknown>((resolve) =>
-      agent.runAgent().subscribe({
+      agent.events().subscribe({
         next: (event) => {
           events.push(event);
           agent.abortRun();
@@ -354,7 +355,7 @@ describe("AbstractAgent", () => {
 
   it("can be served by our server, and reached with HttpAgent", async () => {
     const server = await track(serveAgent(new Scripted(() => run)));
-    const outcome = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const outcome = await collect(new HttpAgent({ url: server.url }).events());
     expect(outcome).toEqual({ events: normalized(run), completed: true });
   });
 });
@@ -367,7 +368,7 @@ describe("subscribe: callback behaviour", () => {
       res.write(encodeSSE(run[0]!));
     })));
     const error = await new Promise<unknown>((resolve) =>
-      new HttpAgent({ url: server.url }).runAgent().subscribe({
+      new HttpAgent({ url: server.url }).events().subscribe({
         next: () => {
           throw boom;
         },

@@ -30,11 +30,11 @@ describe("HttpAgent against an @ag-ui/encoder server", () => {
         transport,
         fetch: recordingFetch(contentTypes),
       });
-      const viaSubscribe = await collect(client.runAgent({ runId: "run-1" }));
+      const viaSubscribe = await collect(client.events({ runId: "run-1" }));
       expect(viaSubscribe.error).toBeUndefined();
       expect(viaSubscribe.completed).toBe(true);
       expect(viaSubscribe.events).toEqual(normalized(sent[0]!));
-      const viaLoop = await iterate(client.runAgent());
+      const viaLoop = await iterate(client.events());
       expect(viaLoop).toEqual({ events: normalized(sent[1]!), completed: true });
       expect(contentTypes).toEqual([expected[transport], expected[transport]]);
     });
@@ -48,7 +48,7 @@ describe("HttpAgent against an @ag-ui/encoder server", () => {
     ]);
     servers.push(server);
     for (const transport of ["binary", "sse"] as const) {
-      const outcome = await collect(new HttpAgent({ url: server.url, transport }).runAgent());
+      const outcome = await collect(new HttpAgent({ url: server.url, transport }).events());
       expect(outcome.completed).toBe(true);
       expect(outcome.events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]);
     }
@@ -58,7 +58,7 @@ describe("HttpAgent against an @ag-ui/encoder server", () => {
     const server = await serveWithTheirEncoder((input) => [{ type: "RUN_STARTED", threadId: input.threadId, runId: input.runId }]);
     servers.push(server);
     for (const transport of ["binary", "sse"] as const) {
-      const outcome = await collect(new HttpAgent({ url: server.url, transport }).runAgent());
+      const outcome = await collect(new HttpAgent({ url: server.url, transport }).events());
       expect(outcome).toMatchObject({ completed: false, error: { code: "truncated_stream" } });
     }
   });

@@ -55,7 +55,7 @@ describe("redirect: same-origin (the default)", () => {
       const { server, sample, bodies } = await redirecting(status, () => "/real");
       const agent = new HttpAgent({ url: server.url, headers });
       expect(agent.redirect).toBe("same-origin");
-      const outcome = await collect(agent.runAgent(params));
+      const outcome = await collect(agent.events(params));
       expect(outcome.error).toBeUndefined();
       expect(outcome.completed).toBe(true);
       expect(outcome.events).toEqual(normalized(sample.sent[0]!));
@@ -69,7 +69,7 @@ describe("redirect: same-origin (the default)", () => {
 
   it("follows an absolute Location on the same origin too", async () => {
     const { server, sample } = await redirecting(307, (self) => `${self.origin}/real`);
-    const outcome = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const outcome = await collect(new HttpAgent({ url: server.url }).events());
     expect(outcome.completed).toBe(true);
     expect(outcome.events).toEqual(normalized(sample.sent[0]!));
   });
@@ -78,7 +78,7 @@ describe("redirect: same-origin (the default)", () => {
     it(`refuses a ${status} to another origin, which never receives the request`, async () => {
       const other = await otherOrigin();
       const { server } = await redirecting(status, () => `${other.server.origin}/agent`);
-      const outcome = await collect(new HttpAgent({ url: server.url, headers }).runAgent(params));
+      const outcome = await collect(new HttpAgent({ url: server.url, headers }).events(params));
       expect(outcome.completed).toBe(false);
       expect(outcome.events).toEqual([]);
       const error = outcome.error as HttpStatusError;
@@ -95,7 +95,7 @@ describe("redirect: same-origin (the default)", () => {
   it("refuses a 301, 302 or 303, which would turn the run's POST into a GET without its input", async () => {
     for (const status of [301, 302, 303]) {
       const { server, sample } = await redirecting(status, () => "/real");
-      const { error } = await collect(new HttpAgent({ url: server.url }).runAgent());
+      const { error } = await collect(new HttpAgent({ url: server.url }).events());
       expect(error).toMatchObject({ code: "http_status", status });
       expect((error as Error).message).toBe(
         `HTTP ${status}: POST ${server.url} redirects to ${server.origin}/real with a ${status}, which turns the POST into a GET without the run's input: refused (redirect: "same-origin"; "follow" allows it)`,
@@ -107,7 +107,7 @@ describe("redirect: same-origin (the default)", () => {
 
   it(`stops after ${MAX_REDIRECTS} redirects`, async () => {
     const { server } = await redirecting(307, () => "/agent");
-    const { error } = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: server.url }).events());
     expect(error).toMatchObject({ code: "http_status", status: 307 });
     expect((error as Error).message).toContain(`more than ${MAX_REDIRECTS} times`);
     expect(server.requests).toHaveLength(MAX_REDIRECTS + 1);
@@ -115,13 +115,13 @@ describe("redirect: same-origin (the default)", () => {
 
   it("a redirect status without a Location is an http_status error, as before", async () => {
     const server = await track(listen((_req, res) => res.writeHead(307, { "content-type": "text/plain" }).end("nowhere")));
-    const { error } = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: server.url }).events());
     expect(error).toMatchObject({ code: "http_status", status: 307, body: "nowhere", message: "HTTP 307" });
   });
 
   it("a Location that is not a URL is not followed: an http_status error with the body", async () => {
     const server = await track(listen((_req, res) => res.writeHead(307, { location: "http://[::1", "content-type": "text/plain" }).end("broken")));
-    const { error } = await collect(new HttpAgent({ url: server.url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: server.url }).events());
     expect(error).toMatchObject({ code: "http_status", status: 307, body: "broken", message: "HTTP 307" });
     expect(server.requests).toHaveLength(1);
   });
@@ -132,7 +132,7 @@ describe("redirect: follow and error", () => {
     it(`"follow" follows a ${status} to another origin, as fetch does`, async () => {
       const other = await otherOrigin();
       const { server } = await redirecting(status, () => `${other.server.origin}/agent`);
-      const outcome = await collect(new HttpAgent({ url: server.url, redirect: "follow" }).runAgent(params));
+      const outcome = await collect(new HttpAgent({ url: server.url, redirect: "follow" }).events(params));
       expect(outcome.error).toBeUndefined();
       expect(outcome.completed).toBe(true);
       expect(outcome.events).toEqual(normalized(other.sample.sent[0]!));
@@ -142,7 +142,7 @@ describe("redirect: follow and error", () => {
 
   it(`"error" refuses even a redirect to the same origin`, async () => {
     const { server, sample } = await redirecting(307, () => "/real");
-    const { error } = await collect(new HttpAgent({ url: server.url, redirect: "error" }).runAgent());
+    const { error } = await collect(new HttpAgent({ url: server.url, redirect: "error" }).events());
     expect(error).toBeInstanceOf(HttpStatusError);
     expect(error).toMatchObject({ code: "http_status", status: 307 });
     expect((error as Error).message).toBe(`HTTP 307: POST ${server.url} redirects to ${server.origin}: refused (redirect: "error"; "follow" allows it)`);

@@ -37,12 +37,12 @@ describe("a lone RUN_ERROR from our server reaches HttpAgent as the agent's fail
           servers.push(server);
           const expected = [{ type: "RUN_ERROR", code: "agent_error", message: "the agent failed" }];
 
-          const viaSubscribe = await collect(new HttpAgent({ url: server.url, transport }).runAgent());
+          const viaSubscribe = await collect(new HttpAgent({ url: server.url, transport }).events());
           expect(viaSubscribe.error).toBeUndefined();
           expect(viaSubscribe.completed).toBe(true);
           expect(viaSubscribe.events).toEqual(expected);
 
-          const viaLoop = await iterate(new HttpAgent({ url: server.url, transport }).runAgent());
+          const viaLoop = await iterate(new HttpAgent({ url: server.url, transport }).events());
           expect(viaLoop.error).toBeUndefined();
           expect(viaLoop.completed).toBe(true);
           expect(viaLoop.events).toEqual(expected);

@@ -17,8 +17,8 @@ const finished: AguiEventInput = { type: "RUN_FINISHED", threadId: "t", runId: "
 
 /** Both consumers end with a `timeout` error after the given events; the server sees the connection closed. */
 async function expectTimeout(server: TestServer, transport: "auto" | "binary" | "sse", types: string[]) {
-  const viaSubscribe = await collect(new HttpAgent({ url: server.url, transport, idleTimeoutMs: IDLE }).runAgent());
-  const viaLoop = await iterate(new HttpAgent({ url: server.url, transport, idleTimeoutMs: IDLE }).runAgent());
+  const viaSubscribe = await collect(new HttpAgent({ url: server.url, transport, idleTimeoutMs: IDLE }).events());
+  const viaLoop = await iterate(new HttpAgent({ url: server.url, transport, idleTimeoutMs: IDLE }).events());
   for (const outcome of [viaSubscribe, viaLoop]) {
     expect(outcome.completed).toBe(false);
     expect(outcome.error).toBeInstanceOf(AguiWireError);
@@ -60,7 +60,7 @@ describe("idleTimeoutMs", () => {
 
   it("an error body that stalls: the http_status error, with what came before the stall", async () => {
     const server = await track(listen(answer(503, "text/plain", ["overloaded, "], { end: false })));
-    const { error, completed } = await collect(new HttpAgent({ url: server.url, idleTimeoutMs: IDLE }).runAgent());
+    const { error, completed } = await collect(new HttpAgent({ url: server.url, idleTimeoutMs: IDLE }).events());
     expect(completed).toBe(false);
     expect(error).toBeInstanceOf(HttpStatusError);
     expect(error).toMatchObject({ code: "http_status", status: 503, body: "overloaded, " });
@@ -83,7 +83,7 @@ describe("idleTimeoutMs", () => {
         ),
       ),
     );
-    const outcome = await collect(new HttpAgent({ url: server.url, transport: "sse", idleTimeoutMs }).runAgent());
+    const outcome = await collect(new HttpAgent({ url: server.url, transport: "sse", idleTimeoutMs }).events());
     expect(outcome.error).toBeUndefined();
     expect(outcome.completed).toBe(true);
     expect(outcome.events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
@@ -111,7 +111,7 @@ describe("idleTimeoutMs", () => {
         { fetch: respond(500, "down"), code: "http_status" },
       ];
       for (const { fetch, code } of endings) {
-        const outcome = await collect(new HttpAgent({ url: "http://127.0.0.1/agent", fetch, idleTimeoutMs: 10 * 60_000 }).runAgent());
+        const outcome = await collect(new HttpAgent({ url: "http://127.0.0.1/agent", fetch, idleTimeoutMs: 10 * 60_000 }).events());
         expect((outcome.error as AguiWireError | undefined)?.code).toBe(code);
         expect(vi.getTimerCount()).toBe(0);
       }
@@ -125,7 +125,7 @@ describe("network_error names its cause", () => {
   it("nothing listening: the message says ECONNREFUSED and the address, and keeps fetch's error as cause", async () => {
     const url = await closedPortUrl();
     const { port } = new URL(url);
-    const { error } = await collect(new HttpAgent({ url }).runAgent());
+    const { error } = await collect(new HttpAgent({ url }).events());
     expect(error).toBeInstanceOf(AguiWireError);
     expect(error).toMatchObject({ code: "network_error", message: `POST ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}` });
     const cause = (error as Error).cause as Error & { cause?: { code?: string; port?: number } };

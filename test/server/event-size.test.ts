@@ -35,7 +35,7 @@ function sizeOf(event: AguiEventInput, accept: string): number {
 async function runWithOurClient(url: string, transport: "sse" | "binary"): Promise<{ events: AguiEvent[]; error?: unknown }> {
   const events: AguiEvent[] = [];
   try {
-    for await (const event of new HttpAgent({ url, transport }).runAgent()) events.push(event);
+    for await (const event of new HttpAgent({ url, transport }).events()) events.push(event);
     return { events };
   } catch (error) {
     return { events, error };

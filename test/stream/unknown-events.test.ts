@@ -284,7 +284,7 @@ describe("HttpAgent against a server that sends events of unknown types", () => 
   for (const transport of ["sse", "binary"] as const) {
     it(`fails the run with unknown_event_type by default (${transport})`, async () => {
       const server = await track(servers[transport]());
-      const outcome = await collect(new HttpAgent({ url: server.url, transport }).runAgent());
+      const outcome = await collect(new HttpAgent({ url: server.url, transport }).events());
       expect(outcome.completed).toBe(false);
       expect(outcome.events).toEqual([]);
       expectUnknownTypeError(outcome.error, transport === "sse" ? /^SSE event #0: unknown event type "FUTURE_EVENT"/ : /^frame #0: unknown event type/);
@@ -296,7 +296,7 @@ describe("HttpAgent against a server that sends events of unknown types", () => 
       const agent = new HttpAgent({ url: server.url, transport, onUnknownEvent });
       expect(agent.onUnknownEvent).toBe(onUnknownEvent);
 
-      const viaSubscribe = await collect(agent.runAgent());
+      const viaSubscribe = await collect(agent.events());
       expect(viaSubscribe.error).toBeUndefined();
       expect(viaSubscribe.completed).toBe(true);
       expect(viaSubscribe.events).toEqual(expected);
@@ -304,7 +304,7 @@ describe("HttpAgent against a server that sends events of unknown types", () => 
 
       // The same through `for await`, and through `run` (no verification), which a proxy uses.
       seen.length = 0;
-      const viaLoop = await iterate(agent.runAgent());
+      const viaLoop = await iterate(agent.events());
       expect(viaLoop.error).toBeUndefined();
       expect(viaLoop.events).toEqual(expected);
       const raw = await iterate(agent.run({ threadId: "t", runId: "r", messages: [], tools: [], context: [], state: {}, forwardedProps: {} }));
@@ -317,7 +317,7 @@ describe("HttpAgent against a server that sends events of unknown types", () => 
     const bad = `${encodeSSE(run[0]!)}${futureSSE}data: {"type":"TEXT_MESSAGE_START","messageId":7}\n\n`;
     const server = await track(listen(answer(200, SSE_MEDIA_TYPE, [bad])));
     const { seen, onUnknownEvent } = recorder();
-    const outcome = await collect(new HttpAgent({ url: server.url, onUnknownEvent }).runAgent());
+    const outcome = await collect(new HttpAgent({ url: server.url, onUnknownEvent }).events());
     expect(outcome.events).toEqual(expected.slice(0, 1));
     expect((outcome.error as AguiWireError).code).toBe("invalid_event");
     expect((outcome.error as Error).message).toMatch(/^SSE event #2: invalid TEXT_MESSAGE_START event/);

@@ -121,6 +121,23 @@ export class RunState {
     this.#reindex();
   }
 
+  /** The first message with this id, as theirs' `messages.find` finds it; O(1). Never throws. */
+  message(id: string): Message | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** The first tool call with this id; O(1). Never throws. */
+  toolCall(id: string): ToolCall | undefined {
+    return this.#toolCalls.get(id)?.call;
+  }
+
+  /** Starts a new run's tally of started and answered tool calls (RUN_STARTED does it too). Never throws. */
+  resetRun(): void {
+    this.startedToolCallIds.length = 0;
+    this.#started.clear();
+    this.answeredToolCallIds.clear();
+  }
+
   /**
    * Tool calls the last run left unanswered, as theirs computes them for `onRunFinishedEvent`: the
    * success outcome's `pendingToolCallIds` when non-empty, else started calls with no result.
@@ -285,9 +302,7 @@ export class RunState {
         break;
       }
       case "RUN_STARTED": {
-        this.startedToolCallIds.length = 0;
-        this.#started.clear();
-        this.answeredToolCallIds.clear();
+        this.resetRun();
         const input = event.input?.messages;
         if (input !== undefined) {
           for (const m of input) if (!this.#byId.has(m.id)) this.#push(stored(m) as Mutable);

@@ -1,0 +1,393 @@
+/**
+ * Our `AbstractAgent.runAgent` against the real `@ag-ui/client` 1.0's: the same events go through
+ * an agent of theirs and one of ours, each with the same subscribers. Every subscriber callback is
+ * recorded with its arguments (the event, messages, state, buffers, outcome, result...), copied
+ * when called; the two sequences must be equal, and so must `runAgent`'s result, the agent's
+ * messages, state and pending interrupts, and the warnings logged. Hand-written scenarios and
+ * fast-check generated valid 1.0 runs, with subscribers that return mutations and stop events.
+ *
+ * Known, documented differences are kept out of the comparison and asserted on their own:
+ * `partialToolCallArgs` (theirs passes `{}` in Node, where its partial-JSON parser fails to load,
+ * and the completed JSON text in bundles; ours the parsed value), and a messages mutation returned
+ * from a delta's own callback (theirs applies the delta to the discarded list).
+ */
+import * as theirLib from "@ag-ui/client";
+import fc from "fast-check";
+import { Observable } from "rxjs";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import * as ourLib from "../../src/client/index.js";
+import { parsePartialJson } from "../../src/client/partial-json.js";
+import type { AguiEventInput, JsonValue, Message } from "../../src/index.js";
+import { run10Trace } from "../fixtures/trace-1.0.js";
+
+type Lib = typeof theirLib | typeof ourLib;
+type Params = Record<string, unknown>;
+/** What a mutating subscriber returns from one callback, by callback name and occurrence. */
+export type Plan = { callback: string; nth: number; mutation: "stop" | "state" | "messages" | "continue" }[];
+
+const CALLBACKS = [
+  "onRunInitialized", "onRunFailed", "onRunFinalized", "onEvent", "onRunStartedEvent", "onRunFinishedEvent", "onRunErrorEvent",
+  "onStepStartedEvent", "onStepFinishedEvent", "onSubagentStartedEvent", "onSubagentFinishedEvent", "onSubagentErrorEvent",
+  "onTextMessageStartEvent", "onTextMessageContentEvent", "onTextMessageEndEvent", "onToolCallStartEvent", "onToolCallArgsEvent",
+  "onToolCallEndEvent", "onToolCallResultEvent", "onStateSnapshotEvent", "onStateDeltaEvent", "onMessagesSnapshotEvent",
+  "onActivitySnapshotEvent", "onActivityDeltaEvent", "onRawEvent", "onCustomEvent", "onReasoningStartEvent",
+  "onReasoningMessageStartEvent", "onReasoningMessageContentEvent", "onReasoningMessageEndEvent", "onReasoningEndEvent",
+  "onReasoningEncryptedValueEvent", "onMessagesChanged", "onStateChanged", "onNewMessage", "onNewToolCall",
+] as const;
+
+/** Callbacks whose messages mutation theirs loses (documented): not used for `messages` in plans. */
+const DELTA_CALLBACKS = new Set([
+  "onTextMessageContentEvent", "onTextMessageEndEvent", "onReasoningMessageContentEvent", "onReasoningMessageEndEvent",
+  "onToolCallArgsEvent", "onToolCallEndEvent", "onActivitySnapshotEvent", "onActivityDeltaEvent",
+  // theirs applies this one after runAgent may have resolved; ours before: newMessages differ.
+  "onRunFinalized", "onMessagesChanged", "onStateChanged", "onNewMessage", "onNewToolCall",
+]);
+
+const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
+
+let warnings: string[] = [];
+beforeEach(() => {
+  warnings = [];
+  vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => void warnings.push(String(args[0])));
+  vi.spyOn(console, "error").mockImplementation(() => {});
+});
+afterEach(() => vi.restoreAllMocks());
+
+/** A subscriber recording every callback into `log`, as `[name, params]` (agent and input left out). */
+function recorder(log: unknown[], tag: string, lib: Lib): Record<string, (p: Params) => void> {
+  const subscriber: Record<string, (p: Params) => void> = {};
+  for (const name of CALLBACKS) {
+    subscriber[name] = (p) => {
+      const { agent, input, error, partialToolCallArgs, ...rest } = p;
+      expect(agent).toBeDefined();
+      if (name === "onToolCallArgsEvent" && lib === ourLib) {
+        // Ours: what the arguments so far parse to (the documented difference).
+        expect(partialToolCallArgs).toEqual(parsePartialJson(rest.toolCallBuffer as string));
+      }
+      const entry: Params = clone(rest);
+      if (error !== undefined) entry.failed = error instanceof Error;
+      if (input !== undefined) entry.runId = (input as { runId: string }).runId;
+      log.push([tag, name, entry]);
+    };
+  }
+  return subscriber;
+}
+
+/** A subscriber returning the planned mutations: by callback name and how many times it was called. */
+function mutator(plan: Plan, log: unknown[]): Record<string, (p: Params) => unknown> {
+  const counts = new Map<string, number>();
+  const subscriber: Record<string, (p: Params) => unknown> = {};
+  for (const name of CALLBACKS) {
+    subscriber[name] = (p) => {
+      const n = counts.get(name) ?? 0;
+      counts.set(name, n + 1);
+      const step = plan.find((s) => s.callback === name && s.nth === n);
+      if (step === undefined) return undefined;
+      log.push(["mutator", name, step.mutation]);
+      switch (step.mutation) {
+        case "stop":
+          return { stopPropagation: true };
+        case "continue":
+          return { stopPropagation: false };
+        case "state":
+          return { state: { mutated: n, was: clone(p.state) as JsonValue } };
+        case "messages":
+          return { messages: [...(clone(p.messages) as Message[]), { id: `added-${name}-${n}`, role: "user", content: "added" }] };
+      }
+    };
+  }
+  return subscriber;
+}
+
+interface Outcome {
+  log: unknown[];
+  result: unknown;
+  messages: unknown;
+  state: unknown;
+  pendingInterrupts: unknown;
+  warnings: string[];
+  inputs: unknown[];
+}
+
+interface Scenario {
+  /** The events of each run, in order (one runAgent per entry). */
+  runs: AguiEventInput[][];
+  initialMessages?: Message[];
+  initialState?: JsonValue;
+  plan?: Plan;
+  /** resume entries for the run at this index. */
+  resume?: Record<number, unknown[]>;
+  /** How our agent returns its events. */
+  form?: "observable" | "iterable" | "function";
+}
+
+/**
+ * The events as an observable that emits one per macrotask, as a network stream does. (With a
+ * synchronous source, theirs lets a verification error overtake the events still being applied:
+ * a timing artifact of rxjs, not a behaviour to compare.)
+ */
+function paced<T>(events: T[]): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let i = 0;
+    let timer: ReturnType<typeof setTimeout>;
+    const tick = () => {
+      if (i < events.length) {
+        subscriber.next(events[i++]!);
+        timer = setTimeout(tick, 0);
+      } else subscriber.complete();
+    };
+    timer = setTimeout(tick, 0);
+    return () => clearTimeout(timer);
+  });
+}
+
+/** Runs `scenario` through an agent of `lib`. */
+async function drive(lib: Lib, scenario: Scenario): Promise<Outcome> {
+  warnings = [];
+  const log: unknown[] = [];
+  const inputs: unknown[] = [];
+  const form = lib === ourLib ? (scenario.form ?? "observable") : "observable";
+  class Agent extends (lib.AbstractAgent as unknown as new (config: unknown) => { run(input: unknown): unknown }) {
+    override run(input: unknown) {
+      inputs.push(clone(input));
+      // The events of the runAgent call this run belongs to (a refused call runs nothing).
+      const events = clone(scenario.runs[Number((input as { runId: string }).runId.slice(4))] ?? []);
+      if (form === "observable") return paced(events);
+      if (form === "function") return () => events;
+      return (async function* () {
+        yield* events;
+      })();
+    }
+  }
+  const agent = new Agent({ threadId: "thread", initialMessages: scenario.initialMessages, initialState: scenario.initialState }) as unknown as ourLib.AbstractAgent;
+  agent.subscribe(recorder(log, "first", lib) as ourLib.AgentSubscriber);
+  agent.subscribe(mutator(scenario.plan ?? [], log) as ourLib.AgentSubscriber);
+  const results: unknown[] = [];
+  for (let i = 0; i < scenario.runs.length; i++) {
+    const params = { runId: `run-${i}`, ...(scenario.resume?.[i] ? { resume: scenario.resume[i] } : {}) };
+    try {
+      results.push(clone(await agent.runAgent(params as never, recorder(log, "run", lib) as ourLib.AgentSubscriber)));
+    } catch (error) {
+      results.push({ rejected: error instanceof Error, refused: /pending interrupt/.test(String(error)) });
+    }
+    // Theirs calls onRunFinalized without waiting for it: let it finish before comparing.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return { log, result: results, messages: clone(agent.messages), state: clone(agent.state), pendingInterrupts: clone(agent.pendingInterrupts), warnings: [...warnings], inputs };
+}
+
+async function same(scenario: Scenario): Promise<Outcome> {
+  const theirs = await drive(theirLib, scenario);
+  const ours = await drive(ourLib, scenario);
+  if (process.env.DIFF_DEBUG) {
+    const names = (log: unknown[]) => log.map((e) => (e as unknown[]).slice(0, 2).join(":") + ":" + JSON.stringify((e as Params[])[2]));
+    console.log(JSON.stringify({ theirs: names(theirs.log), ours: names(ours.log) }, null, 1));
+  }
+  expect(ours.log.length).toBe(theirs.log.length);
+  for (let i = 0; i < theirs.log.length; i++) expect({ at: i, entry: ours.log[i] }).toEqual({ at: i, entry: theirs.log[i] });
+  expect(ours.result).toEqual(theirs.result);
+  expect(ours.messages).toEqual(theirs.messages);
+  expect(ours.state).toEqual(theirs.state);
+  expect(ours.pendingInterrupts).toEqual(theirs.pendingInterrupts);
+  expect(ours.warnings).toEqual(theirs.warnings);
+  expect(ours.inputs).toEqual(theirs.inputs);
+  return ours;
+}
+
+const RS = (runId = "run-0"): AguiEventInput => ({ type: "RUN_STARTED", threadId: "thread", runId });
+const RF = (runId = "run-0", extra: Params = {}): AguiEventInput => ({ type: "RUN_FINISHED", threadId: "thread", runId, ...extra }) as AguiEventInput;
+const text = (id: string, ...deltas: string[]): AguiEventInput[] => [
+  { type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" },
+  ...deltas.map((delta) => ({ type: "TEXT_MESSAGE_CONTENT", messageId: id, delta }) as AguiEventInput),
+  { type: "TEXT_MESSAGE_END", messageId: id },
+];
+const tool = (id: string, parent: string | undefined, ...args: string[]): AguiEventInput[] => [
+  { type: "TOOL_CALL_START", toolCallId: id, toolCallName: "search", ...(parent ? { parentMessageId: parent } : {}) } as AguiEventInput,
+  ...args.map((delta) => ({ type: "TOOL_CALL_ARGS", toolCallId: id, delta }) as AguiEventInput),
+  { type: "TOOL_CALL_END", toolCallId: id },
+];
+
+describe("runAgent vs @ag-ui/client 1.0 (hand-written scenarios)", () => {
+  it("the 1.0 trace: reasoning, tools, activity, subagents, interrupt, with every callback recorded", async () => {
+    const out = await same({ runs: [run10Trace(300)], initialMessages: [{ id: "earlier", role: "user", content: "before" }], initialState: { n: 0 } });
+    expect(out.log.length).toBeGreaterThan(1000);
+  });
+
+  for (const form of ["observable", "iterable", "function"] as const) {
+    it(`a run with text, tool calls, results, state and custom events (our run() returns ${form === "function" ? "a function" : `an ${form}`})`, async () => {
+      await same({
+        form,
+        initialState: { count: 0 },
+        runs: [[
+          RS(),
+          ...text("a1", "Hel", "lo"),
+          ...tool("t1", "a1", '{"q":', '"lisbon"}'),
+          { type: "TOOL_CALL_RESULT", messageId: "r1", toolCallId: "t1", content: "sunny" },
+          { type: "STATE_SNAPSHOT", snapshot: { count: 1, items: [] } },
+          { type: "STATE_DELTA", delta: [{ op: "add", path: "/items/-", value: "x" }, { op: "replace", path: "/count", value: 2 }] },
+          { type: "STATE_DELTA", delta: [{ op: "remove", path: "/missing" }] },
+          { type: "CUSTOM", name: "c", value: { k: 1 } },
+          { type: "RAW", event: { vendor: true } },
+          { type: "STEP_STARTED", stepName: "s" },
+          { type: "STEP_FINISHED", stepName: "s" },
+          ...tool("t2", undefined, "{}"),
+          RF("run-0", { result: { ok: true } }),
+        ]],
+      });
+    });
+  }
+
+  it("chunks are expanded before the callbacks; activity snapshots and deltas; encrypted values", async () => {
+    await same({
+      runs: [[
+        RS(),
+        { type: "TEXT_MESSAGE_CHUNK", messageId: "c1", role: "assistant", delta: "one " },
+        { type: "TEXT_MESSAGE_CHUNK", delta: "two" },
+        { type: "TOOL_CALL_CHUNK", toolCallId: "tc", toolCallName: "f", parentMessageId: "c1", delta: '{"a"' },
+        { type: "TOOL_CALL_CHUNK", delta: ":1}" },
+        { type: "REASONING_START", messageId: "rs" },
+        { type: "REASONING_MESSAGE_CHUNK", messageId: "rm", delta: "think" },
+        { type: "REASONING_END", messageId: "rs" },
+        { type: "REASONING_ENCRYPTED_VALUE", subtype: "message", entityId: "rm", encryptedValue: "enc" },
+        { type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { steps: [] } },
+        { type: "ACTIVITY_DELTA", messageId: "act", activityType: "PLAN", patch: [{ op: "add", path: "/steps/-", value: "a" }] },
+        { type: "ACTIVITY_DELTA", messageId: "act", activityType: "PLAN", patch: [{ op: "replace", path: "/nope/x", value: 1 }] },
+        { type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { steps: ["b"] }, replace: false },
+        { type: "MESSAGES_SNAPSHOT", messages: [{ id: "c1", role: "assistant", content: "one two" }, { id: "u", role: "user", content: "hi" }] },
+        RF(),
+      ]],
+    });
+  });
+
+  it("a run ending with RUN_ERROR resolves; onRunErrorEvent hears it", async () => {
+    const out = await same({ runs: [[RS(), ...text("a", "partial"), { type: "RUN_ERROR", message: "model overloaded", code: "overloaded" }]] });
+    expect(out.result).toEqual([{ result: undefined, newMessages: [{ id: "a", role: "assistant", content: "partial" }] }]);
+    expect(out.log.some((e) => (e as unknown[])[1] === "onRunErrorEvent")).toBe(true);
+  });
+
+  it("a run that breaks the protocol fails alike: onRunFailed, onRunFinalized, rejected", async () => {
+    const out = await same({ runs: [[RS(), { type: "TEXT_MESSAGE_CONTENT", messageId: "nope", delta: "x" }, RF()]] });
+    expect(out.result).toEqual([{ rejected: true, refused: false }]);
+    expect(out.log.map((e) => (e as unknown[])[1])).toContain("onRunFailed");
+  });
+
+  it("an interrupt refuses the next run until resume answers it, then clears", async () => {
+    const interrupt = { type: "interrupt", interrupts: [{ id: "approve-1", reason: "confirm", message: "Book it?" }] };
+    const out = await same({
+      runs: [[RS("run-0"), ...text("a", "Shall I?"), RF("run-0", { outcome: interrupt })], [], [RS("run-2"), ...text("b", "Booked"), RF("run-2", { result: "ok" })]],
+      resume: { 2: [{ interruptId: "approve-1", status: "resolved", payload: { approved: true } }] },
+    });
+    expect(out.result).toMatchObject([{ newMessages: [{ id: "a" }] }, { rejected: true, refused: true }, { result: "ok" }]);
+    expect(out.pendingInterrupts).toEqual([]);
+  });
+
+  it("mutations: lifecycle replacements, stopped events, replaced state, and stopped END events still announced", async () => {
+    await same({
+      initialMessages: [{ id: "u0", role: "user", content: "hi" }],
+      initialState: { a: 1 },
+      plan: [
+        { callback: "onRunInitialized", nth: 0, mutation: "messages" },
+        { callback: "onRunInitialized", nth: 0, mutation: "state" },
+        { callback: "onEvent", nth: 2, mutation: "stop" },
+        { callback: "onEvent", nth: 4, mutation: "state" },
+        { callback: "onEvent", nth: 5, mutation: "messages" },
+        { callback: "onTextMessageEndEvent", nth: 0, mutation: "stop" },
+        { callback: "onStateSnapshotEvent", nth: 0, mutation: "stop" },
+        { callback: "onStateDeltaEvent", nth: 0, mutation: "state" },
+        { callback: "onToolCallEndEvent", nth: 0, mutation: "stop" },
+        { callback: "onToolCallResultEvent", nth: 0, mutation: "stop" },
+        { callback: "onRunFinishedEvent", nth: 0, mutation: "messages" },
+      ],
+      runs: [[
+        RS(),
+        ...text("a1", "x", "y", "z"),
+        ...tool("t1", "a1", "{}"),
+        { type: "TOOL_CALL_RESULT", messageId: "r1", toolCallId: "t1", content: "done" },
+        { type: "STATE_SNAPSHOT", snapshot: { b: 2 } },
+        { type: "STATE_DELTA", delta: [{ op: "add", path: "/c", value: 3 }] },
+        ...text("a2", "more"),
+        RF("run-0", { result: 42 }),
+      ]],
+    });
+  });
+
+  it("onRunFailed returning stopPropagation resolves the failed run", async () => {
+    const out = await same({ plan: [{ callback: "onRunFailed", nth: 0, mutation: "stop" }], runs: [[RS(), { type: "TEXT_MESSAGE_END", messageId: "never" }, RF()]] });
+    expect(out.result).toEqual([{ result: undefined, newMessages: [] }]);
+  });
+});
+
+describe("the documented differences", () => {
+  it("a messages mutation from a delta's own callback: ours applies that delta to the new list, theirs loses it", async () => {
+    const scenario: Scenario = { plan: [{ callback: "onTextMessageContentEvent", nth: 1, mutation: "messages" }], runs: [[RS(), ...text("a", "one", "two", "three"), RF()]] };
+    const theirs = await drive(theirLib, scenario);
+    const ours = await drive(ourLib, scenario);
+    expect(theirs.messages).toEqual([{ id: "a", role: "assistant", content: "onethree" }, { id: "added-onTextMessageContentEvent-1", role: "user", content: "added" }]);
+    expect(ours.messages).toEqual([{ id: "a", role: "assistant", content: "onetwothree" }, { id: "added-onTextMessageContentEvent-1", role: "user", content: "added" }]);
+  });
+});
+
+// --- generated valid runs ---------------------------------------------------------------------
+
+const word = fc.string({ minLength: 1, maxLength: 5 });
+const block = (k: number): fc.Arbitrary<AguiEventInput[]> =>
+  fc.oneof<fc.Arbitrary<AguiEventInput[]>[]>(
+    fc.array(word, { minLength: 1, maxLength: 4 }).map((deltas) => text(`m${k}`, ...deltas)),
+    fc.tuple(fc.array(fc.constantFrom('{"a":', "1", ',"b":"x', '"}', "[", "true"), { maxLength: 4 }), fc.boolean(), fc.boolean()).map(([args, parented, answered]) => [
+      ...tool(`t${k}`, parented ? "m0" : undefined, ...args),
+      ...(answered ? [{ type: "TOOL_CALL_RESULT", messageId: `r${k}`, toolCallId: `t${k}`, content: "res" } as AguiEventInput] : []),
+    ]),
+    fc.array(word, { minLength: 1, maxLength: 3 }).map((deltas) => [
+      { type: "REASONING_START", messageId: `rs${k}` },
+      { type: "REASONING_MESSAGE_START", messageId: `rm${k}`, role: "reasoning" },
+      ...deltas.map((delta) => ({ type: "REASONING_MESSAGE_CONTENT", messageId: `rm${k}`, delta }) as AguiEventInput),
+      { type: "REASONING_MESSAGE_END", messageId: `rm${k}` },
+      { type: "REASONING_END", messageId: `rs${k}` },
+    ] as AguiEventInput[]),
+    fc.array(word, { minLength: 1, maxLength: 3 }).map((deltas) => deltas.map((delta, i) => ({ type: "TEXT_MESSAGE_CHUNK", ...(i === 0 ? { messageId: `c${k}`, role: "assistant" } : {}), delta }) as AguiEventInput)),
+    fc.integer({ min: 0, max: 3 }).map((n) => [{ type: "STATE_SNAPSHOT", snapshot: { n, list: [] } } as AguiEventInput]),
+    fc.constantFrom<unknown[]>([{ op: "add", path: "/list/-", value: 1 }], [{ op: "replace", path: "/n", value: 9 }], [{ op: "remove", path: "/gone" }], [{ op: "test", path: "/n", value: 0 }]).map(
+      (delta) => [{ type: "STATE_DELTA", delta } as AguiEventInput],
+    ),
+    fc.constantFrom(true, false).map((replace) => [
+      { type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { s: [k] }, replace } as AguiEventInput,
+      { type: "ACTIVITY_DELTA", messageId: "act", activityType: "PLAN", patch: [{ op: "add", path: "/s/-", value: k }] } as AguiEventInput,
+    ]),
+    fc.constant([{ type: "CUSTOM", name: "n", value: k } as AguiEventInput, { type: "RAW", event: { k } } as AguiEventInput]),
+    fc.constant([{ type: "MESSAGES_SNAPSHOT", messages: [{ id: "m0", role: "assistant", content: "snap" }, { id: `u${k}`, role: "user", content: "q" }] } as AguiEventInput]),
+  );
+const generatedRun = fc
+  .tuple(fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 8 }), fc.constantFrom("success", "error", "result"))
+  .chain(([keys, end]) =>
+    fc.tuple(...keys.map((_, k) => block(k))).map((blocks) => [
+      RS(),
+      ...blocks.flat(),
+      end === "error" ? ({ type: "RUN_ERROR", message: "failed" } as AguiEventInput) : end === "result" ? RF("run-0", { result: { r: 1 } }) : RF(),
+    ]),
+  );
+const plan: fc.Arbitrary<Plan> = fc.array(
+  fc.record({
+    callback: fc.constantFrom(...CALLBACKS.filter((c) => c !== "onRunFailed")),
+    nth: fc.nat({ max: 2 }),
+    mutation: fc.constantFrom("stop", "state", "messages", "continue") as fc.Arbitrary<Plan[number]["mutation"]>,
+  }),
+  { maxLength: 10 },
+).map((steps) => steps.filter((s) => !(s.mutation === "messages" && DELTA_CALLBACKS.has(s.callback)) && !(s.mutation === "state" && ["onMessagesChanged", "onStateChanged", "onNewMessage", "onNewToolCall", "onRunFinalized"].includes(s.callback))));
+
+describe("runAgent vs @ag-ui/client 1.0 (generated runs)", () => {
+  it("agrees on every callback, the result, messages and state on 150 generated runs with mutating subscribers", async () => {
+    let callbacks = 0;
+    let mutations = 0;
+    await fc.assert(
+      fc.asyncProperty(generatedRun, plan, fc.constantFrom<Scenario["form"]>("observable", "iterable", "function"), async (events, steps, form) => {
+        const out = await same({ runs: [events], plan: steps, form, initialMessages: [{ id: "m0", role: "assistant", content: "before" }], initialState: { n: 0, list: [] } });
+        callbacks += out.log.length;
+        mutations += out.log.filter((e) => (e as unknown[])[0] === "mutator").length;
+      }),
+      { numRuns: 150, seed: 1300 },
+    );
+    expect(callbacks).toBeGreaterThan(150 * 20);
+    // The plans do fire: many runs had an event stopped or messages/state replaced.
+    expect(mutations).toBeGreaterThan(100);
+  });
+});
