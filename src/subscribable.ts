@@ -101,48 +101,83 @@ export async function* subscribableValues<T>(source: Subscribable<T>, signal?: A
 /** An async iterable that is also an observable: what a middleware's `next.run(input)` returns. */
 export type ObservableIterable<T> = AsyncIterable<T> & Subscribable<T>;
 
+/** The callbacks of {@link subscribeTo}; each is optional. */
+export interface Observer<T> {
+  /** Receives each value, in order. */
+  next?(value: T): void;
+  /** Receives the one error that ends the iteration. */
+  error?(error: unknown): void;
+  /** Called once when the iteration ended without error. */
+  complete?(): void;
+}
+
+/**
+ * Reports an error nobody asked to receive (no `error` callback, or a callback that threw) the way
+ * rxjs does: thrown on its own task, so it reaches the host's unhandled-error reporting instead of
+ * vanishing.
+ */
+function reportError(error: unknown): void {
+  setTimeout(() => {
+    throw error;
+  });
+}
+
+/**
+ * Iterates `iterable` and delivers its values to `observer`, asynchronously: nothing is delivered
+ * before this returns. If `next` throws, the iteration stops and that error goes to `error`. An
+ * error with no `error` callback to take it is rethrown on its own task, as rxjs does.
+ *
+ * @returns `unsubscribe()`, which stops the iteration (its `return` is called) and delivery.
+ * @throws What `iterable[Symbol.asyncIterator]()` throws (a single-use stream used twice).
+ */
+export function subscribeTo<T>(iterable: AsyncIterable<T>, observer: Observer<T> | ((value: T) => void) = {}): { unsubscribe(): void } {
+  const o: Observer<T> = typeof observer === "function" ? { next: observer } : observer;
+  const iterator = iterable[Symbol.asyncIterator]();
+  let closed = false;
+  const stop = (): void => void Promise.resolve(iterator.return?.()).catch(() => {});
+  const call = (fn: (() => void) | undefined): void => {
+    try {
+      fn?.();
+    } catch (err) {
+      reportError(err);
+    }
+  };
+  void (async () => {
+    try {
+      for (;;) {
+        const result = await iterator.next();
+        if (closed) return;
+        if (result.done) break;
+        o.next?.(result.value);
+      }
+    } catch (err) {
+      if (closed) return;
+      closed = true;
+      // Only needed when `next` threw; otherwise the iteration is over already.
+      stop();
+      if (o.error) call(() => o.error!(err));
+      else reportError(err);
+      return;
+    }
+    closed = true;
+    call(o.complete && (() => o.complete!()));
+  })();
+  return {
+    unsubscribe: () => {
+      if (closed) return;
+      closed = true;
+      stop();
+    },
+  };
+}
+
 /**
  * Gives `iterable` an observable's `subscribe` (so rxjs's `from()` and `@ag-ui/client`-style code
- * can consume it) while it stays an async iterable. One consumer: it is iterated once, whichever
- * way it is read. `unsubscribe` stops the iteration (its `return` is called).
- *
- * @throws Never itself; errors of the iteration go to the observer's `error`.
+ * can consume it) while it stays an async iterable. Never throws.
  */
 export function observableIterable<T>(iterable: AsyncIterable<T>): ObservableIterable<T> {
   return {
     [Symbol.asyncIterator]: () => iterable[Symbol.asyncIterator](),
-    subscribe(observer: Partial<SubscribableObserver<T>> | ((value: T) => void)) {
-      const { next, error, complete } = typeof observer === "function" ? { next: observer, error: undefined, complete: undefined } : observer;
-      const iterator = iterable[Symbol.asyncIterator]();
-      let closed = false;
-      void (async () => {
-        try {
-          for (;;) {
-            const result = await iterator.next();
-            if (closed) return;
-            if (result.done) break;
-            next?.(result.value);
-          }
-        } catch (err) {
-          if (closed) return;
-          closed = true;
-          void Promise.resolve(iterator.return?.()).catch(() => {});
-          if (error) error(err);
-          else setTimeout(() => {
-            throw err;
-          });
-          return;
-        }
-        closed = true;
-        complete?.();
-      })();
-      return {
-        unsubscribe: () => {
-          if (closed) return;
-          closed = true;
-          void Promise.resolve(iterator.return?.()).catch(() => {});
-        },
-      };
-    },
+    subscribe: (observer: Observer<T>) => subscribeTo(iterable, observer),
   };
 }

@@ -6,10 +6,11 @@
 import { isAguiWireError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
 import { verifyEvents } from "../verify.js";
+import { subscribeTo, type Observer } from "../subscribable.js";
 import { abortedError } from "./errors.js";
 
 /** Callbacks of {@link RunStream.subscribe}; each is optional. */
-export interface RunObserver {
+export interface RunObserver extends Observer<AguiEvent> {
   /** Receives each event, in order. */
   next?(event: AguiEvent): void;
   /** Receives the one error that ends the run: the stream then delivers nothing more. */
@@ -36,23 +37,12 @@ export interface RunStreamOptions {
 }
 
 /**
- * Reports an error nobody asked to receive (no `error` callback, or a callback that threw) the
- * way rxjs does: thrown on its own task, so it reaches the host's unhandled-error reporting
- * instead of vanishing.
- */
-function reportError(error: unknown): void {
-  setTimeout(() => {
-    throw error;
-  });
-}
-
-/**
- * The event stream of one run, returned by `runAgent`: both an `AsyncIterable<AguiEvent>` and an
+ * The event stream of one run, returned by `events`: both an `AsyncIterable<AguiEvent>` and an
  * observable (`subscribe({ next, error, complete })`, accepted by rxjs's `from()`).
  *
  * Lazy: nothing happens (no request is sent, no agent runs) until the first `subscribe` or
  * iteration. Single-use: a run has one consumer, so a second `subscribe` or iteration throws a
- * `TypeError`; call `runAgent` again for another run, or share one subscription with rxjs's
+ * `TypeError`; call `events` again for another run, or share one subscription with rxjs's
  * `share()`.
  *
  * Every run is checked with `verifyEvents`. It ends in exactly one of two ways:
@@ -65,7 +55,7 @@ function reportError(error: unknown): void {
  *   `malformed_frame`), or, for a local agent, what its `run` threw.
  *
  * Cancelling — {@link RunStream.abort}, the agent's `abortRun()`, the `signal` given to
- * `runAgent`, `unsubscribe()`, or a `break` out of the loop — aborts the request (or the local
+ * `events`, `unsubscribe()`, or a `break` out of the loop — aborts the request (or the local
  * run's signal). A consumer still listening then gets an `aborted` error; `unsubscribe` and
  * `break` end quietly.
  */
@@ -110,7 +100,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<AguiEvent> {
     const open = this.#open;
-    if (!open) throw new TypeError("this run's event stream was already subscribed to or iterated: a RunStream has one consumer (like a locked ReadableStream); call runAgent() again for another run");
+    if (!open) throw new TypeError("this run's event stream was already subscribed to or iterated: a RunStream has one consumer (like a locked ReadableStream); call events() again for another run");
     this.#open = undefined;
     const signal = this.#controller.signal;
     let source: AsyncIterator<AguiEvent> | undefined;
@@ -163,43 +153,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
    * @throws {TypeError} When the stream was already subscribed to or iterated.
    */
   subscribe(observer: RunObserver | ((event: AguiEvent) => void) = {}): RunSubscription {
-    const { next, error, complete } = typeof observer === "function" ? { next: observer, error: undefined, complete: undefined } : observer;
-    const iterator = this[Symbol.asyncIterator]();
-    let closed = false;
-    const call = (fn: (() => void) | undefined) => {
-      try {
-        fn?.();
-      } catch (err) {
-        reportError(err);
-      }
-    };
-    void (async () => {
-      try {
-        for (;;) {
-          const result = await iterator.next();
-          if (closed) return;
-          if (result.done) break;
-          next?.call(observer, result.value);
-        }
-      } catch (err) {
-        if (closed) return;
-        closed = true;
-        // Only needed when `next` threw; otherwise the run is over already and this is a no-op.
-        void iterator.return!();
-        if (error) call(() => error.call(observer, err));
-        else reportError(err);
-        return;
-      }
-      closed = true;
-      call(complete && (() => complete.call(observer)));
-    })();
-    return {
-      unsubscribe: () => {
-        if (closed) return;
-        closed = true;
-        void iterator.return!();
-      },
-    };
+    return subscribeTo(this, observer);
   }
 
   /** Makes the stream an interop observable: rxjs's `from(stream)` subscribes to it directly. Never throws. */

@@ -107,7 +107,8 @@ export type RunFinishedParams =
  */
 export interface AgentSubscriber {
   onRunInitialized?: Lifecycle;
-  onRunFailed?: Lifecycle<{ error: Error }>;
+  /** May return `stopPropagation: true`, which makes `runAgent` resolve instead of rejecting (as theirs does, though its type omits it). */
+  onRunFailed?(params: { error: Error } & AgentSubscriberParams): MaybePromise<AgentStateMutation | void>;
   onRunFinalized?: Lifecycle;
 
   onEvent?: On<AguiEvent>;

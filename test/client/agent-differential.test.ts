@@ -43,6 +43,9 @@ const DELTA_CALLBACKS = new Set([
   "onRunFinalized", "onMessagesChanged", "onStateChanged", "onNewMessage", "onNewToolCall",
 ]);
 
+/** A warning with the error text of a failed JSON Patch left out. */
+const patchErrorless = (w: string): string => w.replace(/(Failed to apply state patch:[\s\S]*\nError: )[\s\S]*$/, "$1…").replace(/(Failed to apply activity patch for '[^']*': )[\s\S]*$/, "$1…");
+
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
 let warnings: string[] = [];
@@ -189,7 +192,9 @@ async function same(scenario: Scenario): Promise<Outcome> {
   expect(ours.messages).toEqual(theirs.messages);
   expect(ours.state).toEqual(theirs.state);
   expect(ours.pendingInterrupts).toEqual(theirs.pendingInterrupts);
-  expect(ours.warnings).toEqual(theirs.warnings);
+  // A failed patch is logged with the patch library's own error text, which differs (ours names
+  // the operation and why, RFC 6902's way): the rest of the warning is theirs to the letter.
+  expect(ours.warnings.map(patchErrorless)).toEqual(theirs.warnings.map(patchErrorless));
   expect(ours.inputs).toEqual(theirs.inputs);
   return ours;
 }

@@ -24,6 +24,9 @@ interface Outcome {
   pendingInterrupts: unknown;
 }
 
+/** A warning with the error text of a failed JSON Patch left out. */
+const patchErrorless = (w: string): string => w.replace(/(Failed to apply state patch:[\s\S]*\nError: )[\s\S]*$/, "$1…").replace(/(Failed to apply activity patch for '[^']*': )[\s\S]*$/, "$1…");
+
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
 let warned: string[] = [];
@@ -80,7 +83,9 @@ async function same(inputs: AguiEventInput[], start: Start = {}): Promise<Outcom
   expect(actual.expanded).toEqual(expected.expanded);
   expect(actual.after.length).toBe(expected.after.length);
   actual.after.forEach((a, i) => expect(a, `after event ${i} (${(actual.expanded[i] as AguiEvent).type})`).toEqual(expected.after[i]));
-  expect(actual.warnings).toEqual(expected.warnings);
+  // A failed patch is logged with the patch library's own error text, which differs (ours names
+  // the operation and why, RFC 6902's way): the rest of the warning is theirs to the letter.
+  expect(actual.warnings.map(patchErrorless)).toEqual(expected.warnings.map(patchErrorless));
   expect(actual.pendingInterrupts).toEqual(expected.pendingInterrupts);
   return actual;
 }
