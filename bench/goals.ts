@@ -114,7 +114,7 @@ export const GOALS: Goal[] = [
     path: "reducer, 10,000-delta message and mixed run",
     comparedWith: "@ag-ui/client runAgent",
     goal: "at least 10x faster",
-    how: "the lower of two events/s ratios, ours (parseEvent + EventVerifier + ChunkExpander + RunState) over runAgent on the same events: one message of 10,000 text deltas, and the mixed trace (reduce suite)",
+    how: "the lower of two events/s ratios, our AbstractAgent.runAgent over @ag-ui/client's, each on an agent replaying the same events (from(events)) with the same one onEvent subscriber: one message of 10,000 text deltas, and the mixed trace (reduce suite)",
     suite: "reduce",
     measure: (v) => {
       const ratios = ["message 10k", "mixed"].map((g) => over(v, `reduce/${g}/ours`, `reduce/${g}/ag-run-agent`));
@@ -126,7 +126,7 @@ export const GOALS: Goal[] = [
     path: "reducer, time per event as a message grows",
     comparedWith: "the same at 1,000 deltas",
     goal: "flat: at most 1.25x",
-    how: "ours' time per event on one message of 10,000 text deltas over the same on 1,000 deltas, i.e. events/s at 1,000 over events/s at 10,000 (reduce suite)",
+    how: "our runAgent's time per event on one message of 10,000 text deltas over the same on 1,000 deltas, i.e. events/s at 1,000 over events/s at 10,000 (reduce suite)",
     suite: "reduce",
     measure: (v) => over(v, "reduce/message 1k/ours", "reduce/message 10k/ours"),
     met: (r) => r <= 1.25,

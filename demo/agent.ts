@@ -1,8 +1,8 @@
 /**
- * The demo's agent: the scripted run of `sample-run.ts`, paced like a model streaming tokens.
+ * The demo's agent: the scripted turn of `conversation-run.ts`, paced like a model streaming tokens.
  */
 import type { AgentFunction, AguiEventInput, RunAgentInput, RunContext } from "../src/index.js";
-import { sampleRun } from "./sample-run.js";
+import { conversationRun } from "./conversation-run.js";
 
 /** Resolves after `ms`, or at once when `signal` fires, so that a client leaving stops the wait. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -19,7 +19,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Makes the demo agent: it yields `sampleRun(input)`'s events with `delayMs` between them, and
+ * Makes the demo agent: it yields `conversationRun(input)`'s events with `delayMs` between them, and
  * stops as soon as its signal fires (the client went away).
  *
  * @param delayMs - Milliseconds before each event; default 40, enough to watch events arrive.
@@ -27,7 +27,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  */
 export function createDemoAgent(delayMs = 40): AgentFunction {
   return async function* demoAgent(input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
-    for (const event of sampleRun(input)) {
+    for (const event of conversationRun(input)) {
       if (delayMs > 0) await pause(delayMs, signal);
       if (signal.aborted) return;
       yield event;

@@ -1,12 +1,15 @@
 /**
- * The demo page's script, bundled for the browser by the demo server. It runs one request over
- * both transports at once with plain `fetch` and the library's decoders, and shows the events as
- * they arrive, the bytes each transport used and the time each took (with how much of it was the
- * scripted agent's pacing).
+ * The demo page's script, bundled for the browser by the demo server. It runs one turn of the
+ * conversation over both transports at once, each with its own `HttpAgent` and
+ * `agent.runAgent(params, subscriber)`, and shows for each the conversation as it grows (rendered
+ * from `agent.messages` and `agent.state` by the subscriber), the events as they arrive, the bytes
+ * the transport used (counted by the agent's `fetch`) and the time it took (with how much of it
+ * was the scripted agent's pacing).
  */
-import { BINARY_MEDIA_TYPE, EventType, FrameDecoder, SSEDecoder, SSE_MEDIA_TYPE, type AguiEvent, type RunAgentInput } from "../src/index.js";
-
-type MediaType = typeof BINARY_MEDIA_TYPE | typeof SSE_MEDIA_TYPE;
+import { EventType, HttpAgent, type AguiEvent, type Message, type Transport } from "../src/client/index.js";
+import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../src/index.js";
+import { QUESTION } from "./conversation-run.js";
+import { renderConversation, renderState } from "./conversation-view.js";
 
 interface Panel {
   root: HTMLElement;
@@ -16,6 +19,10 @@ interface Panel {
   time: HTMLElement;
   /** Says how much of the time the agent spent waiting on purpose. */
   pacing: HTMLElement;
+  /** The conversation, one item per message of `agent.messages`. */
+  conversation: HTMLOListElement;
+  /** `agent.state`, as JSON. */
+  state: HTMLElement;
   list: HTMLOListElement;
 }
 
@@ -25,6 +32,9 @@ interface Outcome {
   ms: number;
   events: number;
 }
+
+/** The media type each transport's answer must have. */
+const MEDIA_TYPE = { binary: BINARY_MEDIA_TYPE, sse: SSE_MEDIA_TYPE } as const;
 
 function panel(id: string): Panel {
   const root = document.getElementById(id)!;
@@ -36,6 +46,8 @@ function panel(id: string): Panel {
     bytes: find(".bytes"),
     time: find(".time"),
     pacing: find(".pacing"),
+    conversation: find("ol.conversation"),
+    state: find(".state"),
     list: find("ol.events"),
   };
 }
@@ -44,16 +56,17 @@ function panel(id: string): Panel {
 const delayMs = Number(document.querySelector<HTMLMetaElement>('meta[name="agent-delay-ms"]')?.content ?? "0") || 0;
 
 /**
- * Runs `change` (which may add to the panel's list or resize it), then keeps the list's newest
- * event in view if it was in view before: the list follows new events unless the reader has
- * scrolled up to look at older ones.
+ * Runs `change` (which may add to the `scrollers` or resize them), then keeps the end of each in
+ * view if it was in view before: a list follows what is added unless the reader has scrolled up
+ * to look at older items.
  */
-function following(target: Panel, change: () => void): void {
-  const list = target.list;
+function following(scrollers: HTMLElement[], change: () => void): void {
   // Within a pixel or two: scroll positions are fractional at some zoom levels.
-  const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight <= 2;
+  const atEnd = scrollers.map((s) => s.scrollHeight - s.scrollTop - s.clientHeight <= 2);
   change();
-  if (atEnd) list.scrollTop = list.scrollHeight;
+  scrollers.forEach((s, i) => {
+    if (atEnd[i]) s.scrollTop = s.scrollHeight;
+  });
 }
 
 /** A few words on what an event carries, for its line in the list. */
@@ -95,55 +108,85 @@ function show(target: Panel, event: AguiEvent, atMs: number): void {
   type.textContent = event.type;
   // textContent only: event data never becomes markup.
   item.append(at, type, ` ${summary(event)}`);
-  following(target, () => target.list.append(item));
+  following([target.list], () => target.list.append(item));
   target.count.textContent = String(target.list.children.length);
 }
 
-/** POSTs `input` asking for `mediaType`, and shows the events while they stream in. */
-async function runTransport(target: Panel, mediaType: MediaType, input: RunAgentInput): Promise<Outcome> {
+/**
+ * An `HttpAgent` for `transport` whose `fetch` counts the bytes of each answer as they arrive and
+ * checks that the answer came in the transport asked for.
+ */
+function countingAgent(transport: Exclude<Transport, "auto">, onBytes: (total: number) => void): HttpAgent {
+  let total = 0;
+  const counted = async (url: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(url, init);
+    const contentType = response.headers.get("content-type");
+    if (response.ok && contentType !== MEDIA_TYPE[transport]) throw new Error(`asked for ${MEDIA_TYPE[transport]}, got ${contentType}`);
+    if (!response.body) return response;
+    const counter = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        onBytes(total);
+        controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return new HttpAgent({
+    url: "/agent",
+    transport,
+    threadId: "demo-thread",
+    initialMessages: [{ id: "user-1", role: "user", content: QUESTION }],
+    fetch: counted,
+  });
+}
+
+/** Runs the turn `runId` over `transport` and shows the conversation and the events while they stream in. */
+async function runTransport(target: Panel, transport: Exclude<Transport, "auto">, runId: string): Promise<Outcome> {
   target.list.replaceChildren();
   target.list.scrollTop = 0;
+  target.conversation.scrollTop = 0;
   target.root.dataset.state = "running";
   target.status.textContent = "running";
   target.count.textContent = "0";
   target.bytes.textContent = "0";
   target.time.textContent = "–";
   target.pacing.textContent = "";
-  const started = performance.now();
   let bytes = 0;
   let events = 0;
   let last: AguiEvent | undefined;
+  const agent = countingAgent(transport, (total) => {
+    bytes = total;
+    target.bytes.textContent = bytes.toLocaleString("en-US");
+  });
+  const showConversation = (messages: readonly Message[]): void => following([target.conversation], () => renderConversation(target.conversation, messages));
+  showConversation(agent.messages);
+  renderState(target.state, agent.state, 0);
+  const started = performance.now();
   try {
-    const response = await fetch("/agent", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: mediaType },
-      body: JSON.stringify(input),
-    });
-    if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-    const contentType = response.headers.get("content-type");
-    if (contentType !== mediaType) throw new Error(`asked for ${mediaType}, got ${contentType}`);
-    const decoder = mediaType === BINARY_MEDIA_TYPE ? new FrameDecoder() : new SSEDecoder();
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      target.bytes.textContent = bytes.toLocaleString("en-US");
-      for (const event of decoder.push(value)) {
-        events++;
-        last = event;
-        show(target, event, performance.now() - started);
-      }
-    }
-    decoder.end();
+    await agent.runAgent(
+      { runId },
+      {
+        onEvent: ({ event }) => {
+          events++;
+          last = event;
+          show(target, event, performance.now() - started);
+        },
+        // The conversation and state are drawn from the agent's own, after each event changed them.
+        onMessagesChanged: ({ messages }) => showConversation(messages),
+        // The state's box may grow and shrink the lists: keep their ends in view.
+        onStateChanged: ({ state }) => following([target.list, target.conversation], () => renderState(target.state, state, 0)),
+      },
+    );
     const ms = performance.now() - started;
     // The agent sleeps before each event, so most of the time is that, not the transport. The
-    // text may wrap and shrink the list: keep its end in view.
-    following(target, () => {
+    // text may wrap and shrink the lists: keep their ends in view.
+    following([target.list, target.conversation], () => {
       target.time.textContent = `${ms.toFixed(0)} ms`;
       target.pacing.textContent = `(agent paced: ${(events * delayMs).toLocaleString("en-US")} ms of delays)`;
       target.pacing.title = `The scripted agent waits ${delayMs} ms before each of its ${events} events.`;
     });
+    // runAgent resolves on RUN_ERROR too: the last event says whether the run finished.
     if (last?.type !== EventType.RUN_FINISHED) throw new Error(last ? `the run ended with ${last.type}` : "the run sent no events");
     target.root.dataset.state = "done";
     target.status.textContent = "done";
@@ -167,17 +210,9 @@ async function runBoth(): Promise<void> {
   button.disabled = true;
   comparison.textContent = "";
   runs++;
-  const input: RunAgentInput = {
-    threadId: "demo-thread",
-    runId: `demo-run-${runs}`,
-    state: {},
-    messages: [{ id: "user-1", role: "user", content: "What's the weather in Lisbon?" }],
-    tools: [],
-    context: [],
-    forwardedProps: {},
-  };
+  const runId = `demo-run-${runs}`;
   try {
-    const [b, s] = await Promise.all([runTransport(binary, BINARY_MEDIA_TYPE, input), runTransport(sse, SSE_MEDIA_TYPE, input)]);
+    const [b, s] = await Promise.all([runTransport(binary, "binary", runId), runTransport(sse, "sse", runId)]);
     comparison.textContent = `Binary used ${b.bytes.toLocaleString("en-US")} bytes, ${((100 * b.bytes) / s.bytes).toFixed(1)}% of SSE's ${s.bytes.toLocaleString("en-US")}, for the same ${b.events} events.`;
   } catch {
     // Each panel shows its own failure.

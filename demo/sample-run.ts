@@ -1,6 +1,7 @@
 /**
- * A scripted agent run used by the demo: no model and no key, just the events a real agent would
- * stream for a short answer with a tool call.
+ * A scripted agent run used by the library's tests (the demo runs the longer
+ * `conversation-run.ts`): no model and no key, just the events a real agent would stream for a
+ * short answer with a tool call.
  */
 import { EventType, type AguiEventInput, type RunAgentInput } from "../src/index.js";
 

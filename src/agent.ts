@@ -6,7 +6,8 @@
  */
 import type { AguiEvent, AguiEventInput } from "./model/events.js";
 import type { RunAgentInput } from "./model/input.js";
-import { isSubscribable, subscribableValues, type Subscribable } from "./subscribable.js";
+import { RunSource } from "./run-source.js";
+import type { Subscribable } from "./subscribable.js";
 
 /**
  * What a run may yield: events, from a sync or async iterable, or from an observable (an rxjs
@@ -35,22 +36,14 @@ export type AgentFunction = (input: RunAgentInput, context: RunContext) => Agent
 export type Agent = AgentLike | AgentFunction;
 
 /**
- * Starts a run of `agent` and returns its events as an async iterable, whatever form the agent
- * returned them in.
+ * Starts a run of `agent` and returns its events as an async iterator, whatever form the agent
+ * returned them in (see {@link RunSource}).
  *
- * @throws {TypeError} (from the returned iterable, when iterated) if the agent returned something
- *   that is neither iterable nor observable.
+ * @throws {TypeError} (from the returned iterator) if the agent returned something that is neither
+ *   iterable nor observable.
  */
-export async function* startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): AsyncGenerator<AguiEventInput | AguiEvent> {
+export function startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): RunSource<AguiEventInput | AguiEvent> {
   const context: RunContext = { signal };
-  let result = await (typeof agent === "function" ? agent(input, context) : agent.run(input, context));
-  if (typeof result === "function") result = result();
-  if (isSubscribable(result)) {
-    yield* subscribableValues(result, signal);
-    return;
-  }
-  if (result == null || (typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function" && typeof (result as Iterable<unknown>)[Symbol.iterator] !== "function")) {
-    throw new TypeError(`an agent's run must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
-  }
-  yield* result as AsyncIterable<AguiEventInput | AguiEvent>;
+  // The server ends a run by its own means (it closes the iterator): no abort race here.
+  return new RunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)), undefined, () => new Error("aborted"));
 }

@@ -6,94 +6,14 @@
  *
  * @module
  */
+import { ChunkExpander } from "./chunks.js";
 import { AguiWireError } from "./errors.js";
 import type { AguiEvent } from "./model/events.js";
 import type { Message } from "./model/messages.js";
 
-/**
- * The rule a {@link ProtocolViolationError} names, stable across versions:
- *
- * - `run-started-first`: the first event of a stream, and the first after a run ended, must be
- *   RUN_STARTED, or a lone RUN_ERROR: the proper end of a run that failed before it started (what a
- *   server sends when its agent throws before its first event). As in `@ag-ui/client` 1.0, a
- *   RUN_ERROR right after another RUN_ERROR breaks this rule.
- * - `run-already-started`: a RUN_STARTED while a run is open (runs do not nest).
- * - `message-already-started` / `message-not-started`: a TEXT_MESSAGE_START for a `messageId`
- *   that is open; a TEXT_MESSAGE_CONTENT or _END for one that is not.
- * - `tool-call-already-started` / `tool-call-not-started`: likewise for TOOL_CALL_START / _ARGS /
- *   _END by `toolCallId`.
- * - `reasoning-already-started` / `reasoning-not-started`: likewise for a reasoning span,
- *   REASONING_START / REASONING_END by `messageId`.
- * - `reasoning-message-already-started` / `reasoning-message-not-started`: likewise for a
- *   reasoning message, REASONING_MESSAGE_START / _CONTENT / _END by `messageId` (spans and
- *   reasoning messages are tracked apart: one `messageId` may name both at once).
- * - `step-already-started` / `step-not-started`: likewise for STEP_STARTED / _FINISHED by
- *   `stepName`, per owner: the agent's steps and each subagent's (`subagentRunId`) are apart, and a
- *   step is finished by whoever started it.
- * - `subagent-already-started`: a SUBAGENT_STARTED for a `subagentRunId` that is active.
- * - `subagent-reused`: a SUBAGENT_STARTED for a `subagentRunId` that already finished (or failed)
- *   in this run: a subagent id names one invocation.
- * - `subagent-parent-not-started`: a SUBAGENT_STARTED whose `parentSubagentRunId` has not been
- *   started in this run.
- * - `subagent-not-started`: a SUBAGENT_FINISHED or SUBAGENT_ERROR for a `subagentRunId` that is
- *   not active.
- * - `subagent-mismatch`: an event that carries a `subagentRunId` other than the owner of what it
- *   refers to: the message, tool call, reasoning message or activity it continues (the owner is
- *   whoever opened it first in the run, or what a MESSAGES_SNAPSHOT, RUN_STARTED's `input` or a
- *   TOOL_CALL_RESULT said), a TOOL_CALL_START's `parentMessageId`, or a REASONING_ENCRYPTED_VALUE's
- *   `entityId`. An event without `subagentRunId` inherits its owner's and never breaks this rule.
- * - `chunk-incomplete`: a TEXT_MESSAGE_CHUNK or REASONING_MESSAGE_CHUNK that starts a new message
- *   without `messageId`, or a TOOL_CALL_CHUNK that starts a new tool call without `toolCallId` or
- *   `toolCallName`.
- * - `chunk-ambiguous`: a chunk with neither an id nor a `subagentRunId` while several owners each
- *   have a chunked item of its kind open, so that it could continue any of them.
- * - `chunk-mismatch`: a chunk that continues an open chunked item but says something else about
- *   it: another `subagentRunId`, `role`, `name`, `toolCallName` or `parentMessageId`.
- * - `run-finished-with-open-items`: a RUN_FINISHED while a step, message, reasoning span or
- *   message, tool call or subagent is open.
- */
-export type ProtocolRule =
-  | "run-started-first"
-  | "run-already-started"
-  | "message-already-started"
-  | "message-not-started"
-  | "tool-call-already-started"
-  | "tool-call-not-started"
-  | "reasoning-already-started"
-  | "reasoning-not-started"
-  | "reasoning-message-already-started"
-  | "reasoning-message-not-started"
-  | "step-already-started"
-  | "step-not-started"
-  | "subagent-already-started"
-  | "subagent-reused"
-  | "subagent-parent-not-started"
-  | "subagent-not-started"
-  | "subagent-mismatch"
-  | "chunk-incomplete"
-  | "chunk-ambiguous"
-  | "chunk-mismatch"
-  | "run-finished-with-open-items";
+import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 
-/** Events out of the order the protocol requires (code `protocol_violation`). */
-export class ProtocolViolationError extends AguiWireError {
-  /** Position of the offending event in the stream, from 0. */
-  readonly index: number;
-  /** The rule the event breaks. */
-  readonly rule: ProtocolRule;
-
-  /**
-   * @param index - Position of the offending event, from 0.
-   * @param rule - The rule it breaks.
-   * @param message - What was expected and what was found.
-   */
-  constructor(index: number, rule: ProtocolRule, message: string) {
-    super("protocol_violation", message);
-    this.index = index;
-    this.rule = rule;
-    this.name = "ProtocolViolationError";
-  }
-}
+export { ProtocolViolationError, type ProtocolRule };
 
 /**
  * Whether an event of `type` may come where no run is open (first in a stream, or after a run
@@ -119,13 +39,13 @@ const enum Phase {
 /** Who an item belongs to: a subagent invocation's `subagentRunId`, or undefined for the agent. */
 type Owner = string | undefined;
 
-/** An event's fields, read by name (the names come from {@link KINDS} and {@link REPEATED}). */
+/** An event's fields, read by name (the names come from {@link KINDS}). */
 type Fields = Record<string, any>;
 
 /**
  * The items that open and close by id, one row per kind: the prefix of its event types, its id
  * field, what it is called, the stem of its rules (`<stem>-already-started`, `<stem>-not-started`),
- * and the suffixes of its opening, content, closing and chunk event types (empty when it has none).
+ * and the suffixes of its opening, content and closing event types (empty when it has none).
  *
  * Steps are tracked by a key that joins their name and owner (`"name" (owner)`), so that each
  * owner's are apart. A subagent's `subagentRunId` is its id and its owner at once; the ids of a
@@ -133,9 +53,9 @@ type Fields = Record<string, any>;
  * `subagent-parent-not-started` look up.
  */
 const KINDS = [
-  "TEXT_MESSAGE,messageId,text message,message,START,CONTENT,END,CHUNK",
+  "TEXT_MESSAGE,messageId,text message,message,START,CONTENT,END",
   "TOOL_CALL,toolCallId,tool call,tool-call,START,ARGS,END,CHUNK",
-  "REASONING_MESSAGE,messageId,reasoning message,reasoning-message,START,CONTENT,END,CHUNK",
+  "REASONING_MESSAGE,messageId,reasoning message,reasoning-message,START,CONTENT,END",
   "REASONING,messageId,reasoning span,reasoning,START,,END",
   "STEP,stepName,step,step,STARTED,,FINISHED",
   "SUBAGENT,subagentRunId,subagent,subagent,STARTED,,FINISHED",
@@ -151,26 +71,16 @@ const enum Kind {
   Activity,
 }
 
-/** What an event does to its item (the index of its suffix in a row of {@link KINDS}), or that it is a chunk. */
+/** What an event does to its item: the index of its suffix in a row of {@link KINDS}. */
 const enum Action {
   Open,
   Continue,
   Close,
-  Chunk,
 }
 
-/** The kind and action of each event type that opens, continues or closes an item, or is a chunk. */
+/** The kind and action of each event type that opens, continues or closes an item. */
 const ACTIONS: Partial<Record<string, readonly [kind: Kind, action: Action]>> = { SUBAGENT_ERROR: [Kind.Subagent, Action.Close] };
 KINDS.forEach(([prefix, , , , ...suffixes], kind) => suffixes.forEach((suffix, action) => suffix && (ACTIONS[`${prefix}_${suffix}`] = [kind, action])));
-
-/**
- * The events that leave open chunked items open, as in 1.0's chunk transform. RUN_FINISHED,
- * RUN_ERROR and MESSAGES_SNAPSHOT close them all; every other event closes its owner's.
- */
-const LEAVE_CHUNKS_OPEN = new Set("RAW ACTIVITY_SNAPSHOT ACTIVITY_DELTA REASONING_ENCRYPTED_VALUE SUBAGENT_STARTED".split(" "));
-
-/** The fields a continuing chunk may repeat but not contradict (each chunk type has some or none). */
-const REPEATED = ["role", "name", "toolCallName", "parentMessageId"];
 
 const q = JSON.stringify;
 
@@ -182,21 +92,6 @@ function who(owner: Owner): string {
 /** How messages show an id of a kind (a step's key, `"name" (owner)`, is shown as it is). */
 function show(kind: Kind, id: string): string {
   return kind === Kind.Step ? id : q(id);
-}
-
-/**
- * A chunked item a 1.0 client holds open: the chunk transform of `@ag-ui/client` 1.0 turns the
- * first chunk of an item into its START event and closes the item (its END event) when the next
- * item of the same owner begins, or at the end of the run.
- */
-interface ChunkStream {
-  readonly kind: Kind;
-  readonly id: string;
-  /**
-   * The chunk that opened it, for what later chunks repeat. Its `subagentRunId` is the item's
-   * owner, and its key among the open streams.
-   */
-  readonly first: Fields;
 }
 
 /**
@@ -240,10 +135,8 @@ export class EventVerifier {
    * Reasoning spans and reasoning messages are open apart but share their owners, as in 1.0.
    */
   #owners: Map<string, Owner>[] = [];
-  /** The open chunked items, by owner: one per owner at most. */
-  #streams = new Map<Owner, ChunkStream>();
-  /** The owner of each open chunked item, by kind then id. */
-  #chunkOwners: Map<string, Owner>[] = [];
+  /** Turns chunk events into the START, content and END events 1.0 derives from them. */
+  readonly #chunks = new ChunkExpander();
 
   /**
    * Checks the next event of the stream.
@@ -252,8 +145,17 @@ export class EventVerifier {
    *   {@link ProtocolRule}, naming the event's index and the rule.
    */
   push(event: AguiEvent): void {
-    this.#index++;
-    const type = (this.#type = event.type);
+    const index = this.#index++;
+    this.#type = event.type;
+    const chunks = this.#chunks;
+    // Most streams hold no chunk events: then nothing is derived and the event is checked alone.
+    if (chunks.idle && !event.type.endsWith("_CHUNK")) return this.#check(event, false);
+    for (const derived of chunks.expand(event, index)) this.#check(derived, derived !== event);
+  }
+
+  /** Checks one event, the stream's or one derived from a chunk (`derived`, for messages). */
+  #check(event: AguiEvent, derived: boolean): void {
+    const type = event.type;
     const fields: Fields = event;
     const owner: Owner = fields.subagentRunId;
     if (event.type === "RUN_STARTED") {
@@ -264,8 +166,6 @@ export class EventVerifier {
       const reasoning = map();
       this.#open = KINDS.map(() => new Set());
       this.#owners = [map(), map(), reasoning, reasoning, map(), map(), map()];
-      this.#chunkOwners = [map(), map(), map()];
-      this.#streams = new Map();
       // Ids the request's messages hold belong to their owners for the whole run.
       if (event.input) this.#learn(event.input.messages, false);
       return;
@@ -285,18 +185,12 @@ export class EventVerifier {
       );
     }
     const [kind, action] = ACTIONS[type] ?? [];
-    if (action === Action.Chunk) return this.#chunk(kind!, fields);
-    // What closes open chunked items, as 1.0's chunk transform does before passing the event on.
-    if (type.startsWith("RUN_") || type === "MESSAGES_SNAPSHOT") {
-      // (Deleting the entry being visited does not disturb a Map's iteration.)
-      for (const key of this.#streams.keys()) this.#close(key);
-    } else if (!LEAVE_CHUNKS_OPEN.has(type)) this.#close(owner);
     if (kind !== undefined) {
       // (Only an opening event has a parent: reading a field an event lacks is slow, so only then.)
       // A subagent's parent is another subagent; a tool call's is a message (a SUBAGENT_STARTED may
       // name both, and only the first is checked here).
       const parent = action ? undefined : kind === Kind.Subagent ? fields.parentSubagentRunId : fields.parentMessageId;
-      return this.#item(kind, action!, fields[KINDS[kind]![1]], owner, false, parent);
+      return this.#item(kind, action!, fields[KINDS[kind]![1]], owner, derived, parent);
     }
     const owners = this.#owners;
     switch (event.type) {
@@ -420,62 +314,6 @@ export class EventVerifier {
       if (!owners.has(id)) owners.set(id, owner);
     } else if (action === Action.Close) open.delete(id);
     this.#via = "";
-  }
-
-  /**
-   * A chunk event, as 1.0's chunk transform sees it: which open chunked item it continues, or
-   * which it starts (closing the one its owner had open); then the START and content events the
-   * transform derives from it are checked like any.
-   */
-  #chunk(kind: Kind, chunk: Fields): void {
-    const [prefix, field] = KINDS[kind]!;
-    const id: string | undefined = chunk[field];
-    const owner: Owner = chunk.subagentRunId;
-    const owners = this.#chunkOwners[kind]!;
-    // Which owner's chunked item this chunk is about.
-    let key = owner;
-    if (id !== undefined) {
-      this.#owned(owners, id, owner, "the open chunked item", "", "chunk-mismatch");
-      key ??= owners.get(id);
-    } else if (owner === undefined && this.#streams.get(undefined)?.kind !== kind) {
-      // The only open item of this kind, whoever owns it; or none, and the chunk must start one.
-      if (owners.size > 1) this.#fail("chunk-ambiguous", `a ${field} or a subagentRunId`, `neither, while ${owners.size} owners have a ${prefix}_CHUNK item open`);
-      key = owners.values().next().value;
-    }
-    let stream = this.#streams.get(key);
-    const continues = stream?.kind === kind && (id === undefined || id === stream.id);
-    if (continues) {
-      for (const name of REPEATED) {
-        const found = chunk[name];
-        const expected = stream!.first[name] ?? (name === "role" ? "assistant" : undefined);
-        if (found !== undefined && found !== expected) {
-          // (q(undefined) is undefined.)
-          this.#fail("chunk-mismatch", `${name} ${q(expected) ?? "absent"} (as the open chunked item ${q(stream!.id)} has) or none`, q(found));
-        }
-      }
-    } else {
-      const missing = id === undefined ? field : kind === Kind.Tool && chunk.toolCallName === undefined ? "toolCallName" : "";
-      if (missing) this.#fail("chunk-incomplete", `a ${missing} on a ${prefix}_CHUNK that starts ${q(id) ?? "an item"}`, "none");
-      this.#close(key);
-      // (Here key is owner: an id open for another owner would have been continued.)
-      this.#streams.set(owner, (stream = { kind, id: id!, first: chunk }));
-      owners.set(id!, owner);
-      this.#item(kind, Action.Open, id!, owner, true, chunk.parentMessageId);
-    }
-    // 1.0 derives a content event from a chunk with a delta (or a rawEvent), and from a chunk that
-    // only carries metadata; a bare continuation derives nothing.
-    if (chunk.delta !== undefined || chunk.rawEvent !== undefined || (continues && chunk.metadata !== undefined)) {
-      this.#item(kind, Action.Continue, stream!.id, key, true);
-    }
-  }
-
-  /** Closes the chunked item `owner` has open, if any: checks the END event 1.0 derives. */
-  #close(owner: Owner): void {
-    const stream = this.#streams.get(owner);
-    if (!stream) return;
-    this.#streams.delete(owner);
-    this.#chunkOwners[stream.kind]!.delete(stream.id);
-    this.#item(stream.kind, Action.Close, stream.id, owner, true);
   }
 }
 

@@ -4,24 +4,26 @@
  * deltas (N = 1,000 and 10,000: does the time per event stay flat as the message grows?), the
  * mixed trace (one realistic run) and the 1.0 trace (an AG-UI 1.0 session of two runs).
  *
- * The reference is their `AbstractAgent.runAgent` on an agent whose `run()` replays the events
- * (`from(events)`): what a front end built on `@ag-ui/client` runs for every run once the bytes are
- * decoded (their HttpAgent decodes with `parseProtoStream`/`parseSSEStream`, which do not
- * validate). It validates every event (`enforceEvents`: zod parse), expands chunks
- * (`transformChunks`), checks the order (`verifyEvents`), reduces (`defaultApplyEvents`, which
- * copies the message list per delta) and publishes `messages`/`state`, then clones the messages
- * for `newMessages`. Ours, doing the same work: `parseEvent` (validation), `EventVerifier.push`,
- * `ChunkExpander.expand` and `RunState.apply` on each event, `EventVerifier.end` at the end (which
- * checks more than theirs: that the last run ended). Both start from a fresh agent / fresh state
- * per call, and both end with the same messages and state (checked before timing).
+ * Both sides run the same thing: `AbstractAgent.runAgent` (ours from agui-wire/client, theirs from
+ * `@ag-ui/client`) on a fresh agent whose `run()` replays the events as `from(events)` (an rxjs
+ * observable, which ours accepts as theirs does), with the same one subscriber (an `onEvent`
+ * that counts). That is what a front end pays for every run once the bytes are decoded, and both
+ * pay all of it: validation of every event (theirs `enforceEvents`, a zod parse; ours
+ * `parseEvent`), order checks (`verifyEvents`), chunk expansion, reduction (theirs
+ * `defaultApplyEvents`, which copies the message list per event; ours `RunState`, in place),
+ * subscriber callbacks and the published `messages`/`state`, then copies of the new messages for
+ * `newMessages`. Both end with the same messages and state and hear the same number of events
+ * (checked before timing).
  *
- * Two more rows isolate the reducers: ours `ChunkExpander` + `RunState` on events parsed
+ * More rows split the cost: ours without `runAgent` (`parseEvent` + `EventVerifier` +
+ * `ChunkExpander` + `RunState` in a plain loop: the work without the async plumbing and the
+ * callbacks), and the reducers alone: ours `ChunkExpander` + `RunState` on events parsed
  * beforehand, theirs `transformChunks` + `defaultApplyEvents` (no subscribers) consumed with rxjs.
  */
-import { AbstractAgent, defaultApplyEvents, transformChunks } from "@ag-ui/client";
+import { AbstractAgent as TheirAgent, defaultApplyEvents, transformChunks } from "@ag-ui/client";
 import { isDeepStrictEqual } from "node:util";
 import { from, lastValueFrom, type Observable } from "rxjs";
-import { ChunkExpander, EventVerifier, RunState } from "../../src/client/index.js";
+import { AbstractAgent, ChunkExpander, EventVerifier, RunState, type AgentSubscriber } from "../../src/client/index.js";
 import { parseEvent, type AguiEvent, type AguiEventInput } from "../../src/index.js";
 import { rate, ratio, type Table } from "../format.js";
 import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup } from "../suite.js";
@@ -32,15 +34,27 @@ const utf8 = new TextEncoder();
 /** Deltas in the two one-message groups. */
 const MESSAGE_SIZES = [1_000, 10_000];
 
-/** An `@ag-ui/client` agent whose run replays `events`, as a test double or a local agent would. */
-class Replay extends AbstractAgent {
+/** Our agent whose run replays `events`, as theirs does below: the same observable on both sides. */
+class OurReplay extends AbstractAgent {
   readonly #events: readonly AguiEventInput[];
   constructor(events: readonly AguiEventInput[]) {
     super({ threadId: "t" });
     this.#events = events;
   }
   run(): ReturnType<AbstractAgent["run"]> {
-    return from(this.#events) as unknown as ReturnType<AbstractAgent["run"]>;
+    return from(this.#events);
+  }
+}
+
+/** An `@ag-ui/client` agent whose run replays `events`, as a test double or a local agent would. */
+class TheirReplay extends TheirAgent {
+  readonly #events: readonly AguiEventInput[];
+  constructor(events: readonly AguiEventInput[]) {
+    super({ threadId: "t" });
+    this.#events = events;
+  }
+  run(): ReturnType<TheirAgent["run"]> {
+    return from(this.#events) as unknown as ReturnType<TheirAgent["run"]>;
   }
 }
 
@@ -59,8 +73,37 @@ export function messageTrace(n: number): AguiEventInput[] {
   ];
 }
 
-/** Ours, as a front end runs it: validate, verify, expand chunks, reduce. */
-function oursFull(events: readonly AguiEventInput[]): RunState {
+/** The subscriber both sides get: one `onEvent` that counts, as a front end listening to a run has. */
+function counter(): { subscriber: AgentSubscriber; count: () => number } {
+  let n = 0;
+  return { subscriber: { onEvent: () => void n++ }, count: () => n };
+}
+
+/** The agent's end: its messages and state, and how many events the subscriber heard. */
+interface Outcome {
+  messages: unknown;
+  state: unknown;
+  heard: number;
+}
+
+/** Ours, as a front end runs it: `runAgent` on a fresh agent. */
+async function oursRunAgent(events: readonly AguiEventInput[]): Promise<Outcome> {
+  const agent = new OurReplay(events);
+  const { subscriber, count } = counter();
+  consume(await agent.runAgent({}, subscriber));
+  return { messages: agent.messages, state: agent.state, heard: count() };
+}
+
+/** Theirs, as a front end runs it: `runAgent` on a fresh agent. */
+async function theirsRunAgent(events: readonly AguiEventInput[]): Promise<Outcome> {
+  const agent = new TheirReplay(events);
+  const { subscriber, count } = counter();
+  consume(await agent.runAgent({}, subscriber as never));
+  return { messages: agent.messages, state: agent.state, heard: count() };
+}
+
+/** Ours without runAgent: validate, verify, expand chunks, reduce, in a plain loop. */
+function oursCore(events: readonly AguiEventInput[]): RunState {
   const verifier = new EventVerifier();
   const expander = new ChunkExpander();
   const run = new RunState();
@@ -81,13 +124,6 @@ function oursReduce(events: readonly AguiEvent[]): RunState {
   return run;
 }
 
-/** Theirs, as a front end runs it: `runAgent` on a fresh agent. */
-async function theirsRunAgent(events: readonly AguiEventInput[]): Promise<{ messages: unknown; state: unknown }> {
-  const agent = new Replay(events);
-  consume(await agent.runAgent());
-  return { messages: agent.messages, state: agent.state };
-}
-
 /** Theirs, the reducer alone: `transformChunks` then `defaultApplyEvents`, no subscribers. */
 async function theirsReduce(events: readonly AguiEventInput[]): Promise<unknown> {
   const agent = { messages: [], state: {}, pendingInterrupts: [] };
@@ -100,17 +136,19 @@ async function theirsReduce(events: readonly AguiEventInput[]): Promise<unknown>
 const plain = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
 /**
- * Runs both full paths once and throws unless they end with the same messages and state: the rows
- * compare the same work only if they compute the same thing.
+ * Runs both sides once and throws unless they end with the same messages and state and their
+ * subscriber heard as many events: the rows compare the same work only if they compute the same
+ * thing. Ours' pipeline without runAgent must end with the same messages too.
  */
 async function checkSame(id: string, events: readonly AguiEventInput[]): Promise<void> {
-  const ours = oursFull(events);
+  const ours = await oursRunAgent(events);
   const theirs = await theirsRunAgent(events);
-  // Their agent starts from state {}; ours from undefined: compare only when some event set one.
-  const stateSet = events.some((e) => e.type === "STATE_SNAPSHOT" || e.type === "STATE_DELTA");
-  if (!isDeepStrictEqual(plain(ours.messages), plain(theirs.messages)) || (stateSet && !isDeepStrictEqual(plain(ours.state), plain(theirs.state)))) {
-    throw new Error(`reduce/${id}: ours and @ag-ui/client's runAgent end with different messages or state`);
+  const core = oursCore(events);
+  const same = (a: unknown, b: unknown) => isDeepStrictEqual(plain(a), plain(b));
+  if (!same(ours.messages, theirs.messages) || !same(ours.state, theirs.state) || ours.heard !== theirs.heard) {
+    throw new Error(`reduce/${id}: ours and @ag-ui/client's runAgent end with different messages, state or event counts (${ours.heard} and ${theirs.heard} events heard)`);
   }
+  if (!same(core.messages, ours.messages)) throw new Error(`reduce/${id}: ours without runAgent ends with other messages than ours' runAgent`);
 }
 
 function group(id: string, title: string, events: AguiEventInput[]): TaskGroup {
@@ -122,8 +160,9 @@ function group(id: string, title: string, events: AguiEventInput[]): TaskGroup {
     title,
     reference: "ag-run-agent",
     tasks: [
-      { key: "ours", label: "agui-wire parseEvent + EventVerifier + ChunkExpander + RunState", impl: "ours", validates: true, events: n, bytes, fn: () => consume(oursFull(events)) },
+      { key: "ours", label: "agui-wire runAgent", impl: "ours", validates: true, events: n, bytes, fn: () => oursRunAgent(events) },
       { key: "ag-run-agent", label: "@ag-ui/client runAgent", impl: "peer", validates: true, events: n, bytes, fn: () => theirsRunAgent(events) },
+      { key: "ours-core", label: "agui-wire parseEvent + EventVerifier + ChunkExpander + RunState", impl: "ours", validates: true, events: n, bytes, fn: () => consume(oursCore(events)) },
       { key: "ours-reduce", label: "agui-wire ChunkExpander + RunState", impl: "ours", validates: false, events: n, bytes, fn: () => consume(oursReduce(parsed)) },
       { key: "ag-reduce", label: "@ag-ui/client transformChunks + defaultApplyEvents", impl: "peer", validates: false, events: n, bytes, fn: () => theirsReduce(events) },
     ],
@@ -157,9 +196,10 @@ const suite: Suite = {
       title: "Events to messages and state, one run per call: events/s; x: ours over theirs on the same events",
       columns: [
         { header: "events" },
-        { header: "ours (full)", align: "right" },
-        { header: "runAgent", align: "right" },
+        { header: "ours runAgent", align: "right" },
+        { header: "their runAgent", align: "right" },
         { header: "x runAgent", align: "right" },
+        { header: "ours, no runAgent", align: "right" },
         { header: "ours (reducer)", align: "right" },
         { header: "their reducer", align: "right" },
         { header: "x their reducer", align: "right" },
@@ -174,7 +214,7 @@ const suite: Suite = {
           const y = get(g.id, b);
           return x && y && !x.error && !y.error ? ratio(x.eventsPerSec / y.eventsPerSec) : "-";
         };
-        return [g.title, cell("ours"), cell("ag-run-agent"), over("ours", "ag-run-agent"), cell("ours-reduce"), cell("ag-reduce"), over("ours-reduce", "ag-reduce")];
+        return [g.title, cell("ours"), cell("ag-run-agent"), over("ours", "ag-run-agent"), cell("ours-core"), cell("ours-reduce"), cell("ag-reduce"), over("ours-reduce", "ag-reduce")];
       }),
     };
     const [small, large] = MESSAGE_SIZES.map((n) => `message ${n / 1000}k`) as [string, string];
@@ -194,12 +234,13 @@ const suite: Suite = {
       measurements,
       charts: groups.map((g) => ({
         title: `Reduce a run to messages and state (${g.title})`,
-        bars: measurements.filter((m) => m.group === g.id).map((m) => ({ label: m.label.replace("parseEvent + EventVerifier + ChunkExpander + RunState", "validate+verify+reduce"), value: m.eventsPerSec, impl: m.impl, reference: m.key === g.reference })),
+        bars: measurements.filter((m) => m.group === g.id).map((m) => ({ label: m.label.replace("parseEvent + EventVerifier + ChunkExpander + RunState", "validate+verify+reduce, no runAgent"), value: m.eventsPerSec, impl: m.impl, reference: m.key === g.reference })),
       })),
       notes: [
-        "full: ours = parseEvent (validation) + EventVerifier + ChunkExpander + RunState per event; theirs = AbstractAgent.runAgent on an agent whose run() returns from(events): enforceEvents (zod parse) + transformChunks + verifyEvents + defaultApplyEvents, messages/state published, newMessages cloned. Both end with the same messages and state (checked before timing).",
+        "runAgent: both sides = AbstractAgent.runAgent on a fresh agent whose run() returns from(events), with one subscriber (onEvent, counting): validation (theirs enforceEvents, a zod parse; ours parseEvent), verifyEvents, chunk expansion, reduction (theirs defaultApplyEvents; ours RunState), callbacks, messages/state published, newMessages copied. Both end with the same messages and state and hear as many events (checked before timing).",
+        "ours, no runAgent: parseEvent + EventVerifier + ChunkExpander + RunState per event in a plain loop: the same work without the async plumbing and the callbacks.",
         "reducer: ours = ChunkExpander + RunState on events parsed beforehand; theirs = transformChunks + defaultApplyEvents with no subscribers, consumed with rxjs. Neither validates nor verifies.",
-        "Decoding is not counted (see the stream suite): both start from event objects. A fresh agent (theirs) / fresh RunState (ours) per call.",
+        "Decoding is not counted (see the stream suite): both start from event objects.",
       ],
     };
   },

@@ -435,7 +435,16 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     try {
       const expander = new ChunkExpander();
       for await (const event of stream) {
-        for (const e of expander.expand(event)) await applier.apply(e);
+        // (Awaited only when a callback returned a promise: most events cost no await.)
+        if (expander.idle && !event.type.endsWith("_CHUNK")) {
+          const pending = applier.apply(event);
+          if (pending) await pending;
+        } else {
+          for (const e of expander.expand(event)) {
+            const pending = applier.apply(e);
+            if (pending) await pending;
+          }
+        }
         if (detached) break;
       }
     } catch (error) {

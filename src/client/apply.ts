@@ -3,12 +3,15 @@
  * the reducer (`RunState`) makes the change, this file decides which callbacks hear of it, with
  * which arguments, and what their returned mutations do.
  *
+ * Synchronous unless a callback returns a promise: an event that no async callback hears costs no
+ * await (theirs awaits every callback of every event).
+ *
  * @module
  */
 import type { AguiEvent, Interrupt, Message, RunAgentInput, ToolCall } from "../model/index.js";
 import type { RunState } from "./reducer/index.js";
 import { parsePartialJson } from "./partial-json.js";
-import { eventCallbackOf, runSubscribers, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
+import { eventCallbackOf, runSubscribers, after, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
 
 /** What the applier writes to: the agent's public fields. */
 export interface ApplyTarget {
@@ -18,6 +21,7 @@ export interface ApplyTarget {
 }
 
 type Params = Record<string, unknown>;
+type Maybe = void | Promise<void>;
 const NONE: FoldedMutation = {};
 
 /** Adds a property computed when first read, so that work nobody asks for (parsing arguments) is not done. */
@@ -27,13 +31,7 @@ function lazy(params: Params, key: string, compute: () => unknown): Params {
   Object.defineProperty(params, key, {
     enumerable: true,
     configurable: true,
-    get: () => {
-      if (!done) {
-        value = compute();
-        done = true;
-      }
-      return value;
-    },
+    get: () => (done ? value : ((done = true), (value = compute()))),
   });
   return params;
 }
@@ -53,9 +51,31 @@ function bufferOf(message: Message): string {
   return typeof content === "string" ? content : "";
 }
 
+/** Calls `call` on each item in turn, awaiting only what returns a promise. */
+function each<T>(items: readonly T[], call: (item: T) => unknown, from = 0): Maybe {
+  for (let i = from; i < items.length; i++) {
+    let returned: unknown;
+    try {
+      returned = call(items[i]!);
+    } catch (error) {
+      console.error("Subscriber error:", error);
+      continue;
+    }
+    if (returned instanceof Promise) {
+      return returned.then(
+        () => each(items, call, i + 1),
+        (error: unknown) => {
+          console.error("Subscriber error:", error);
+          return each(items, call, i + 1);
+        },
+      );
+    }
+  }
+}
+
 /**
  * Applies the events of one run to `agent` through `state`, calling `subscribers`. One instance
- * per run; events must be applied one at a time (await each {@link apply}).
+ * per run; events must be applied one at a time (await what {@link apply} returns, if anything).
  */
 export class EventApplier {
   readonly #agent: ApplyTarget;
@@ -82,12 +102,14 @@ export class EventApplier {
    * Applies one event (chunks expanded already): `onEvent`, the event's own callback, the change,
    * `onNewMessage`/`onNewToolCall`, then `onMessagesChanged`/`onStateChanged`.
    *
+   * @returns Nothing, or a promise when a callback returned one.
    * @throws Error for a chunk event, as theirs does; never for a subscriber's failure.
    */
-  async apply(event: AguiEvent): Promise<void> {
-    const first = await this.#call("onEvent", () => ({ event }));
-    if (first.stopPropagation !== true) await this.#applyTyped(event);
-    await this.publish();
+  apply(event: AguiEvent): Maybe {
+    return after(
+      after(this.#call("onEvent", () => ({ event })), (first) => (first.stopPropagation === true ? undefined : this.#applyTyped(event))),
+      () => this.publish(),
+    );
   }
 
   /**
@@ -106,78 +128,63 @@ export class EventApplier {
   }
 
   /**
+   * Publishes what changed since the last call: the agent's `messages` and `state` are set, then
+   * `onMessagesChanged` and `onStateChanged` are called on every subscriber. Never throws.
+   */
+  publish(): Maybe {
+    const agent = this.#agent;
+    // The agent's fields, as published so far: when both changed, theirs tells of the messages
+    // while the agent still holds the old state.
+    const tell = (name: "onMessagesChanged" | "onStateChanged"): Maybe =>
+      each(this.#subscribers, (s) => s[name]?.({ messages: agent.messages, state: agent.state, agent: agent as never, input: this.#input }));
+    const messages = this.#messagesChanged;
+    this.#messagesChanged = false;
+    if (messages) agent.messages = this.#run.messages;
+    return after(messages ? tell("onMessagesChanged") : undefined, () => {
+      if (!this.#stateChanged) return;
+      this.#stateChanged = false;
+      agent.state = this.#run.state;
+      return tell("onStateChanged");
+    });
+  }
+
+  /**
    * Calls callback `name` of every subscriber that has it, with `extra` (built per subscriber)
    * and the current messages, state, agent and input; folds what they return.
    */
-  async #call(name: keyof AgentSubscriber, extra: () => Params): Promise<FoldedMutation> {
+  #call(name: keyof AgentSubscriber, extra: () => Params): FoldedMutation | Promise<FoldedMutation> {
     const subscribers = this.#subscribers;
     if (!subscribers.some((s) => s[name] !== undefined)) return NONE;
-    const agent = this.#agent;
-    const input = this.#input;
-    const folded = await runSubscribers(subscribers, this.#run.messages, this.#run.state, (subscriber, messages, state) => {
+    const run = this.#run;
+    const folded = runSubscribers(subscribers, run.messages, run.state, (subscriber, messages, state) => {
       const callback = subscriber[name] as ((params: Params) => ReturnType<NonNullable<AgentSubscriber["onEvent"]>>) | undefined;
       if (callback === undefined) return undefined;
       const params = extra();
       params.messages = messages;
       params.state = state;
-      params.agent = agent;
-      params.input = input;
+      params.agent = this.#agent;
+      params.input = this.#input;
       return callback.call(subscriber, params);
     });
-    this.take(folded);
-    return folded;
+    return after(folded, (f) => {
+      this.take(f);
+      return f;
+    });
   }
 
-  /** Tells every subscriber's `name` (onNewMessage, onNewToolCall), all called before any is awaited, as theirs does. */
-  async #notify(name: "onNewMessage" | "onNewToolCall", extra: Params): Promise<void> {
+  /** Tells every subscriber's `name`, all called before any is awaited, as theirs does. */
+  #notify(name: "onNewMessage" | "onNewToolCall", extra: Params): Maybe {
     const pending: unknown[] = [];
-    for (const subscriber of this.#subscribers) {
-      const callback = subscriber[name] as ((params: Params) => unknown) | undefined;
-      if (callback === undefined) continue;
-      try {
-        pending.push(callback.call(subscriber, { ...extra, messages: this.#run.messages, state: this.#run.state, agent: this.#agent, input: this.#input }));
-      } catch (error) {
-        console.error("Subscriber error:", error);
-      }
-    }
-    if (pending.length > 0) await Promise.all(pending.map((p) => Promise.resolve(p).catch((error) => console.error("Subscriber error:", error))));
-  }
-
-  /**
-   * Publishes what changed since the last call: the agent's `messages` and `state` are set, then
-   * `onMessagesChanged` and `onStateChanged` are called on every subscriber. Never throws.
-   */
-  async publish(): Promise<void> {
-    if (this.#messagesChanged) {
-      this.#messagesChanged = false;
-      this.#agent.messages = this.#run.messages;
-      await this.#tell("onMessagesChanged");
-    }
-    if (this.#stateChanged) {
-      this.#stateChanged = false;
-      this.#agent.state = this.#run.state;
-      await this.#tell("onStateChanged");
-    }
-  }
-
-  async #tell(name: "onMessagesChanged" | "onStateChanged"): Promise<void> {
-    for (const subscriber of this.#subscribers) {
-      const callback = subscriber[name];
-      if (callback === undefined) continue;
-      try {
-        // The agent's fields, as published so far: when both changed, theirs tells of the
-        // messages while the agent still holds the old state.
-        await callback.call(subscriber, { messages: this.#agent.messages, state: this.#agent.state, agent: this.#agent as never, input: this.#input });
-      } catch (error) {
-        console.error("Subscriber error:", error);
-      }
-    }
+    each(this.#subscribers, (s) => {
+      const returned = s[name]?.({ ...extra, messages: this.#run.messages, state: this.#run.state, agent: this.#agent as never, input: this.#input } as never);
+      if (returned instanceof Promise) pending.push(returned.catch((error: unknown) => console.error("Subscriber error:", error)));
+    });
+    if (pending.length > 0) return Promise.all(pending).then(() => {});
   }
 
   /** The event's own callback, then its change unless a callback stopped it, then the new-message notices. */
-  async #applyTyped(event: AguiEvent): Promise<void> {
+  #applyTyped(event: AguiEvent): Maybe {
     const run = this.#run;
-    const name = eventCallbackOf(event.type);
     let extra: () => Params = () => ({ event });
     let newMessage: Message | undefined;
     let newToolCall: ToolCall | undefined;
@@ -189,10 +196,7 @@ export class EventApplier {
       case "REASONING_MESSAGE_END": {
         const target = run.message(event.messageId);
         // Theirs skips the callback for a message it cannot stream into; the reducer warns.
-        if (target === undefined || target.role === "activity") {
-          this.#reduce(event);
-          return;
-        }
+        if (target === undefined || target.role === "activity") return void this.#reduce(event);
         const key = event.type.startsWith("TEXT") ? "textMessageBuffer" : "reasoningMessageBuffer";
         extra = () => ({ event, [key]: bufferOf(target) });
         if (event.type.endsWith("_END")) {
@@ -204,10 +208,7 @@ export class EventApplier {
       case "TOOL_CALL_ARGS":
       case "TOOL_CALL_END": {
         const call = run.toolCall(event.toolCallId);
-        if (call === undefined) {
-          this.#reduce(event);
-          return;
-        }
+        if (call === undefined) return void this.#reduce(event);
         const fn = call.function;
         if (event.type === "TOOL_CALL_ARGS") {
           const buffer = fn.arguments;
@@ -227,10 +228,7 @@ export class EventApplier {
       }
       case "ACTIVITY_DELTA": {
         const existing = run.message(event.messageId);
-        if (existing === undefined || existing.role !== "activity") {
-          this.#reduce(event);
-          return;
-        }
+        if (existing === undefined || existing.role !== "activity") return void this.#reduce(event);
         extra = () => ({ event, activityMessage: existing });
         break;
       }
@@ -248,15 +246,14 @@ export class EventApplier {
       default:
         break;
     }
-    const typed = await this.#call(name, extra);
-    const stopped = typed.stopPropagation === true;
-    if (event.type === "RUN_STARTED" && stopped) run.resetRun(); // theirs starts a new tally either way
-    if (!stopped) {
-      const applied = this.#reduce(event);
-      newMessage ??= applied.newMessage;
-    }
-    if (newMessage !== undefined && (always || !stopped)) await this.#notify("onNewMessage", { message: newMessage });
-    if (newToolCall !== undefined) await this.#notify("onNewToolCall", { toolCall: newToolCall });
+    return after(this.#call(eventCallbackOf(event.type), extra), (typed) => {
+      const stopped = typed.stopPropagation === true;
+      if (event.type === "RUN_STARTED" && stopped) run.resetRun(); // theirs starts a new tally either way
+      if (!stopped) newMessage ??= this.#reduce(event).newMessage;
+      return after(newMessage !== undefined && (always || !stopped) ? this.#notify("onNewMessage", { message: newMessage }) : undefined, () =>
+        newToolCall !== undefined ? this.#notify("onNewToolCall", { toolCall: newToolCall }) : undefined,
+      );
+    });
   }
 
   /** The reducer's change, noted for publishing. */

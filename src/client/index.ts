@@ -13,6 +13,7 @@ export * from "../model/index.js";
 export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type HttpAgentConfig, type RunHttpAgentConfig, type Transport } from "./http-agent.js";
 export { MAX_REDIRECTS, type RedirectPolicy } from "./send.js";
 export { AbstractAgent, type AgentConfig, type RunAgentResult } from "./abstract-agent.js";
+export type { RunContext, AgentRunResult, AgentEvents } from "../agent.js";
 export {
   type AgentSubscriber,
   type AgentStateMutation,

@@ -5,7 +5,7 @@
  */
 import { isAguiWireError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
-import { verifyEvents } from "../verify.js";
+import { EventVerifier } from "../verify.js";
 import { subscribeTo, type Observer } from "../subscribable.js";
 import { abortedError } from "./errors.js";
 
@@ -104,6 +104,8 @@ export class RunStream implements AsyncIterable<AguiEvent> {
     this.#open = undefined;
     const signal = this.#controller.signal;
     let source: AsyncIterator<AguiEvent> | undefined;
+    // Checked here rather than through verifyEvents: one async step per event fewer.
+    const verifier = new EventVerifier();
     let over = false;
     const end = () => {
       if (over) return;
@@ -117,16 +119,21 @@ export class RunStream implements AsyncIterable<AguiEvent> {
         if (over) return { value: undefined, done: true };
         try {
           if (signal.aborted) throw abortedError(signal);
-          source ??= verifyEvents(open(signal))[Symbol.asyncIterator]();
+          source ??= open(signal)[Symbol.asyncIterator]();
           const result = await source.next();
-          if (result.done) end();
+          if (result.done) {
+            verifier.end();
+            end();
+          } else verifier.push(result.value);
           return result;
         } catch (err) {
           // Whatever a cancelled request throws (a fetch AbortError, a cut body) means "aborted".
           const error = signal.aborted && !isAguiWireError(err, "aborted") ? abortedError(signal) : err;
           end();
-          // Stops a local agent that is still working, or a request still open, after a failure.
+          // Stops a local agent that is still working, or a request still open, after a failure
+          // (a protocol violation leaves the source open).
           this.#controller.abort(error);
+          void Promise.resolve(source?.return?.()).catch(() => {});
           throw error;
         }
       },

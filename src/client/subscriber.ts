@@ -181,39 +181,57 @@ export interface FoldedMutation {
   stopPropagation?: boolean;
 }
 
+/** `f(value)`, once `value` is there: at once when it is not a promise. (Not named `then`: a module exporting `then` is a thenable to `import()`.) */
+export function after<A, B>(value: A | Promise<A>, f: (value: A) => B | Promise<B>): B | Promise<B> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
 /**
- * Calls `call` for each subscriber in turn, awaiting each. A returned `messages` or `state` (a
- * copy of it) is what the next subscriber is given; a returned `stopPropagation: true` stops the
- * loop. A subscriber that throws is reported with `console.error` and skipped.
+ * Calls `call` for each subscriber in turn, awaiting what returns a promise (synchronous
+ * callbacks cost no await). A returned `messages` or `state` (copied) is what the next subscriber
+ * is given; a returned `stopPropagation: true` stops the loop. A subscriber that throws (or
+ * rejects) is reported with `console.error` and skipped.
  *
- * @returns The replacements returned (copied), and the last `stopPropagation` returned.
+ * @returns The replacements returned (copied) and the last `stopPropagation` returned: at once
+ *   when no callback returned a promise, else a promise of them.
  * @throws Never.
  */
-export async function runSubscribers(
+export function runSubscribers(
   subscribers: readonly AgentSubscriber[],
   messages: readonly Message[],
   state: State,
   call: (subscriber: AgentSubscriber, messages: readonly Message[], state: State) => MaybePromise<AgentStateMutation | void> | undefined,
-): Promise<FoldedMutation> {
+): FoldedMutation | Promise<FoldedMutation> {
   const folded: FoldedMutation = {};
-  for (const subscriber of subscribers) {
-    let mutation: AgentStateMutation | void | undefined;
-    try {
-      const returned = call(subscriber, messages, state);
-      mutation = returned instanceof Promise ? await returned : (returned as AgentStateMutation | void | undefined);
-    } catch (error) {
-      console.error("Subscriber error:", error);
-      continue;
-    }
-    if (mutation == null) continue;
-    if (mutation.messages !== undefined && mutation.messages !== messages) {
-      messages = folded.messages = structuredClone(mutation.messages);
-    }
-    if (mutation.state !== undefined && mutation.state !== state) {
-      state = folded.state = structuredClone(mutation.state);
-    }
+  /** Folds one returned mutation; true when the loop stops. */
+  const take = (mutation: AgentStateMutation | void | undefined): boolean => {
+    if (mutation == null) return false;
+    if (mutation.messages !== undefined && mutation.messages !== messages) messages = folded.messages = structuredClone(mutation.messages);
+    if (mutation.state !== undefined && mutation.state !== state) state = folded.state = structuredClone(mutation.state);
     folded.stopPropagation = mutation.stopPropagation;
-    if (mutation.stopPropagation === true) break;
-  }
-  return folded;
+    return mutation.stopPropagation === true;
+  };
+  const loop = (from: number): FoldedMutation | Promise<FoldedMutation> => {
+    for (let i = from; i < subscribers.length; i++) {
+      let returned: ReturnType<typeof call>;
+      try {
+        returned = call(subscribers[i]!, messages, state);
+      } catch (error) {
+        console.error("Subscriber error:", error);
+        continue;
+      }
+      if (returned instanceof Promise) {
+        return returned.then(
+          (mutation) => (take(mutation) ? folded : loop(i + 1)),
+          (error: unknown) => {
+            console.error("Subscriber error:", error);
+            return loop(i + 1);
+          },
+        );
+      }
+      if (take(returned)) break;
+    }
+    return folded;
+  };
+  return loop(0);
 }

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChunkExpander, RunState } from "../../src/client/reducer/index.js";
-import { parseEvent, type AguiEvent, type AguiEventInput, type JsonValue, type Message } from "../../src/index.js";
+import { parseEvent, ProtocolViolationError, type AguiEvent, type AguiEventInput, type JsonValue, type Message } from "../../src/index.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
 
 interface Start {
@@ -76,7 +76,7 @@ async function same(inputs: AguiEventInput[], start: Start = {}): Promise<Outcom
   const expected = await theirs(events, start).catch((e: Error) => e);
   if (expected instanceof Error) {
     // Their chunk transform refused the stream (a generated run may do that): ours must refuse it alike.
-    expect(() => ours(events, start)).toThrow(expected.message);
+    expect(() => ours(events, start)).toThrow(ProtocolViolationError);
     return undefined as never;
   }
   const actual = ours(events, start);
@@ -303,7 +303,16 @@ describe("reducer vs @ag-ui/client 1.0 (hand-written scenarios)", () => {
       );
       const expander = new ChunkExpander();
       expect(theirError).toBeDefined();
-      expect(() => parsed.forEach((e) => expander.expand(e))).toThrow(theirError);
+      // Refused alike, in our words: a ProtocolViolationError naming the chunk rule and the event.
+      let ours: unknown;
+      try {
+        parsed.forEach((e) => expander.expand(e));
+      } catch (error) {
+        ours = error;
+      }
+      expect(ours).toBeInstanceOf(ProtocolViolationError);
+      expect((ours as ProtocolViolationError).rule).toMatch(/^chunk-(incomplete|mismatch|ambiguous)$/);
+      expect((ours as ProtocolViolationError).index).toBe(parsed.length - 1);
     }
   });
 

@@ -1,21 +1,23 @@
 /**
  * The demo page in headless Chromium (Debian's `chromium`, driven by playwright-core): it runs
- * both transports and shows every event, the bytes (binary fewer) and the time of each (saying
- * how much of it is the agent's pacing); each list follows its newest event on a laptop screen
- * unless the reader scrolled up, and on a phone the panels stack and event names show in full.
+ * both transports with `HttpAgent.runAgent` and shows the conversation as it grows (drawn from
+ * `agent.messages` and `agent.state`), every event, the bytes (binary fewer) and the time of each
+ * (saying how much of it is the agent's pacing); each list follows its newest event on a laptop
+ * screen unless the reader scrolled up, and on a phone the panels stack and event names show in
+ * full.
  *
  * Skipped, saying so, only when /usr/bin/chromium is missing outside CI; in CI it must run.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoServer, type DemoServer } from "../../demo/server.js";
-import { sampleRun } from "../../demo/sample-run.js";
+import { ANSWER, conversationRun, FINAL_STATE, FORECAST, INTRO, QUESTION, REASONING, TOOL } from "../../demo/conversation-run.js";
 import { available, launchChromium, warnIfUnavailable } from "../browser/chromium.js";
 
 const skip = !available;
 warnIfUnavailable("test/demo/browser.test.ts");
 
-const EVENTS = [...sampleRun({ threadId: "t", runId: "r" })].length;
+const EVENTS = [...conversationRun({ threadId: "t", runId: "r" })].length;
 const DELAY_MS = 30;
 
 interface Shown {
@@ -43,6 +45,37 @@ function shown(page: Page, id: "binary" | "sse"): Promise<Shown> {
     };
   });
 }
+
+/** A message of a panel's conversation, as the page shows it. */
+interface ShownMessage {
+  role: string | undefined;
+  label: string;
+  text: string;
+  calls: string[];
+}
+
+/** What one transport's panel shows of the conversation and the state. */
+function conversation(page: Page, id: "binary" | "sse"): Promise<{ messages: ShownMessage[]; state: string }> {
+  return page.$eval(`#${id}`, (root) => ({
+    messages: [...root.querySelectorAll<HTMLElement>("ol.conversation > li")].map((li) => ({
+      role: li.dataset.role,
+      label: li.querySelector(".role")?.textContent ?? "",
+      text: li.querySelector(".text")?.textContent ?? "",
+      calls: [...li.querySelectorAll(".tool-call")].map((call) => `${call.querySelector(".name")?.textContent} ${call.querySelector(".args")?.textContent}`),
+    })),
+    state: root.querySelector(".state")?.textContent ?? "",
+  }));
+}
+
+/** The whole turn, as each panel must show it once its run is done. */
+const TURN: ShownMessage[] = [
+  { role: "user", label: "user", text: QUESTION, calls: [] },
+  { role: "activity", label: "activity PLAN", text: JSON.stringify({ steps: [{ title: "Look up the forecast", done: true }, { title: "Answer", done: true }] }), calls: [] },
+  { role: "reasoning", label: "reasoning", text: REASONING, calls: [] },
+  { role: "assistant", label: "assistant", text: INTRO, calls: [`${TOOL.name} ${TOOL.arguments}`] },
+  { role: "tool", label: `tool result (${TOOL.name})`, text: JSON.stringify(FORECAST), calls: [] },
+  { role: "assistant", label: "assistant", text: ANSWER, calls: [] },
+];
 
 const number = (text: string): number => Number(text.replace(/[^\d]/g, ""));
 
@@ -128,17 +161,41 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
     expect(binary.items.map(strip)).toEqual(sse.items.map(strip));
     expect(number(binary.bytes)).toBeGreaterThan(0);
     expect(number(binary.bytes)).toBeLessThan(number(sse.bytes));
+    // Each panel shows the whole turn, ending with the assistant's answer, and the final state.
+    for (const id of ["binary", "sse"] as const) {
+      const shownTurn = await conversation(page, id);
+      expect(shownTurn.messages, id).toEqual(TURN);
+      expect(shownTurn.messages.at(-1)!.text, id).toBe(ANSWER);
+      expect(shownTurn.state, id).toBe(JSON.stringify(FINAL_STATE));
+    }
     expect(await page.textContent("#comparison")).toMatch(/^Binary used [\d,]+ bytes, \d+\.\d% of SSE's [\d,]+, for the same \d+ events\.$/);
   }
 
-  it("runs both transports on load and shows every event, the bytes and the time of each", async () => {
+  it("runs both transports on load and shows the conversation, every event, the bytes and the time of each", async () => {
+    // Before the page's script runs: note each text the SSE panel's answer shows, as it changes.
+    await page.addInitScript(() => {
+      addEventListener("DOMContentLoaded", () => {
+        const list = document.querySelector<HTMLElement>("#sse ol.conversation")!;
+        const seen: string[] = ((globalThis as unknown as { answerSteps: string[] }).answerSteps = []);
+        new MutationObserver(() => {
+          const items = list.querySelectorAll<HTMLElement>(':scope > li[data-role="assistant"]');
+          const text = items.length === 2 ? (items[1]!.querySelector(".text")?.textContent ?? "") : undefined;
+          if (text !== undefined && text !== seen.at(-1)) seen.push(text);
+        }).observe(list, { childList: true, subtree: true, characterData: true });
+      });
+    });
     await page.goto(server.url);
     expect(await page.textContent("#delay")).toBe(String(DELAY_MS));
     await expectCompleteRun("demo-run-1", page);
+    // The answer grew on the page as its deltas arrived, each text a longer prefix of the last.
+    const steps = await page.evaluate(() => (globalThis as unknown as { answerSteps: string[] }).answerSteps);
+    expect(steps.length).toBeGreaterThan(3);
+    expect(steps.at(-1)).toBe(ANSWER);
+    for (let i = 1; i < steps.length; i++) expect(steps[i]!.startsWith(steps[i - 1]!) && steps[i] !== steps[i - 1]).toBe(true);
     expect(problems).toEqual([]);
   });
 
-  it("at 1366×768, each list has followed its events: the last one is in view", async () => {
+  it("at 1366×768, each list has followed its events and the conversation its answer: the last ones are in view", async () => {
     for (const id of ["binary", "sse"]) {
       const view = await lastRowInView(page, id);
       // The list did overflow (so following it meant scrolling), and its last row is inside the
@@ -148,6 +205,14 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       expect(view.row.bottom, id).toBeLessThanOrEqual(view.list.bottom + 1);
       expect(view.row.bottom, id).toBeLessThanOrEqual(view.windowHeight);
       expect(view.text, id).toMatch(/RUN_FINISHED/);
+      // The conversation followed too: the answer, its last message, ends inside its box.
+      const answer = await page.$eval(`#${id} ol.conversation`, (list) => {
+        const last = list.lastElementChild!.getBoundingClientRect();
+        const box = list.getBoundingClientRect();
+        return { bottom: last.bottom, listBottom: box.top + list.clientTop + list.clientHeight, text: list.lastElementChild!.querySelector(".text")?.textContent };
+      });
+      expect(answer.text, id).toBe(ANSWER);
+      expect(answer.bottom, id).toBeLessThanOrEqual(answer.listBottom + 1);
     }
   });
 

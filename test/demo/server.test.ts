@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEventStream, EventType, parseEvent, type AguiEvent } from "../../src/index.js";
 import { startDemoServer, type DemoServer } from "../../demo/server.js";
-import { sampleRun } from "../../demo/sample-run.js";
+import { conversationRun } from "../../demo/conversation-run.js";
 
 const BINARY = "application/vnd.ag-ui.event+proto";
 const SSE = "text/event-stream";
@@ -33,6 +33,9 @@ describe("startDemoServer", () => {
     expect(html).toContain('<script type="module" src="/page.js"></script>');
     expect(html).toContain('id="binary"');
     expect(html).toContain('id="sse"');
+    // Each panel shows the conversation and the state beside the events.
+    expect(html.match(/<ol class="conversation"/g)).toHaveLength(2);
+    expect(html.match(/<pre class="state">/g)).toHaveLength(2);
     // The page is told the agent's pacing, to say how much of a run's time it is.
     expect(html).toContain('<meta name="agent-delay-ms" content="2" />');
   });
@@ -46,7 +49,7 @@ describe("startDemoServer", () => {
     expect(script).toContain("/agent");
   });
 
-  it.each([BINARY, SSE])("runs the scripted agent over %s", async (accept) => {
+  it.each([BINARY, SSE])("runs the scripted conversation over %s", async (accept) => {
     const response = await fetch(new URL("/agent", server.url), {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: accept },
@@ -56,7 +59,7 @@ describe("startDemoServer", () => {
     expect(response.headers.get("content-type")).toBe(accept);
     const events: AguiEvent[] = [];
     for await (const event of decodeEventStream(response.body!, accept)) events.push(event);
-    const expected = [...sampleRun(input)].map((e) => parseEvent(e));
+    const expected = [...conversationRun(input)].map((e) => parseEvent(e));
     // Timestamps differ between runs; everything else must match.
     const strip = ({ timestamp: _, ...rest }: AguiEvent & { timestamp?: number }) => rest;
     expect(events.map(strip)).toEqual(expected.map(strip));

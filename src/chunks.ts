@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { AguiWireError } from "../../errors.js";
-import type { AguiEvent, EventOf, JsonObject } from "../../model/index.js";
+import type { AguiEvent, EventOf } from "./model/events.js";
+import type { JsonObject } from "./model/json.js";
+import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 
 type Kind = "text" | "tool" | "reasoning";
 /** What an open chunk stream remembers from its first chunk. */
@@ -35,19 +36,7 @@ const CLOSES_ALL = new Set<string>(["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", 
 
 const END_TYPE = { text: "TEXT_MESSAGE_END", tool: "TOOL_CALL_END", reasoning: "REASONING_MESSAGE_END" } as const;
 const ID_FIELD = { text: "messageId", tool: "toolCallId", reasoning: "messageId" } as const;
-const NOUN = { text: "text message", tool: "tool call", reasoning: "reasoning message" } as const;
-
-function fail(message: string): never {
-  throw new AguiWireError("protocol_violation", message);
-}
-
-/** A chunk's value for a field fixed by the stream's first chunk must match it (or be absent). */
-function same(noun: string, id: string, field: string, found: string | undefined, expected: string | undefined): void {
-  if (found !== undefined && found !== expected) {
-    const was = expected === undefined ? "(absent)" : `'${expected}'`;
-    fail(`Cannot continue ${noun} '${id}': chunk ${field} '${found}' does not match the open stream's ${field} ${was}.`);
-  }
-}
+const q = JSON.stringify;
 
 /**
  * Stateful expander for one event stream (one per agent run pipeline, kept across runs as theirs is).
@@ -56,17 +45,29 @@ function same(noun: string, id: string, field: string, found: string | undefined
  */
 export class ChunkExpander {
   readonly #open = new Map<Lane, Open>();
+  #count = 0;
+  #at = 0;
+  #type = "";
+
+  /** Whether no chunked item is open: then {@link expand} returns any non-chunk event alone. */
+  get idle(): boolean {
+    return this.#open.size === 0;
+  }
 
   /**
    * The events `event` stands for, in order.
    *
-   * @throws AguiWireError `protocol_violation` when a chunk cannot be attributed as theirs refuses:
-   *   the first chunk of a stream lacks its id (or a tool call's name), a continuing chunk contradicts
-   *   the stream's role/name/toolCallName/parentMessageId/subagentRunId, or an id-less chunk could
-   *   belong to the open streams of several subagents.
+   * @param index - The event's position in the stream, for errors; default: one past the last.
+   * @throws {ProtocolViolationError} Where theirs refuses a chunk: `chunk-incomplete` (the first
+   *   chunk of an item lacks its id, or a tool call's name), `chunk-mismatch` (a continuing chunk
+   *   contradicts the item's role, name, toolCallName, parentMessageId or subagentRunId),
+   *   `chunk-ambiguous` (an id-less chunk could continue the open items of several owners).
    */
-  expand(event: AguiEvent): AguiEvent[] {
+  expand(event: AguiEvent, index: number = this.#count): AguiEvent[] {
+    this.#count = index + 1;
+    this.#at = index;
     const type = event.type;
+    this.#type = type;
     if (CLOSES_LANE.has(type)) return [...this.#close((event as { subagentRunId?: string }).subagentRunId), event];
     if (CLOSES_ALL.has(type)) return [...this.#closeAll(), event];
     switch (type) {
@@ -81,6 +82,17 @@ export class ChunkExpander {
         return this.#chunk("reasoning", event, event.messageId);
       default:
         return [event];
+    }
+  }
+
+  #fail(rule: ProtocolRule, expected: string, found: string): never {
+    throw new ProtocolViolationError(this.#at, rule, `event #${this.#at} (${this.#type}) breaks ${rule}: expected ${expected}, found ${found}`);
+  }
+
+  /** A continuing chunk's value for a field its item's first chunk fixed must match it, or be absent. */
+  #same(id: string, field: string, found: string | undefined, expected: string | undefined): void {
+    if (found !== undefined && found !== expected) {
+      this.#fail("chunk-mismatch", `${field} ${q(expected) ?? "absent"} (as the open chunked item ${q(id)} has) or none`, q(found));
     }
   }
 
@@ -103,7 +115,7 @@ export class ChunkExpander {
       for (const [lane, open] of this.#open) {
         if (open.kind === kind && open.id === id) {
           if (subagentRunId !== undefined && subagentRunId !== lane) {
-            fail(`Cannot continue ${NOUN[kind]} '${id}': chunk subagentRunId '${subagentRunId}' does not match the open stream's subagent '${lane ?? "(the parent agent)"}'.`);
+            this.#fail("chunk-mismatch", `${lane === undefined ? "the agent" : `subagent ${q(lane)}`}, owner of the open chunked item ${q(id)}`, `subagent ${q(subagentRunId)}`);
           }
           return lane;
         }
@@ -115,7 +127,7 @@ export class ChunkExpander {
     const lanes = [...this.#open].filter(([, open]) => open.kind === kind);
     if (lanes.length === 1) return lanes[0]![0];
     if (lanes.length > 1) {
-      fail(`Ambiguous ${chunkType}: it carries neither a ${ID_FIELD[kind]} nor a subagentRunId, but ${lanes.length} lanes have an open ${NOUN[kind]}. Attribute the chunk to the subagent it belongs to.`);
+      this.#fail("chunk-ambiguous", `a ${ID_FIELD[kind]} or a subagentRunId`, `neither, while ${lanes.length} owners have a ${chunkType} item open`);
     }
     return undefined;
   }
@@ -135,23 +147,23 @@ export class ChunkExpander {
     let open: Open;
     if (current?.kind === kind && (id === undefined || id === current.id)) {
       if (kind === "text") {
-        same(NOUN[kind], current.id, "role", c.role, current.role);
-        same(NOUN[kind], current.id, "name", c.name, current.name);
+        this.#same(current.id, "role", c.role, current.role);
+        this.#same(current.id, "name", c.name, current.name);
       } else if (kind === "tool") {
-        same(NOUN[kind], current.id, "toolCallName", c.toolCallName, current.toolCallName);
-        same(NOUN[kind], current.id, "parentMessageId", c.parentMessageId, current.parentMessageId);
+        this.#same(current.id, "toolCallName", c.toolCallName, current.toolCallName);
+        this.#same(current.id, "parentMessageId", c.parentMessageId, current.parentMessageId);
       }
       open = current;
     } else {
       out.push(...(this.#close(lane) as unknown as Record<string, unknown>[]));
-      if (id === undefined) fail(`First ${chunk.type} must have a ${ID_FIELD[kind]}`);
+      if (id === undefined) this.#fail("chunk-incomplete", `a ${ID_FIELD[kind]} on a ${chunk.type} that starts an item`, "none");
       const start: Record<string, unknown> = { type: "" };
       if (kind === "text") {
         open = { kind, id, role: c.role ?? "assistant", name: c.name, subagentRunId: c.subagentRunId };
         Object.assign(start, { type: "TEXT_MESSAGE_START", messageId: id, role: open.role });
         if (c.name !== undefined) start.name = c.name;
       } else if (kind === "tool") {
-        if (c.toolCallName === undefined) fail("First TOOL_CALL_CHUNK must have a toolCallName");
+        if (c.toolCallName === undefined) this.#fail("chunk-incomplete", `a toolCallName on a TOOL_CALL_CHUNK that starts ${q(id)}`, "none");
         open = { kind, id, toolCallName: c.toolCallName, parentMessageId: c.parentMessageId, subagentRunId: c.subagentRunId };
         Object.assign(start, { type: "TOOL_CALL_START", toolCallId: id, toolCallName: c.toolCallName });
         if (c.parentMessageId !== undefined) start.parentMessageId = c.parentMessageId;

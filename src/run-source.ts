@@ -1,0 +1,174 @@
+/**
+ * Reading what an agent's `run` returned, whatever its form (an iterable, an async iterable, an
+ * observable, a function giving one, a promise of any of these), as one async iterator, with as
+ * little machinery per event as the form allows: an event a source already holds (a sync
+ * iterable, an observable that emitted ahead) costs no more than one resolved promise.
+ *
+ * @module
+ */
+import type { AgentRunResult } from "./agent.js";
+import { isSubscribable } from "./subscribable.js";
+
+type Pull<T> = () => IteratorResult<T> | Promise<IteratorResult<T>>;
+
+/**
+ * The values of a run's result, as an async iterator. `signal` ends a wait for the next value at
+ * once with `abortError(signal)` (one listener for the whole run, not one per value); leaving
+ * early (`return`) closes the source (its iterator's `return`, or the observable's unsubscribe).
+ */
+export class RunSource<T> implements AsyncIterableIterator<T> {
+  #pull: Pull<unknown> | undefined;
+  #close: () => void = () => {};
+  #start: (() => Promise<AgentRunResult>) | undefined;
+  #done = false;
+  readonly #signal: AbortSignal | undefined;
+  readonly #abortError: (signal: AbortSignal) => Error;
+  readonly #map: (value: unknown) => T;
+  /** Rejects the wait under way when the signal fires. */
+  #interrupt: ((error: unknown) => void) | undefined;
+  readonly #onAbort = (): void => this.#interrupt?.(this.#abortError(this.#signal!));
+
+  /**
+   * @param start - Calls the agent: returns (a promise of) what its `run` returned.
+   * @param signal - Ends a wait for the next value.
+   * @param abortError - The error a wait ends with when `signal` fires.
+   * @param map - Applied to each value (validation); what it throws ends the iteration.
+   */
+  constructor(
+    start: () => AgentRunResult | Promise<AgentRunResult>,
+    signal: AbortSignal | undefined,
+    abortError: (signal: AbortSignal) => Error,
+    map: (value: unknown) => T = (value) => value as T,
+  ) {
+    this.#start = async () => start();
+    this.#signal = signal;
+    this.#abortError = abortError;
+    this.#map = map;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /**
+   * The next value.
+   *
+   * @throws {TypeError} When the agent returned neither an iterable nor an observable.
+   * @throws The source's error, or `abortError(signal)` when the signal fired.
+   */
+  async next(): Promise<IteratorResult<T>> {
+    if (this.#done) return { value: undefined, done: true };
+    const signal = this.#signal;
+    if (signal?.aborted) throw this.#abortError(signal);
+    try {
+      if (this.#pull === undefined) {
+        const start = this.#start!;
+        this.#start = undefined;
+        signal?.addEventListener("abort", this.#onAbort, { once: true });
+        this.#open(await this.#wait(start()));
+      }
+      const pulled = this.#pull!();
+      const result = pulled instanceof Promise ? await this.#wait(pulled) : pulled;
+      if (!result.done) return { value: this.#map(result.value), done: false };
+      this.#finish();
+      return { value: undefined, done: true };
+    } catch (error) {
+      this.#finish();
+      this.#close();
+      throw error;
+    }
+  }
+
+  /** Stops reading: closes the source. Never throws. */
+  async return(_value?: unknown): Promise<IteratorResult<T>> {
+    if (!this.#done) {
+      this.#finish();
+      this.#start = undefined;
+      this.#close();
+    }
+    return { value: undefined, done: true };
+  }
+
+  #finish(): void {
+    this.#done = true;
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+  }
+
+  /** `promise`, or a rejection as soon as the signal fires. */
+  #wait<R>(promise: Promise<R>): Promise<R> {
+    if (this.#signal === undefined) return promise;
+    return new Promise<R>((resolve, reject) => {
+      this.#interrupt = reject;
+      promise.then(resolve, reject);
+    });
+  }
+
+  /** Sets up reading of what `run` returned. */
+  #open(result: AgentRunResult): void {
+    if (typeof result === "function") result = result();
+    if (isSubscribable(result)) return this.#observe(result);
+    const source = result as Partial<AsyncIterable<unknown> & Iterable<unknown>> | null | undefined;
+    const async = source?.[Symbol.asyncIterator];
+    const sync = source?.[Symbol.iterator];
+    if (typeof async !== "function" && typeof sync !== "function") {
+      throw new TypeError(`an agent's run must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
+    }
+    const iterator = (typeof async === "function" ? async.call(source) : sync!.call(source)) as Iterator<unknown> | AsyncIterator<unknown>;
+    this.#pull = () => iterator.next();
+    // Not awaited: a hung agent would otherwise hang the consumer that is leaving.
+    this.#close = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+  }
+
+  /** Reads an observable: what it emits ahead of the reader is queued (it cannot be paused). */
+  #observe(source: { subscribe(observer: object): { unsubscribe(): void } }): void {
+    const queue: unknown[] = [];
+    let head = 0;
+    let ended = false;
+    let failure: { error: unknown } | undefined;
+    let wake: (() => void) | undefined;
+    const notify = (): void => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const subscription = source.subscribe({
+      next: (value: unknown) => {
+        if (ended) return;
+        queue.push(value);
+        notify();
+      },
+      error: (error: unknown) => {
+        if (ended) return;
+        ended = true;
+        failure = { error };
+        notify();
+      },
+      complete: () => {
+        ended = true;
+        notify();
+      },
+    });
+    const pull: Pull<unknown> = () => {
+      if (head < queue.length) {
+        const value = queue[head]!;
+        // Released as it goes, so a long run does not keep every event it already delivered.
+        queue[head++] = undefined;
+        if (head > 1024 && head * 2 > queue.length) {
+          queue.splice(0, head);
+          head = 0;
+        }
+        return { value, done: false };
+      }
+      if (failure) throw failure.error;
+      if (ended) return { value: undefined, done: true };
+      return new Promise<void>((resolve) => (wake = resolve)).then(pull);
+    };
+    this.#pull = pull;
+    this.#close = () => {
+      if (!ended) {
+        ended = true;
+        subscription.unsubscribe();
+      }
+    };
+  }
+}
