@@ -12,6 +12,13 @@ import { isSubscribable } from "./subscribable.js";
 type Pull<T> = () => IteratorResult<T> | Promise<IteratorResult<T>>;
 
 /**
+ * The key of an iterator's method that gives the next result at once when it has it, and a
+ * promise of it otherwise (see {@link RunSource}). Internal to agui-wire: readers look for it and
+ * fall back to `next()`.
+ */
+export const PULL = Symbol("agui-wire.pull");
+
+/**
  * The values of a run's result, as an async iterator. `signal` ends a wait for the next value at
  * once with `abortError(signal)` (one listener for the whole run, not one per value); leaving
  * early (`return`) closes the source (its iterator's `return`, or the observable's unsubscribe).
@@ -57,26 +64,58 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
    * @throws The source's error, or `abortError(signal)` when the signal fired.
    */
   async next(): Promise<IteratorResult<T>> {
+    return this[PULL]();
+  }
+
+  /**
+   * The next value, as {@link next} gives it, but at once (not as a promise) when the source holds
+   * it already: a reader that checks lets a run that is all in memory go without an await per event.
+   *
+   * @throws What {@link next} rejects with, synchronously when it is known at once.
+   */
+  [PULL](): IteratorResult<T> | Promise<IteratorResult<T>> {
     if (this.#done) return { value: undefined, done: true };
     const signal = this.#signal;
-    if (signal?.aborted) throw this.#abortError(signal);
     try {
-      if (this.#pull === undefined) {
-        const start = this.#start!;
-        this.#start = undefined;
-        signal?.addEventListener("abort", this.#onAbort, { once: true });
-        this.#open(await this.#wait(start()));
-      }
-      const pulled = this.#pull!();
-      const result = pulled instanceof Promise ? await this.#wait(pulled) : pulled;
-      if (!result.done) return { value: this.#map(result.value), done: false };
+      if (signal?.aborted) throw this.#abortError(signal);
+      if (this.#pull === undefined) return this.#first();
+      const pulled = this.#pull();
+      return pulled instanceof Promise ? this.#wait(pulled).then((r) => this.#result(r), (e: unknown) => this.#fail(e)) : this.#result(pulled);
+    } catch (error) {
+      return this.#fail(error);
+    }
+  }
+
+  /** The first value: the agent is called, then its result read. */
+  async #first(): Promise<IteratorResult<T>> {
+    const start = this.#start!;
+    this.#start = undefined;
+    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    try {
+      this.#open(await this.#wait(start()));
+    } catch (error) {
+      this.#fail(error);
+    }
+    return this[PULL]();
+  }
+
+  #result(result: IteratorResult<unknown>): IteratorResult<T> {
+    if (result.done) {
       this.#finish();
       return { value: undefined, done: true };
-    } catch (error) {
-      this.#finish();
-      this.#close();
-      throw error;
     }
+    try {
+      return { value: this.#map(result.value), done: false };
+    } catch (error) {
+      return this.#fail(error);
+    }
+  }
+
+  /** Ends reading after a failure: closes the source and throws `error`. */
+  #fail(error: unknown): never {
+    this.#finish();
+    this.#close();
+    throw error;
   }
 
   /** Stops reading: closes the source. Never throws. */

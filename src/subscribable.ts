@@ -1,6 +1,7 @@
 /**
- * Observables (rxjs's, or anything with the same `subscribe`) read as async iterables, so that an
- * agent written for `@ag-ui/client`, whose `run` returns an rxjs `Observable`, runs unchanged.
+ * Observables (rxjs's, or anything with the same `subscribe`), and async iterables given an
+ * observable's `subscribe`: how agents written for `@ag-ui/client` (whose `run` returns an rxjs
+ * `Observable`) and code that consumes runs with rxjs work with ours.
  *
  * @module
  */
@@ -29,73 +30,6 @@ export function isSubscribable(value: unknown): value is Subscribable {
     typeof (value as { subscribe?: unknown }).subscribe === "function" &&
     typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== "function"
   );
-}
-
-/**
- * Subscribes to `source` and yields what it emits, in order, until it completes; ends by throwing
- * what it errors with. Values that arrive while the consumer is busy are queued (an observable
- * cannot be paused). Leaving the loop early, or `signal` firing, unsubscribes.
- *
- * @throws (during iteration) Whatever `source` errors with or its `subscribe` throws.
- */
-export async function* subscribableValues<T>(source: Subscribable<T>, signal?: AbortSignal): AsyncGenerator<T, void, undefined> {
-  const queue: T[] = [];
-  let head = 0;
-  let done = false;
-  let failed = false;
-  let failure: unknown;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  const subscription = source.subscribe({
-    next: (value) => {
-      if (done) return;
-      queue.push(value);
-      notify();
-    },
-    error: (error) => {
-      if (done) return;
-      done = true;
-      failed = true;
-      failure = error;
-      notify();
-    },
-    complete: () => {
-      done = true;
-      notify();
-    },
-  });
-  const onAbort = (): void => notify();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    for (;;) {
-      while (head < queue.length) {
-        const value = queue[head]!;
-        // Released as it goes, so a long run does not keep every event it already delivered.
-        queue[head++] = undefined as T;
-        if (head > 1024 && head * 2 > queue.length) {
-          queue.splice(0, head);
-          head = 0;
-        }
-        yield value;
-      }
-      if (done) {
-        if (failed) throw failure;
-        return;
-      }
-      if (signal?.aborted) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!done) {
-      done = true;
-      subscription.unsubscribe();
-    }
-  }
 }
 
 /** An async iterable that is also an observable: what a middleware's `next.run(input)` returns. */

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { assignOwn } from "../copy.js";
 import type { RunErrorEventFields, RunFinishedEventFields, SubagentFinishedEventFields, ToolCallResultEventFields } from "../gen/agui/wire/v1/events_codec.js";
 import type { MessageFields, RunAgentInputFields } from "../gen/agui/wire/v1/messages_codec.js";
 import { malformed } from "./reader.js";
@@ -35,9 +36,14 @@ const PARTS_ROLES: ReadonlySet<unknown> = new Set(["user", "tool"]);
  */
 export function toWireMessage(m: MessageFields): MessageFields {
   const content: unknown = m.content;
-  if (Array.isArray(content)) return { ...m, content: undefined, contentParts: content } as MessageFields;
-  if (m.role === "activity") return { ...m, content: undefined, activityContent: content } as MessageFields;
+  if (Array.isArray(content)) return withFields(m, { content: undefined, contentParts: content });
+  if (m.role === "activity") return withFields(m, { content: undefined, activityContent: content });
   return m;
+}
+
+/** A copy of `o` with `fields` set (see assignOwn for why not a spread). */
+function withFields<T extends object>(o: T, fields: Record<string, unknown>): T {
+  return assignOwn(assignOwn({} as T, o), fields);
 }
 
 /**
@@ -73,7 +79,7 @@ export function fromWireMessage(v: MessageFields): MessageFields {
  */
 export function toWireToolCallResultEvent(e: ToolCallResultEventFields): ToolCallResultEventFields {
   const content: unknown = e.content;
-  return Array.isArray(content) ? ({ ...e, content: undefined, contentParts: content } as ToolCallResultEventFields) : e;
+  return Array.isArray(content) ? withFields(e, { content: undefined, contentParts: content }) : e;
 }
 
 /**
@@ -106,7 +112,7 @@ const SUBAGENT_OUTCOME: OutcomeLists = [["interruptIds", "suspended", "interrupt
 /** The wire shape of an event with an outcome: its type as a string ("" for none), its lists as the event's. */
 function unfoldOutcome<T extends object>(e: T, lists: OutcomeLists): T {
   const outcome = (e as Loose).outcome as Loose | undefined;
-  const wire: Loose = { ...e, outcome: outcome === undefined ? "" : outcome.type };
+  const wire = withFields(e as Loose, { outcome: outcome === undefined ? "" : outcome.type });
   for (const [key] of lists) wire[key] = (outcome?.[key] as unknown[] | undefined) ?? [];
   return wire as T;
 }

@@ -14,7 +14,8 @@ import { checkResume } from "./interrupts.js";
 import { localRunEvents } from "./local-run.js";
 import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent } from "./middleware.js";
 import { ChunkExpander, RunState } from "./reducer/index.js";
-import { RunStream } from "./run-stream.js";
+import { RunStream, type Pullable } from "./run-stream.js";
+import { PULL } from "../run-source.js";
 import { runSubscribers, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
 
 /** Options of the {@link AbstractAgent} constructor, as `@ag-ui/client` 1.0's. */
@@ -434,8 +435,14 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     let failed = false;
     try {
       const expander = new ChunkExpander();
-      for await (const event of stream) {
-        // (Awaited only when a callback returned a promise: most events cost no await.)
+      const events = stream[Symbol.asyncIterator]() as unknown as AsyncIterator<AguiEvent> & Pullable;
+      // Pulled rather than `for await`: events the source holds already (a run in memory, a
+      // buffered observable) and callbacks that return no promise cost no await.
+      for (;;) {
+        let next = events[PULL]();
+        if (next instanceof Promise) next = await next;
+        if (next.done) break;
+        const event = next.value;
         if (expander.idle && !event.type.endsWith("_CHUNK")) {
           const pending = applier.apply(event);
           if (pending) await pending;
@@ -445,7 +452,10 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
             if (pending) await pending;
           }
         }
-        if (detached) break;
+        if (detached) {
+          void events.return?.();
+          break;
+        }
       }
     } catch (error) {
       if (!detached) {

@@ -10,8 +10,9 @@
  */
 import type { AguiEvent, Interrupt, Message, RunAgentInput, ToolCall } from "../model/index.js";
 import type { RunState } from "./reducer/index.js";
+import { assignOwn } from "../copy.js";
 import { parsePartialJson } from "./partial-json.js";
-import { eventCallbackOf, runSubscribers, after, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
+import { eventCallbackOf, type AgentStateMutation, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
 
 /** What the applier writes to: the agent's public fields. */
 export interface ApplyTarget {
@@ -106,10 +107,20 @@ export class EventApplier {
    * @throws Error for a chunk event, as theirs does; never for a subscriber's failure.
    */
   apply(event: AguiEvent): Maybe {
-    return after(
-      after(this.#call("onEvent", () => ({ event })), (first) => (first.stopPropagation === true ? undefined : this.#applyTyped(event))),
-      () => this.publish(),
-    );
+    // Written without closures on the synchronous path: this runs for every token.
+    const first = this.#has("onEvent") ? this.#call("onEvent", { event }) : NONE;
+    return first instanceof Promise ? first.then((f) => this.#rest(event, f)) : this.#rest(event, first);
+  }
+
+  #rest(event: AguiEvent, first: FoldedMutation): Maybe {
+    const typed = first.stopPropagation === true ? undefined : this.#applyTyped(event);
+    return typed instanceof Promise ? typed.then(() => this.publish()) : this.publish();
+  }
+
+  /** Whether some subscriber has callback `name`. */
+  #has(name: keyof AgentSubscriber): boolean {
+    for (const s of this.#subscribers) if (s[name] !== undefined) return true;
+    return false;
   }
 
   /**
@@ -132,51 +143,97 @@ export class EventApplier {
    * `onMessagesChanged` and `onStateChanged` are called on every subscriber. Never throws.
    */
   publish(): Maybe {
-    const agent = this.#agent;
-    // The agent's fields, as published so far: when both changed, theirs tells of the messages
-    // while the agent still holds the old state.
-    const tell = (name: "onMessagesChanged" | "onStateChanged"): Maybe =>
-      each(this.#subscribers, (s) => s[name]?.({ messages: agent.messages, state: agent.state, agent: agent as never, input: this.#input }));
-    const messages = this.#messagesChanged;
-    this.#messagesChanged = false;
-    if (messages) agent.messages = this.#run.messages;
-    return after(messages ? tell("onMessagesChanged") : undefined, () => {
-      if (!this.#stateChanged) return;
-      this.#stateChanged = false;
-      agent.state = this.#run.state;
-      return tell("onStateChanged");
-    });
+    if (this.#messagesChanged) {
+      this.#messagesChanged = false;
+      this.#agent.messages = this.#run.messages;
+      if (this.#has("onMessagesChanged")) {
+        const told = this.#tell("onMessagesChanged");
+        if (told) return told.then(() => this.#publishState());
+      }
+    }
+    return this.#publishState();
+  }
+
+  #publishState(): Maybe {
+    if (!this.#stateChanged) return;
+    this.#stateChanged = false;
+    this.#agent.state = this.#run.state;
+    if (this.#has("onStateChanged")) return this.#tell("onStateChanged");
   }
 
   /**
-   * Calls callback `name` of every subscriber that has it, with `extra` (built per subscriber)
-   * and the current messages, state, agent and input; folds what they return.
+   * `onMessagesChanged` or `onStateChanged` of every subscriber, with the agent's fields as
+   * published so far: when both changed, theirs tells of the messages while the agent still holds
+   * the old state.
    */
-  #call(name: keyof AgentSubscriber, extra: () => Params): FoldedMutation | Promise<FoldedMutation> {
+  #tell(name: "onMessagesChanged" | "onStateChanged"): Maybe {
+    const agent = this.#agent;
+    return each(this.#subscribers, (s) => s[name]?.({ messages: agent.messages, state: agent.state, agent: agent as never, input: this.#input }));
+  }
+
+  /**
+   * Calls callback `name` of every subscriber that has it, with a copy of `extra` (a function
+   * builds it per subscriber when it holds properties computed on read) and the current messages,
+   * state, agent and input; folds what they return. Call it only when {@link #has} says so.
+   */
+  #call(name: keyof AgentSubscriber, extra: Params | (() => Params), from = 0, folded: FoldedMutation = {}): FoldedMutation | Promise<FoldedMutation> {
     const subscribers = this.#subscribers;
-    if (!subscribers.some((s) => s[name] !== undefined)) return NONE;
     const run = this.#run;
-    const folded = runSubscribers(subscribers, run.messages, run.state, (subscriber, messages, state) => {
-      const callback = subscriber[name] as ((params: Params) => ReturnType<NonNullable<AgentSubscriber["onEvent"]>>) | undefined;
-      if (callback === undefined) return undefined;
-      const params = extra();
-      params.messages = messages;
-      params.state = state;
+    for (let i = from; i < subscribers.length; i++) {
+      const subscriber = subscribers[i]!;
+      const callback = subscriber[name] as ((params: Params) => unknown) | undefined;
+      if (callback === undefined) continue;
+      // Not `{ ...extra, messages, ... }`: see assignOwn.
+      const params = typeof extra === "function" ? extra() : assignOwn({} as Params, extra);
+      params.messages = run.messages;
+      params.state = run.state;
       params.agent = this.#agent;
       params.input = this.#input;
-      return callback.call(subscriber, params);
-    });
-    return after(folded, (f) => {
-      this.take(f);
-      return f;
-    });
+      let returned: unknown;
+      try {
+        returned = callback.call(subscriber, params);
+      } catch (error) {
+        console.error("Subscriber error:", error);
+        continue;
+      }
+      if (returned instanceof Promise) {
+        return returned.then(
+          (mutation: AgentStateMutation | void) => (this.#fold(folded, mutation) ? folded : this.#call(name, extra, i + 1, folded)),
+          (error: unknown) => {
+            console.error("Subscriber error:", error);
+            return this.#call(name, extra, i + 1, folded);
+          },
+        );
+      }
+      if (this.#fold(folded, returned as AgentStateMutation | void)) break;
+    }
+    return folded;
+  }
+
+  /**
+   * Takes what one subscriber returned: its messages or state (copied) become the run's, and so
+   * what the next subscriber is given; notes its `stopPropagation`. True when that stops the loop.
+   */
+  #fold(folded: FoldedMutation, mutation: AgentStateMutation | void | undefined): boolean {
+    if (mutation == null) return false;
+    const run = this.#run;
+    if (mutation.messages !== undefined && mutation.messages !== run.messages) {
+      this.take({ messages: mutation.messages });
+      folded.messages = run.messages;
+    }
+    if (mutation.state !== undefined && mutation.state !== run.state) {
+      this.take({ state: mutation.state });
+      folded.state = run.state;
+    }
+    folded.stopPropagation = mutation.stopPropagation;
+    return mutation.stopPropagation === true;
   }
 
   /** Tells every subscriber's `name`, all called before any is awaited, as theirs does. */
   #notify(name: "onNewMessage" | "onNewToolCall", extra: Params): Maybe {
     const pending: unknown[] = [];
     each(this.#subscribers, (s) => {
-      const returned = s[name]?.({ ...extra, messages: this.#run.messages, state: this.#run.state, agent: this.#agent as never, input: this.#input } as never);
+      const returned = s[name]?.(assignOwn({ messages: this.#run.messages, state: this.#run.state, agent: this.#agent as never, input: this.#input }, extra) as never);
       if (returned instanceof Promise) pending.push(returned.catch((error: unknown) => console.error("Subscriber error:", error)));
     });
     if (pending.length > 0) return Promise.all(pending).then(() => {});
@@ -185,7 +242,10 @@ export class EventApplier {
   /** The event's own callback, then its change unless a callback stopped it, then the new-message notices. */
   #applyTyped(event: AguiEvent): Maybe {
     const run = this.#run;
-    let extra: () => Params = () => ({ event });
+    const name = eventCallbackOf(event.type);
+    // Most events have no listener of their own type: then no parameters are built.
+    const heard = this.#has(name);
+    let extra: Params | (() => Params) = { event };
     let newMessage: Message | undefined;
     let newToolCall: ToolCall | undefined;
     let always = false; // END events announce their message even when a callback stopped them
@@ -197,8 +257,7 @@ export class EventApplier {
         const target = run.message(event.messageId);
         // Theirs skips the callback for a message it cannot stream into; the reducer warns.
         if (target === undefined || target.role === "activity") return void this.#reduce(event);
-        const key = event.type.startsWith("TEXT") ? "textMessageBuffer" : "reasoningMessageBuffer";
-        extra = () => ({ event, [key]: bufferOf(target) });
+        if (heard) extra = { event, [event.type.startsWith("TEXT") ? "textMessageBuffer" : "reasoningMessageBuffer"]: bufferOf(target) };
         if (event.type.endsWith("_END")) {
           newMessage = target;
           always = true;
@@ -212,9 +271,9 @@ export class EventApplier {
         const fn = call.function;
         if (event.type === "TOOL_CALL_ARGS") {
           const buffer = fn.arguments;
-          extra = () => lazy({ event, toolCallBuffer: buffer, toolCallName: fn.name }, "partialToolCallArgs", () => parsePartialJson(buffer));
+          if (heard) extra = () => lazy({ event, toolCallBuffer: buffer, toolCallName: fn.name }, "partialToolCallArgs", () => parsePartialJson(buffer));
         } else {
-          extra = () => lazy({ event, toolCallName: fn.name }, "toolCallArgs", () => parsedOrEmpty(fn.arguments));
+          if (heard) extra = () => lazy({ event, toolCallName: fn.name }, "toolCallArgs", () => parsedOrEmpty(fn.arguments));
           newToolCall = call;
           always = true;
         }
@@ -222,38 +281,43 @@ export class EventApplier {
       }
       case "ACTIVITY_SNAPSHOT": {
         const existing = run.message(event.messageId);
-        const activity = existing?.role === "activity" ? existing : undefined;
-        extra = () => ({ event, activityMessage: activity, existingMessage: existing });
+        extra = { event, activityMessage: existing?.role === "activity" ? existing : undefined, existingMessage: existing };
         break;
       }
       case "ACTIVITY_DELTA": {
         const existing = run.message(event.messageId);
         if (existing === undefined || existing.role !== "activity") return void this.#reduce(event);
-        extra = () => ({ event, activityMessage: existing });
+        extra = { event, activityMessage: existing };
         break;
       }
       case "RUN_FINISHED": {
         const outcome = event.outcome;
-        const finished: Params =
+        extra =
           outcome?.type === "interrupt"
             ? { event, outcome: "interrupt", interrupts: outcome.interrupts }
             : outcome?.type === "cancelled"
               ? { event, outcome: "cancelled" }
               : { event, outcome: "success", result: event.result, pendingToolCallIds: run.pendingToolCallIds(event) };
-        extra = () => ({ ...finished });
         break;
       }
       default:
         break;
     }
-    return after(this.#call(eventCallbackOf(event.type), extra), (typed) => {
-      const stopped = typed.stopPropagation === true;
-      if (event.type === "RUN_STARTED" && stopped) run.resetRun(); // theirs starts a new tally either way
-      if (!stopped) newMessage ??= this.#reduce(event).newMessage;
-      return after(newMessage !== undefined && (always || !stopped) ? this.#notify("onNewMessage", { message: newMessage }) : undefined, () =>
-        newToolCall !== undefined ? this.#notify("onNewToolCall", { toolCall: newToolCall }) : undefined,
-      );
-    });
+    const typed = heard ? this.#call(name, extra) : NONE;
+    return typed instanceof Promise
+      ? typed.then((t) => this.#after(event, t, newMessage, newToolCall, always))
+      : this.#after(event, typed, newMessage, newToolCall, always);
+  }
+
+  /** After the event's own callback: its change unless stopped, then the new-message notices. */
+  #after(event: AguiEvent, typed: FoldedMutation, newMessage: Message | undefined, newToolCall: ToolCall | undefined, always: boolean): Maybe {
+    const stopped = typed.stopPropagation === true;
+    if (event.type === "RUN_STARTED" && stopped) this.#run.resetRun(); // theirs starts a new tally either way
+    if (!stopped) newMessage ??= this.#reduce(event).newMessage;
+    const told = newMessage !== undefined && (always || !stopped) ? this.#notify("onNewMessage", { message: newMessage }) : undefined;
+    if (newToolCall === undefined) return told;
+    const extra = { toolCall: newToolCall };
+    return told ? told.then(() => this.#notify("onNewToolCall", extra)) : this.#notify("onNewToolCall", extra);
   }
 
   /** The reducer's change, noted for publishing. */

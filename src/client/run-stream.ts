@@ -6,6 +6,7 @@
 import { isAguiWireError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
 import { EventVerifier } from "../verify.js";
+import { PULL } from "../run-source.js";
 import { subscribeTo, type Observer } from "../subscribable.js";
 import { abortedError } from "./errors.js";
 
@@ -23,6 +24,11 @@ export interface RunObserver extends Observer<AguiEvent> {
 export interface RunSubscription {
   /** Stops delivery and cancels the run; no callback is called afterwards. */
   unsubscribe(): void;
+}
+
+/** An iterator that can give its next result at once when it has it (see `PULL`). */
+export interface Pullable {
+  [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>>;
 }
 
 /** Opens the events of a run; called once, when the stream is first consumed. */
@@ -113,30 +119,47 @@ export class RunStream implements AsyncIterable<AguiEvent> {
       this.#unlink?.();
       this.#onEnd?.();
     };
-    const iterator: AsyncIterableIterator<AguiEvent> = {
-      [Symbol.asyncIterator]: () => iterator,
-      next: async () => {
-        if (over) return { value: undefined, done: true };
-        try {
-          if (signal.aborted) throw abortedError(signal);
-          source ??= open(signal)[Symbol.asyncIterator]();
-          const result = await source.next();
-          if (result.done) {
-            verifier.end();
-            end();
-          } else verifier.push(result.value);
-          return result;
-        } catch (err) {
-          // Whatever a cancelled request throws (a fetch AbortError, a cut body) means "aborted".
-          const error = signal.aborted && !isAguiWireError(err, "aborted") ? abortedError(signal) : err;
+    let failed: { error: unknown } | undefined;
+    const fail = (err: unknown): never => {
+      // (Reached twice for one failure on the synchronous path: the first word stands.)
+      if (failed) throw failed.error;
+      // Whatever a cancelled request throws (a fetch AbortError, a cut body) means "aborted".
+      const error = signal.aborted && !isAguiWireError(err, "aborted") ? abortedError(signal) : err;
+      failed = { error };
+      end();
+      // Stops a local agent that is still working, or a request still open, after a failure
+      // (a protocol violation leaves the source open).
+      this.#controller.abort(error);
+      void Promise.resolve(source?.return?.()).catch(() => {});
+      throw error;
+    };
+    const settle = (result: IteratorResult<AguiEvent>): IteratorResult<AguiEvent> => {
+      try {
+        if (result.done) {
+          verifier.end();
           end();
-          // Stops a local agent that is still working, or a request still open, after a failure
-          // (a protocol violation leaves the source open).
-          this.#controller.abort(error);
-          void Promise.resolve(source?.return?.()).catch(() => {});
-          throw error;
-        }
-      },
+        } else verifier.push(result.value);
+        return result;
+      } catch (err) {
+        return fail(err);
+      }
+    };
+    // The next result, at once when the source has it at once (see PULL), else a promise.
+    const step = (): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
+      if (over) return { value: undefined, done: true };
+      try {
+        if (signal.aborted) throw abortedError(signal);
+        source ??= open(signal)[Symbol.asyncIterator]();
+        const pulled = (source as Partial<Pullable>)[PULL]?.() ?? source.next();
+        return pulled instanceof Promise ? pulled.then(settle, fail) : settle(pulled);
+      } catch (err) {
+        return fail(err);
+      }
+    };
+    const iterator: AsyncIterableIterator<AguiEvent> & Pullable = {
+      [Symbol.asyncIterator]: () => iterator,
+      [PULL]: step,
+      next: async () => step(),
       return: async () => {
         if (!over) {
           end();

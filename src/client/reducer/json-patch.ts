@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { assignOwn } from "../../copy.js";
 import { AguiWireError } from "../../errors.js";
 import type { JsonPatchOperation } from "../../model/index.js";
 
@@ -87,7 +88,7 @@ class Patching {
     const mine = (v: unknown, t: string): Container => {
       if (!isContainer(v)) throw new Error(`${t === "" ? "the document" : `"${t}"`} is not an object or array`);
       if (this.#made.has(v)) return v;
-      const c = Array.isArray(v) ? v.slice() : { ...v };
+      const c = Array.isArray(v) ? v.slice() : assignOwn({}, v);
       this.#made.add(c);
       return c;
     };

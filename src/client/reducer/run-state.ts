@@ -17,6 +17,7 @@ import type {
   ToolCall,
   ToolMessage,
 } from "../../model/index.js";
+import { assignOwn } from "../../copy.js";
 import { applyJsonPatch } from "./json-patch.js";
 
 /** The metadata key under which `@ag-ui/client` keeps its own MESSAGES_SNAPSHOT hints. */
@@ -54,7 +55,7 @@ type Mutable = Message & { content?: unknown; metadata?: JsonObject; encryptedVa
 function mergeInto(target: { metadata?: JsonObject } | undefined, event: { metadata?: JsonObject }): boolean {
   if (target === undefined || event.metadata === undefined) return false;
   const incoming = structuredClone(event.metadata);
-  target.metadata = target.metadata === undefined ? { ...incoming } : { ...target.metadata, ...incoming };
+  target.metadata = assignOwn(assignOwn({}, target.metadata), incoming);
   return true;
 }
 
