@@ -101,13 +101,13 @@ export const GOALS: Goal[] = [
     met: (r) => r <= 0.58,
   },
   {
-    path: "browser bundle of the client (HttpAgent + both decoders), min+gzip",
+    path: "browser bundle of the client (HttpAgent with the reducer + both decoders), min+gzip",
     comparedWith: "@ag-ui/client's HttpAgent",
-    goal: "at most 25 KB",
+    goal: "at most 30 KB",
     how: "min+gzip bytes of our HttpAgent bundle from scripts/bundle-size (bundle suite); KB = 1024 bytes",
     suite: "bundle",
     measure: (v) => v["bundle/ours/gzip"],
-    met: (n) => n <= 25 * 1024,
+    met: (n) => n <= 30 * 1024,
     show: (n, v) => `${(n / 1024).toFixed(1)} KB` + (v["bundle/theirs/gzip"] ? ` (theirs ${(v["bundle/theirs/gzip"] / 1024).toFixed(1)} KB)` : ""),
   },
   {

@@ -16,7 +16,7 @@ import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent
 import { ChunkExpander, RunState } from "./reducer/index.js";
 import { RunStream, type Pullable } from "./run-stream.js";
 import { PULL } from "../run-source.js";
-import { runSubscribers, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
+import type { AgentSubscriber, State } from "./subscriber.js";
 
 /** Options of the {@link AbstractAgent} constructor, as `@ag-ui/client` 1.0's. */
 export interface AgentConfig {
@@ -388,13 +388,6 @@ async function notifyAll(agent: AbstractAgent, call: (subscriber: AgentSubscribe
   for (const subscriber of [...agent.subscribers]) await guard(() => call(subscriber));
 }
 
-/** Tells `subscribers` that messages or state changed outside an event (a lifecycle mutation). */
-async function tell(agent: AbstractAgent, subscribers: readonly AgentSubscriber[], mutation: FoldedMutation, input: RunAgentInput): Promise<void> {
-  const params = () => ({ messages: agent.messages, state: agent.state, agent, input });
-  if (mutation.messages !== undefined) for (const s of subscribers) await guard(() => s.onMessagesChanged?.(params()));
-  if (mutation.state !== undefined) for (const s of subscribers) await guard(() => s.onStateChanged?.(params()));
-}
-
 /** runAgent and connectAgent: initialise, apply every event, handle failure, finalise. */
 async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subscriber: AgentSubscriber | undefined, open: Opener): Promise<RunAgentResult> {
   agent.isRunning = true;
@@ -410,21 +403,12 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
       subscriber ?? {},
     ];
 
-    const init = await runSubscribers(subscribers, agent.messages, agent.state, (s, messages, state) =>
-      s.onRunInitialized?.({ messages, state, agent, input }),
-    );
-    if (init.messages !== undefined) {
-      agent.messages = init.messages;
-      input.messages = init.messages.filter((m) => m.role !== "activity").map(sendable);
-    }
-    if (init.state !== undefined) {
-      agent.state = init.state;
-      input.state = init.state;
-    }
-    await tell(agent, subscribers, init, input);
-
     const run = new RunState({ messages: agent.messages, state: input.state, onWarning: (message) => console.warn(message) });
     const applier = new EventApplier(agent, run, input, subscribers);
+    const init = await applier.lifecycle("onRunInitialized");
+    // What onRunInitialized replaced is what the run sends (copied: the run changes its own).
+    if (init.messages !== undefined) input.messages = structuredClone(run.messages.filter((m) => m.role !== "activity").map(sendable));
+    if (init.state !== undefined) input.state = structuredClone(run.state) as RunAgentInput["state"];
     const stream = streamOf(agent, input, parameters.signal, open);
     const me = internalsOf(agent);
     let detached = false;
@@ -467,19 +451,11 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     if (failed) {
       agent.isRunning = false;
       const error = failure instanceof Error ? failure : new Error(String(failure));
-      const folded = await runSubscribers(subscribers, agent.messages, agent.state, (s, messages, state) =>
-        s.onRunFailed?.({ error, messages, state, agent, input }),
-      );
-      applier.take(folded);
-      await applier.publish();
-      rethrow = folded.stopPropagation !== true && !isAbort(failure);
+      const failedWith = await applier.lifecycle("onRunFailed", { error });
+      rethrow = failedWith.stopPropagation !== true && !isAbort(failure);
     }
     agent.isRunning = false;
-    const final = await runSubscribers(subscribers, agent.messages, agent.state, (s, messages, state) =>
-      s.onRunFinalized?.({ messages, state, agent, input }),
-    );
-    applier.take(final);
-    await applier.publish();
+    await applier.lifecycle("onRunFinalized");
     if (me.active === active) me.active = undefined;
     finished();
     if (rethrow) throw failure;

@@ -124,6 +124,19 @@ export class EventApplier {
   }
 
   /**
+   * Calls lifecycle callback `name` (`onRunInitialized`, `onRunFailed`, `onRunFinalized`) of every
+   * subscriber, folds what they return, then publishes what changed.
+   *
+   * @returns What they returned, folded (`stopPropagation` included: `onRunFailed` may stop the failure).
+   * @throws Never.
+   */
+  async lifecycle(name: "onRunInitialized" | "onRunFailed" | "onRunFinalized", extra: Params = {}): Promise<FoldedMutation> {
+    const folded = this.#has(name) ? await this.#call(name, extra) : NONE;
+    await this.publish();
+    return folded;
+  }
+
+  /**
    * Folds a mutation returned by a lifecycle callback (or any callback) into the run: replaced
    * messages or state are taken and reported on the next {@link publish}.
    */

@@ -1,6 +1,6 @@
 /**
- * The browser bundle of the client path against its budget (at most 25 KB min+gzip, against
- * about 186 KB for @ag-ui/client's HttpAgent as installed).
+ * The browser bundle of the client path against its tripwire (33 KB min+gzip; the goal of 30 KB is
+ * in the bench's goal table), against about 186 KB for @ag-ui/client's HttpAgent as installed.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_GZIP_BUDGET, measureBundleSizes, type BundleSizes } from "../../scripts/bundle-size.js";
@@ -17,16 +17,17 @@ beforeAll(async () => {
 describe("client bundle size (esbuild, browser, esm, minified, gzip -9)", () => {
   // The model is written with zod/mini (classic zod alone is about 27 KB gzipped), which is what
   // keeps this within budget.
-  it("keeps the whole client path (HttpAgent, both decoders, validation) within 25 KB min+gzip", () => {
+  it("keeps the whole client path (HttpAgent with the reducer, both decoders, validation) within 33 KB min+gzip", () => {
     expect(sizes.ours.gzip).toBeLessThanOrEqual(CLIENT_GZIP_BUDGET);
   });
 
   // A tripwire on the growth of our own code, below the budget above: raised from 12 KB when the
   // client gained redirects, the idle timeout and bounded validation (14.1 KB then), and from 15 KB
   // when the model, the codec and the verifier grew from the initial 16 event types to AG-UI 1.0's
-  // 31 (19.4 KB then, with zod's share down by the browser build's choices).
-  it("keeps our own code (zod left out) within 20 KB min+gzip", () => {
-    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(20 * 1024);
+  // 31 (19.4 KB then, with zod's share down by the browser build's choices), and from 20 KB when
+  // HttpAgent took @ag-ui/client's API: reducer, JSON Patch, subscribers, middleware (27.0 KB then).
+  it("keeps our own code (zod left out) within 28 KB min+gzip", () => {
+    expect(sizes.oursWithoutZod.gzip).toBeLessThanOrEqual(28 * 1024);
   });
 
   it("is smaller than @ag-ui/client's HttpAgent", () => {
