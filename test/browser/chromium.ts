@@ -91,13 +91,23 @@ export interface AgentPage {
   close(): Promise<void>;
 }
 
+/** A test page opened in Chromium, on a server of its own, whose script exposes `globalThis[name].run`. */
+export interface TestPage<Run, Outcome> {
+  /** The page's origin, `http://127.0.0.1:<port>`. */
+  origin: string;
+  /** Calls the page's `run(options)` and returns what it reported. */
+  run(options: Run): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
 /**
- * Serves the page and `routes` (by exact path) on 127.0.0.1, and opens the page in Chromium.
+ * Bundles `file` (a script of test/browser/), serves it as a page with `routes` (by exact path) on
+ * 127.0.0.1, and opens it in Chromium, once its script has defined `globalThis[name]`.
  *
  * @throws When the bundle cannot be built, Chromium cannot start, or the page reports an error.
  */
-export async function openAgentPage(routes: Record<string, RequestListener>): Promise<AgentPage> {
-  const server = pageServer(await bundlePage("agent-page.ts"), routes);
+export async function openTestPage<Run, Outcome>(file: string, name: string, routes: Record<string, RequestListener>): Promise<TestPage<Run, Outcome>> {
+  const server = pageServer(await bundlePage(file), routes);
   const origin = await listen(server);
   let browser: Browser | undefined;
   try {
@@ -106,16 +116,19 @@ export async function openAgentPage(routes: Record<string, RequestListener>): Pr
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
     await page.goto(origin);
-    await page.waitForFunction(() => "agentPage" in globalThis);
+    await page.waitForFunction((global) => global in globalThis, name);
     if (errors.length) throw new Error(`the test page failed: ${errors.join("; ")}`);
     const opened = browser;
     return {
       origin,
+      // Typed loosely on purpose: Playwright's serialisability check of the event and message
+      // unions' types is too deep for the compiler.
       run: async (options) =>
         (await page.evaluate(
-          (json: string): Promise<unknown> => (globalThis as unknown as { agentPage: { run(o: unknown): Promise<unknown> } }).agentPage.run(JSON.parse(json)),
-          JSON.stringify(options),
-        )) as AgentPageOutcome,
+          ([global, json]: [string, string]): Promise<unknown> =>
+            (globalThis as unknown as Record<string, { run(o: unknown): Promise<unknown> }>)[global]!.run(JSON.parse(json)),
+          [name, JSON.stringify(options)] as [string, string],
+        )) as Outcome,
       close: async () => {
         await opened.close();
         await closeServer(server);
@@ -126,4 +139,13 @@ export async function openAgentPage(routes: Record<string, RequestListener>): Pr
     await closeServer(server);
     throw error;
   }
+}
+
+/**
+ * Serves the page and `routes` (by exact path) on 127.0.0.1, and opens the page in Chromium.
+ *
+ * @throws When the bundle cannot be built, Chromium cannot start, or the page reports an error.
+ */
+export function openAgentPage(routes: Record<string, RequestListener>): Promise<AgentPage> {
+  return openTestPage<AgentPageRun, AgentPageOutcome>("agent-page.ts", "agentPage", routes);
 }

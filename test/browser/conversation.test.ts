@@ -7,8 +7,6 @@
  * Needs Debian's `chromium` at /usr/bin/chromium (`apt-get install -y chromium`). Without it the
  * suite is skipped, except under CI, where a missing browser must fail the run.
  */
-import type { Server } from "node:http";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type RunAgentInput } from "../../src/index.js";
@@ -26,7 +24,7 @@ import {
   TOOL,
   words,
 } from "../../demo/conversation-run.js";
-import { available, bundlePage, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
+import { available, openTestPage, warnIfUnavailable, type TestPage } from "./chromium.js";
 import type { ConversationPageOutcome, ConversationPageRun, ShownMessage } from "./conversation-page.js";
 
 warnIfUnavailable("test/browser/conversation.test.ts");
@@ -84,40 +82,21 @@ function steps(snapshots: ShownMessage[][], pick: (shown: ShownMessage[]) => str
 
 describe.skipIf(!available)("a conversation rendered from agent.messages in headless Chromium", () => {
   const inputs: RunAgentInput[] = [];
-  let server: Server;
-  let origin: string;
-  let browser: Browser;
-  let page: Page;
+  let page: TestPage<ConversationPageRun, ConversationPageOutcome> | undefined;
 
   beforeAll(async () => {
     const agent = createNodeHandler(function* (input: RunAgentInput) {
       inputs.push(input);
       yield* conversationRun(input);
     });
-    server = pageServer(await bundlePage("conversation-page.ts"), { "/agent": agent });
-    origin = await listen(server);
-    browser = await launchChromium();
-    page = await browser.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(origin);
-    await page.waitForFunction(() => "conversationPage" in globalThis);
-    expect(errors).toEqual([]);
+    page = await openTestPage("conversation-page.ts", "conversationPage", { "/agent": agent });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await closeServer(server);
+    await page?.close();
   });
 
-  // Typed loosely on purpose: Playwright's serialisability check of the message union's types is
-  // too deep for the compiler.
-  const run = async (options: ConversationPageRun): Promise<ConversationPageOutcome> =>
-    (await page.evaluate(
-      (json: string): Promise<unknown> =>
-        (globalThis as unknown as { conversationPage: { run(o: unknown): Promise<unknown> } }).conversationPage.run(JSON.parse(json)),
-      JSON.stringify(options),
-    )) as ConversationPageOutcome;
+  const run = (options: ConversationPageRun): Promise<ConversationPageOutcome> => page!.run(options);
 
   for (const [transport, mediaType] of [
     ["binary", BINARY_MEDIA_TYPE],

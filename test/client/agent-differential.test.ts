@@ -19,6 +19,7 @@ import * as ourLib from "../../src/client/index.js";
 import { parsePartialJson } from "../../src/client/partial-json.js";
 import type { AguiEventInput, JsonValue, Message } from "../../src/index.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
+import { clone, patchErrorless } from "./helpers.js";
 
 type Lib = typeof theirLib | typeof ourLib;
 type Params = Record<string, unknown>;
@@ -43,10 +44,6 @@ const DELTA_CALLBACKS = new Set([
   "onRunFinalized", "onMessagesChanged", "onStateChanged", "onNewMessage", "onNewToolCall",
 ]);
 
-/** A warning with the error text of a failed JSON Patch left out. */
-const patchErrorless = (w: string): string => w.replace(/(Failed to apply state patch:[\s\S]*\nError: )[\s\S]*$/, "$1…").replace(/(Failed to apply activity patch for '[^']*': )[\s\S]*$/, "$1…");
-
-const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
 let warnings: string[] = [];
 beforeEach(() => {

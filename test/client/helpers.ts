@@ -193,3 +193,13 @@ export function recordingFetch(into: (string | null)[]): typeof fetch {
     return response;
   };
 }
+
+/** A deep copy (structuredClone), `undefined` kept. */
+export const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
+
+/**
+ * A warning of `@ag-ui/client`'s reducer (or ours) with the error text of a failed JSON Patch left
+ * out: that text is each patch library's own (ours names the operation and why, RFC 6902's way).
+ */
+export const patchErrorless = (w: string): string =>
+  w.replace(/(Failed to apply state patch:[\s\S]*\nError: )[\s\S]*$/, "$1…").replace(/(Failed to apply activity patch for '[^']*': )[\s\S]*$/, "$1…");

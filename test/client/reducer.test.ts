@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChunkExpander, RunState } from "../../src/client/reducer/index.js";
 import { parseEvent, ProtocolViolationError, type AguiEvent, type AguiEventInput, type JsonValue, type Message } from "../../src/index.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
+import { clone, patchErrorless } from "./helpers.js";
 
 interface Start {
   messages?: Message[];
@@ -24,10 +25,6 @@ interface Outcome {
   pendingInterrupts: unknown;
 }
 
-/** A warning with the error text of a failed JSON Patch left out. */
-const patchErrorless = (w: string): string => w.replace(/(Failed to apply state patch:[\s\S]*\nError: )[\s\S]*$/, "$1…").replace(/(Failed to apply activity patch for '[^']*': )[\s\S]*$/, "$1…");
-
-const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
 let warned: string[] = [];
 beforeEach(() => {
