@@ -5,6 +5,22 @@
  */
 
 /**
+ * Calls `listener` when `signal` fires, at once when it has fired already, and returns what stops
+ * listening: a run that follows a longer-lived signal calls it when it ends, so that the signal
+ * does not keep every finished run reachable. With no signal, does nothing. Never throws (but
+ * `listener` may).
+ */
+export function whenAborted(signal: AbortSignal | undefined, listener: () => void): () => void {
+  if (signal === undefined) return () => {};
+  if (signal.aborted) {
+    listener();
+    return () => {};
+  }
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
+}
+
+/**
  * Settles like `promise`, or rejects with `abortError(signal)` as soon as `signal` fires (at once
  * when it has fired already): a source that ignores the signal must not keep its consumer waiting.
  * One listener per call, removed on settling, so a long loop does not pile up listeners.

@@ -7,6 +7,7 @@
  * @module
  */
 import type { AgentRunResult } from "./agent.js";
+import { whenAborted } from "./abort.js";
 import { isSubscribable } from "./subscribable.js";
 
 type Pull<T> = () => IteratorResult<T> | Promise<IteratorResult<T>>;
@@ -33,7 +34,8 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
   readonly #map: (value: unknown) => T;
   /** Rejects the wait under way when the signal fires. */
   #interrupt: ((error: unknown) => void) | undefined;
-  readonly #onAbort = (): void => this.#interrupt?.(this.#abortError(this.#signal!));
+  /** Stops listening to the signal. */
+  #unlisten: () => void = () => {};
 
   /**
    * @param start - Calls the agent: returns (a promise of) what its `run` returned.
@@ -90,7 +92,7 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
   async #first(): Promise<IteratorResult<T>> {
     const start = this.#start!;
     this.#start = undefined;
-    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    this.#unlisten = whenAborted(this.#signal, () => this.#interrupt?.(this.#abortError(this.#signal!)));
     try {
       this.#open(await this.#wait(start()));
     } catch (error) {
@@ -130,7 +132,7 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
 
   #finish(): void {
     this.#done = true;
-    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#unlisten();
   }
 
   /** `promise`, or a rejection as soon as the signal fires. */

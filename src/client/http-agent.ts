@@ -4,6 +4,7 @@
  * @module
  */
 import type { RunContext } from "../agent.js";
+import { whenAborted } from "../abort.js";
 import type { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
@@ -147,12 +148,9 @@ export class HttpAgent extends AbstractAgent {
   override runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
     const { abortController, signal, ...rest } = parameters;
     const controller = (this.abortController = abortController ?? new AbortController());
-    if (signal === undefined) return super.runAgent({ ...rest, signal: controller.signal }, subscriber);
-    // Either cancels the run; the listener goes with the run, so a long-lived signal keeps nothing.
-    const onAbort = (): void => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    return super.runAgent({ ...rest, signal: controller.signal }, subscriber).finally(() => signal.removeEventListener("abort", onAbort));
+    // Either cancels the run.
+    const unlink = whenAborted(signal, () => controller.abort(signal!.reason));
+    return super.runAgent({ ...rest, signal: controller.signal }, subscriber).finally(unlink);
   }
 
   /** Cancels every run of the agent, and aborts {@link abortController}. Never throws. */
@@ -191,9 +189,7 @@ export class HttpAgent extends AbstractAgent {
     const idleMs = this.idleTimeoutMs;
     // The request has its own controller, so that the idle timer can end it too.
     const request = new AbortController();
-    const onAbort = (): void => request.abort(signal!.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
+    const unlink = whenAborted(signal, () => request.abort(signal!.reason));
     try {
       const response = await sendRun({
         fetch: this.fetch as typeof fetch,
@@ -221,7 +217,7 @@ export class HttpAgent extends AbstractAgent {
       }
       yield* events;
     } finally {
-      signal?.removeEventListener("abort", onAbort);
+      unlink();
     }
   }
 

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { whenAborted } from "../abort.js";
 import { isAguiWireError } from "../errors.js";
 import type { AguiEvent } from "../model/events.js";
 import { EventVerifier } from "../verify.js";
@@ -69,7 +70,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
   #open: RunOpener | undefined;
   readonly #controller = new AbortController();
   #onEnd: (() => void) | undefined;
-  #unlink: (() => void) | undefined;
+  readonly #unlink: () => void;
 
   /**
    * @param open - Opens the run's events, given the run's signal; called once, on first use.
@@ -84,13 +85,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
     const observable = (Symbol as { observable?: symbol }).observable;
     if (typeof observable === "symbol") (this as unknown as Record<symbol, unknown>)[observable] = this["@@observable"];
     const { signal } = options;
-    if (signal?.aborted) this.#controller.abort(signal.reason);
-    else if (signal) {
-      const onAbort = () => this.abort(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      // A long-lived signal must not keep every finished run reachable.
-      this.#unlink = () => signal.removeEventListener("abort", onAbort);
-    }
+    this.#unlink = whenAborted(signal, () => this.abort(signal!.reason));
   }
 
   /** Cancels the run (before or during it); a no-op once it is over. Never throws. */

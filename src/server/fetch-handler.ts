@@ -5,6 +5,7 @@
  */
 import type { Agent } from "../agent.js";
 import { BoundedBody, type BodyRead } from "./body.js";
+import { whenAborted } from "../abort.js";
 import { handleRun } from "./handle.js";
 import { assertAgent, resolveOptions, type AgentHandlerOptions } from "./options.js";
 
@@ -91,11 +92,7 @@ export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<R
       return new Response(result.body, { status: result.status, headers: result.headers });
     }
     const { abort } = result;
-    const signal = request.signal as AbortSignal | undefined;
-    if (signal) {
-      if (signal.aborted) abort();
-      else signal.addEventListener("abort", abort, { once: true });
-    }
+    whenAborted(request.signal as AbortSignal | undefined, abort);
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { untilAborted } from "../abort.js";
+import { untilAborted, whenAborted } from "../abort.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, transportOf } from "../media-types.js";
@@ -108,7 +108,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   constructor(
     source: ByteSource,
     private readonly decoder: PushDecoder,
-    private readonly signal: AbortSignal | undefined,
+    signal: AbortSignal | undefined,
     private readonly idleMs: number,
   ) {
     if (typeof (source as ReadableStream<Uint8Array>).getReader === "function") {
@@ -130,12 +130,12 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
       // pending read is ended by readChunk, since returning a busy async iterator only takes
       // effect once it resumes.
       this.stop.signal.addEventListener("abort", () => void this.release().catch(() => {}), { once: true });
-      if (signal?.aborted) this.onAbort();
-      else signal?.addEventListener("abort", this.onAbort, { once: true });
+      this.unlisten = whenAborted(signal, () => this.stop!.abort(abortError(signal!)));
     }
   }
 
-  private readonly onAbort = (): void => this.stop!.abort(abortError(this.signal!));
+  /** Stops listening to the caller's signal. */
+  private unlisten: () => void = () => {};
 
   /**
    * Ends a read that has waited `idleMs`. One timer serves every read: a read only notes when it
@@ -166,7 +166,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     this.queue = [];
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.signal?.removeEventListener("abort", this.onAbort);
+    this.unlisten();
   }
 
   [Symbol.asyncIterator](): this {
