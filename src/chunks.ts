@@ -49,9 +49,12 @@ export class ChunkExpander {
   #at = 0;
   #type = "";
 
-  /** Whether no chunked item is open: then {@link expand} returns any non-chunk event alone. */
-  get idle(): boolean {
-    return this.#open.size === 0;
+  /**
+   * Whether {@link expand} would return `event` alone, with nothing to derive or close: it is no
+   * chunk and no chunked item is open. Lets a reader skip expansion for most events.
+   */
+  passesThrough(event: AguiEvent): boolean {
+    return this.#open.size === 0 && !event.type.endsWith("_CHUNK");
   }
 
   /**

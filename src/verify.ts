@@ -149,7 +149,7 @@ export class EventVerifier {
     this.#type = event.type;
     const chunks = this.#chunks;
     // Most streams hold no chunk events: then nothing is derived and the event is checked alone.
-    if (chunks.idle && !event.type.endsWith("_CHUNK")) return this.#check(event, false);
+    if (chunks.passesThrough(event)) return this.#check(event, false);
     for (const derived of chunks.expand(event, index)) this.#check(derived, derived !== event);
   }
 

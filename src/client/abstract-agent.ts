@@ -427,7 +427,7 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
         if (next instanceof Promise) next = await next;
         if (next.done) break;
         const event = next.value;
-        if (expander.idle && !event.type.endsWith("_CHUNK")) {
+        if (expander.passesThrough(event)) {
           const pending = applier.apply(event);
           if (pending) await pending;
         } else {

@@ -1,10 +1,10 @@
 /**
- * Building a complete `RunAgentInput` from the few fields a caller gives.
+ * What a caller gives to start a run, and the ids runs are given.
  *
  * @module
  */
 import type { JsonValue } from "../model/json.js";
-import type { Context, RunAgentInput, Tool } from "../model/input.js";
+import type { Context, Tool } from "../model/input.js";
 import type { Message } from "../model/messages.js";
 import type { ResumeEntry } from "../model/run.js";
 
@@ -52,23 +52,4 @@ export function randomId(): string {
   b[8] = (b[8]! & 0x3f) | 0x80;
   const h = hex(b);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/**
- * The complete input of a run: the caller's fields, the agent's defaults, empty values for the
- * rest. Not validated here (see `AbstractAgent.runAgent`). Never throws.
- */
-export function buildRunInput(
-  params: RunAgentParameters,
-  defaults: { threadId: string; state: JsonValue; messages: Message[] },
-): RunAgentInput {
-  return {
-    threadId: defaults.threadId,
-    runId: params.runId ?? randomId(),
-    state: params.state ?? defaults.state,
-    messages: params.messages ?? defaults.messages,
-    tools: params.tools ?? [],
-    context: params.context ?? [],
-    forwardedProps: params.forwardedProps ?? {},
-  };
 }
