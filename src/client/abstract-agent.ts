@@ -16,7 +16,7 @@ import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent
 import { ChunkExpander, RunState } from "./reducer/index.js";
 import { RunStream, type Pullable } from "./run-stream.js";
 import { PULL } from "../run-source.js";
-import type { AgentSubscriber, State } from "./subscriber.js";
+import { callEach, type AgentSubscriber, type State } from "./subscriber.js";
 
 /** Options of the {@link AbstractAgent} constructor, as `@ag-ui/client` 1.0's. */
 export interface AgentConfig {
@@ -374,18 +374,9 @@ function streamOf(agent: AbstractAgent, input: RunAgentInput, signal: AbortSigna
   return stream;
 }
 
-/** Awaits `call`, reporting what it throws as theirs does. Never rejects. */
-async function guard(call: () => unknown): Promise<void> {
-  try {
-    await call();
-  } catch (error) {
-    console.error("Subscriber error:", error);
-  }
-}
-
-/** Calls `call` for each of the agent's subscribers in turn, awaited. Never rejects. */
-async function notifyAll(agent: AbstractAgent, call: (subscriber: AgentSubscriber) => unknown): Promise<void> {
-  for (const subscriber of [...agent.subscribers]) await guard(() => call(subscriber));
+/** Calls `call` for each of the agent's subscribers in turn (as they are now). Never rejects. */
+function notifyAll(agent: AbstractAgent, call: (subscriber: AgentSubscriber) => unknown): void | Promise<void> {
+  return callEach([...agent.subscribers], call);
 }
 
 /** runAgent and connectAgent: initialise, apply every event, handle failure, finalise. */

@@ -12,7 +12,7 @@ import type { AguiEvent, Interrupt, Message, RunAgentInput, ToolCall } from "../
 import type { RunState } from "./reducer/index.js";
 import { assignOwn } from "../copy.js";
 import { parsePartialJson } from "./partial-json.js";
-import { eventCallbackOf, type AgentStateMutation, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
+import { callEach, eventCallbackOf, type AgentStateMutation, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
 
 /** What the applier writes to: the agent's public fields. */
 export interface ApplyTarget {
@@ -50,28 +50,6 @@ function parsedOrEmpty(text: string): unknown {
 function bufferOf(message: Message): string {
   const content = (message as { content?: unknown }).content;
   return typeof content === "string" ? content : "";
-}
-
-/** Calls `call` on each item in turn, awaiting only what returns a promise. */
-function each<T>(items: readonly T[], call: (item: T) => unknown, from = 0): Maybe {
-  for (let i = from; i < items.length; i++) {
-    let returned: unknown;
-    try {
-      returned = call(items[i]!);
-    } catch (error) {
-      console.error("Subscriber error:", error);
-      continue;
-    }
-    if (returned instanceof Promise) {
-      return returned.then(
-        () => each(items, call, i + 1),
-        (error: unknown) => {
-          console.error("Subscriber error:", error);
-          return each(items, call, i + 1);
-        },
-      );
-    }
-  }
 }
 
 /**
@@ -181,7 +159,7 @@ export class EventApplier {
    */
   #tell(name: "onMessagesChanged" | "onStateChanged"): Maybe {
     const agent = this.#agent;
-    return each(this.#subscribers, (s) => s[name]?.({ messages: agent.messages, state: agent.state, agent: agent as never, input: this.#input }));
+    return callEach(this.#subscribers, (s) => s[name]?.({ messages: agent.messages, state: agent.state, agent: agent as never, input: this.#input }));
   }
 
   /**
@@ -245,7 +223,7 @@ export class EventApplier {
   /** Tells every subscriber's `name`, all called before any is awaited, as theirs does. */
   #notify(name: "onNewMessage" | "onNewToolCall", extra: Params): Maybe {
     const pending: unknown[] = [];
-    each(this.#subscribers, (s) => {
+    callEach(this.#subscribers, (s) => {
       const returned = s[name]?.(assignOwn({ messages: this.#run.messages, state: this.#run.state, agent: this.#agent as never, input: this.#input }, extra) as never);
       if (returned instanceof Promise) pending.push(returned.catch((error: unknown) => console.error("Subscriber error:", error)));
     });

@@ -180,3 +180,31 @@ export interface FoldedMutation {
   state?: State;
   stopPropagation?: boolean;
 }
+
+/**
+ * Calls `call` on each subscriber in turn, awaiting only what returns a promise (a synchronous
+ * callback costs no await). One that throws or rejects is reported with `console.error`, as theirs
+ * does, and the next is called.
+ *
+ * @returns Nothing when every call returned at once, else a promise of the end. Never rejects.
+ */
+export function callEach(subscribers: readonly AgentSubscriber[], call: (subscriber: AgentSubscriber) => unknown, from = 0): void | Promise<void> {
+  for (let i = from; i < subscribers.length; i++) {
+    let returned: unknown;
+    try {
+      returned = call(subscribers[i]!);
+    } catch (error) {
+      console.error("Subscriber error:", error);
+      continue;
+    }
+    if (returned instanceof Promise) {
+      return returned.then(
+        () => callEach(subscribers, call, i + 1),
+        (error: unknown) => {
+          console.error("Subscriber error:", error);
+          return callEach(subscribers, call, i + 1);
+        },
+      );
+    }
+  }
+}
