@@ -31,15 +31,6 @@ function equals(a: unknown, b: unknown): boolean {
   return keys.length === Object.keys(b).length && keys.every((k) => own(b, k) && equals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
-/** A deep copy of a JSON value. */
-function copy(v: unknown): unknown {
-  if (!isContainer(v)) return v;
-  if (Array.isArray(v)) return v.map(copy);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: copy(v[k]), enumerable: true, writable: true, configurable: true });
-  return out;
-}
-
 /** The reference tokens of a JSON Pointer ("" is the root: no tokens). */
 function tokens(pointer: unknown, what: string): string[] {
   if (pointer === "") return [];
@@ -142,10 +133,10 @@ class Patching {
     if (needsValue && op.value === undefined) throw new Error(`expected a value for ${op.op}`);
     switch (op.op) {
       case "add":
-        return this.put(path, copy(op.value), true);
+        return this.put(path, structuredClone(op.value), true);
       case "replace":
         this.get(path);
-        return this.put(path, copy(op.value), false);
+        return this.put(path, structuredClone(op.value), false);
       case "remove":
         this.remove(path);
         return;
@@ -156,7 +147,7 @@ class Patching {
       case "copy": {
         const from = tokens(op.from, "from");
         const value = this.get(from);
-        if (op.op === "copy") return this.put(path, copy(value), true);
+        if (op.op === "copy") return this.put(path, structuredClone(value), true);
         if (op.path === op.from) return;
         if (op.path.startsWith(`${op.from}/`)) throw new Error("a location cannot be moved into itself");
         this.remove(from);
