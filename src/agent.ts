@@ -45,5 +45,5 @@ export type Agent = AgentLike | AgentFunction;
 export function startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): RunSource<AguiEventInput | AguiEvent> {
   const context: RunContext = { signal };
   // The server ends a run by its own means (it closes the iterator): no abort race here.
-  return new RunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)), undefined, () => new Error("aborted"));
+  return new RunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)));
 }

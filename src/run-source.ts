@@ -30,7 +30,7 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
   #start: (() => Promise<AgentRunResult>) | undefined;
   #done = false;
   readonly #signal: AbortSignal | undefined;
-  readonly #abortError: (signal: AbortSignal) => Error;
+  readonly #abortError: (signal: AbortSignal) => unknown;
   readonly #map: (value: unknown) => T;
   /** Rejects the wait under way when the signal fires. */
   #interrupt: ((error: unknown) => void) | undefined;
@@ -39,14 +39,14 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
 
   /**
    * @param start - Calls the agent: returns (a promise of) what its `run` returned.
-   * @param signal - Ends a wait for the next value.
-   * @param abortError - The error a wait ends with when `signal` fires.
+   * @param signal - Ends a wait for the next value; none: waits end only with the source.
+   * @param abortError - The error a wait ends with when `signal` fires; default the signal's reason.
    * @param map - Applied to each value (validation); what it throws ends the iteration.
    */
   constructor(
     start: () => AgentRunResult | Promise<AgentRunResult>,
-    signal: AbortSignal | undefined,
-    abortError: (signal: AbortSignal) => Error,
+    signal?: AbortSignal,
+    abortError: (signal: AbortSignal) => unknown = (aborted) => aborted.reason,
     map: (value: unknown) => T = (value) => value as T,
   ) {
     this.#start = async () => start();
