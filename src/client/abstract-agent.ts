@@ -13,7 +13,7 @@ import { randomId, type RunAgentParameters } from "./input.js";
 import { checkResume } from "./interrupts.js";
 import { localRunEvents } from "./local-run.js";
 import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent } from "./middleware.js";
-import { ChunkExpander, RunState } from "./reducer/index.js";
+import { ChunkExpander, RunState, stored } from "./reducer/index.js";
 import { RunStream, type Pullable } from "./run-stream.js";
 import { PULL } from "../run-source.js";
 import { callEach, type AgentSubscriber, type State } from "./subscriber.js";
@@ -65,13 +65,9 @@ function isAbort(error: unknown): boolean {
   return isAguiWireError(error, "aborted") || (error instanceof Error && error.name === "AbortError");
 }
 
-/** A message as it may be sent: `subagentRunId: null` (which no schema allows) dropped. */
-function sendable(message: Message): Message {
-  const m = message as Message & { subagentRunId?: string | null };
-  if (m.subagentRunId !== null) return message;
-  const copy = { ...m };
-  delete copy.subagentRunId;
-  return copy as Message;
+/** Copies of the messages a run sends: activity messages (the front end's own) left out, a `subagentRunId: null` dropped. */
+function sentMessages(messages: readonly Message[]): Message[] {
+  return messages.filter((m) => m.role !== "activity").map(stored);
 }
 
 type Opener = (input: RunAgentInput, signal: AbortSignal) => AsyncIterable<AguiEvent>;
@@ -312,7 +308,6 @@ export abstract class AbstractAgent implements AgentLike {
    * @throws Never (but `structuredClone` errors for values that are not cloneable).
    */
   protected prepareRunAgentInput(parameters: RunAgentParameters = {}): RunAgentInput {
-    const messages = (parameters.messages ?? this.messages).filter((m) => m.role !== "activity").map(sendable);
     const input: RunAgentInput = {
       threadId: this.threadId,
       runId: parameters.runId || randomId(),
@@ -321,7 +316,7 @@ export abstract class AbstractAgent implements AgentLike {
       context: structuredClone(parameters.context ?? []),
       forwardedProps: structuredClone(parameters.forwardedProps ?? {}),
       state: structuredClone(parameters.state ?? this.state),
-      messages: structuredClone(messages),
+      messages: sentMessages(parameters.messages ?? this.messages),
     };
     if (parameters.resume !== undefined) input.resume = structuredClone(parameters.resume);
     return input;
@@ -398,7 +393,7 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     const applier = new EventApplier(agent, run, input, subscribers);
     const init = await applier.lifecycle("onRunInitialized");
     // What onRunInitialized replaced is what the run sends (copied: the run changes its own).
-    if (init.messages !== undefined) input.messages = structuredClone(run.messages.filter((m) => m.role !== "activity").map(sendable));
+    if (init.messages !== undefined) input.messages = sentMessages(run.messages);
     if (init.state !== undefined) input.state = structuredClone(run.state) as RunAgentInput["state"];
     const stream = streamOf(agent, input, parameters.signal, open);
     const me = internalsOf(agent);

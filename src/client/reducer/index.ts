@@ -5,6 +5,6 @@
  *
  * @module
  */
-export { RunState, ACTIVITY_HISTORY_METADATA, type Applied, type RunStateOptions } from "./run-state.js";
+export { RunState, ACTIVITY_HISTORY_METADATA, stored, type Applied, type RunStateOptions } from "./run-state.js";
 export { ChunkExpander } from "../../chunks.js";
 export { applyJsonPatch } from "./json-patch.js";

@@ -59,8 +59,12 @@ function mergeInto(target: { metadata?: JsonObject } | undefined, event: { metad
   return true;
 }
 
-/** A message as theirs stores it from a snapshot or a run's input: a `subagentRunId: null` is dropped. */
-function stored<T extends object>(message: T): T {
+/**
+ * A copy of a message (or interrupt) as theirs stores it from a snapshot or a run's input, and as
+ * a run's input may send it: a `subagentRunId: null`, which no schema allows, is dropped. Never throws
+ * (for JSON values).
+ */
+export function stored<T extends object>(message: T): T {
   const copy = structuredClone(message) as T & { subagentRunId?: unknown };
   if (copy.subagentRunId === null) delete copy.subagentRunId;
   return copy;
