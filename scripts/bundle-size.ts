@@ -38,7 +38,7 @@ export const CLIENT_GZIP_GOAL = 30 * 1024;
 
 /**
  * The most the client bundle may weigh before the tests fail, min+gzip, in bytes (33 KB): a
- * tripwire on growth above today's 31.9 KB, which is over the goal (see the README's bundle notes).
+ * tripwire on growth above today's 31.8 KB, which is over the goal (see the README's bundle notes).
  */
 export const CLIENT_GZIP_BUDGET = 33 * 1024;
 
