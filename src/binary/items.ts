@@ -11,12 +11,11 @@
  * were, but each is dropped at once. A valid event pays what it paid before, one validation per
  * element, and no longer a second pass over the whole event (src/binary/accept.ts).
  *
- * The model's schemas stay the single judge: an element is checked against the same schema its
- * array uses, and what is stored is that schema's output.
+ * The model stays the single judge: an element is checked by the same judge (src/model/check.ts)
+ * as its array's elements, and what is stored is that judge's output.
  *
  * @module
  */
-import type * as core from "zod/v4/core";
 import type {
   ContentPartFields,
   ContextFields,
@@ -28,13 +27,8 @@ import type {
   ToolFields,
 } from "../gen/agui/wire/v1/messages_codec.js";
 import type { TokenUsageFields } from "../gen/agui/wire/v1/events_codec.js";
-import { ContentPartSchema } from "../model/content.js";
-import { ContextSchema, ToolSchema } from "../model/input.js";
-import { InterruptSchema, ResumeEntrySchema, TokenUsageSchema } from "../model/run.js";
-import { MAX_ARRAY_ISSUES, problemCount } from "../model/array.js";
-import { JsonPatchOperationSchema } from "../model/events.js";
-import { MessageSchema, ToolCallSchema } from "../model/messages.js";
-import { runSchema } from "../model/run-schema.js";
+import { MAX_ARRAY_ISSUES, problemCount } from "../model/problems.js";
+import * as judges from "../model/check.js";
 import type { Reader } from "./reader.js";
 
 /**
@@ -43,9 +37,9 @@ import type { Reader } from "./reader.js";
  * when `keep`, and stops the reader keeping once enough are; otherwise counts its problems as
  * omitted.
  */
-function check<T>(schema: core.$ZodType, r: Reader, item: T, keep: boolean): T {
-  // No result object and no finalised issues, which an element that is only counted does not need.
-  const result = runSchema(schema, item);
+function check<T>(judge: judges.Check, r: Reader, item: T, keep: boolean): T {
+  // Raw issues, not finalised: an element that is only counted does not need them worded.
+  const result = judge(item);
   const issues = result.issues;
   if (issues.length === 0) return result.value as T;
   if (keep) {
@@ -56,26 +50,26 @@ function check<T>(schema: core.$ZodType, r: Reader, item: T, keep: boolean): T {
   return item;
 }
 
-/** An element check over `schema`, for the generated readers to call by name. */
-function checker<T>(schema: core.$ZodType): (r: Reader, item: T, keep: boolean) => T {
-  return (r, item, keep) => check(schema, r, item, keep);
+/** An element check with `judge`, for the generated readers to call by name. */
+function checker<T>(judge: judges.Check): (r: Reader, item: T, keep: boolean) => T {
+  return (r, item, keep) => check(judge, r, item, keep);
 }
 
 /** Checks a decoded chat message (MESSAGES_SNAPSHOT's `messages`, an input's). Never throws. */
-export const checkMessage = /* @__PURE__ */ checker<MessageFields>(MessageSchema);
+export const checkMessage = /* @__PURE__ */ checker<MessageFields>(judges.checkMessage);
 /** Checks a decoded tool call (a message's `toolCalls`). Never throws. */
-export const checkToolCall = /* @__PURE__ */ checker<ToolCallFields>(ToolCallSchema);
+export const checkToolCall = /* @__PURE__ */ checker<ToolCallFields>(judges.checkToolCall);
 /** Checks a decoded JSON Patch operation (STATE_DELTA's `delta`, ACTIVITY_DELTA's `patch`). Never throws. */
-export const checkJsonPatchOperation = /* @__PURE__ */ checker<JsonPatchOperationFields>(JsonPatchOperationSchema);
+export const checkJsonPatchOperation = /* @__PURE__ */ checker<JsonPatchOperationFields>(judges.checkJsonPatchOperation);
 /** Checks a decoded content part (a user or tool message's, or TOOL_CALL_RESULT's, `content`). Never throws. */
-export const checkContentPart = /* @__PURE__ */ checker<ContentPartFields>(ContentPartSchema);
+export const checkContentPart = /* @__PURE__ */ checker<ContentPartFields>(judges.checkContentPart);
 /** Checks a decoded interrupt (RUN_FINISHED's interrupt outcome). Never throws. */
-export const checkInterrupt = /* @__PURE__ */ checker<InterruptFields>(InterruptSchema);
+export const checkInterrupt = /* @__PURE__ */ checker<InterruptFields>(judges.checkInterrupt);
 /** Checks a decoded token usage entry (RUN_FINISHED's and RUN_ERROR's `usage`). Never throws. */
-export const checkTokenUsage = /* @__PURE__ */ checker<TokenUsageFields>(TokenUsageSchema);
+export const checkTokenUsage = /* @__PURE__ */ checker<TokenUsageFields>(judges.checkTokenUsage);
 /** Checks a decoded tool (RUN_STARTED input's `tools`). Never throws. */
-export const checkTool = /* @__PURE__ */ checker<ToolFields>(ToolSchema);
+export const checkTool = /* @__PURE__ */ checker<ToolFields>(judges.checkTool);
 /** Checks a decoded context entry (RUN_STARTED input's `context`). Never throws. */
-export const checkContext = /* @__PURE__ */ checker<ContextFields>(ContextSchema);
+export const checkContext = /* @__PURE__ */ checker<ContextFields>(judges.checkContext);
 /** Checks a decoded resume entry (RUN_STARTED input's `resume`). Never throws. */
-export const checkResumeEntry = /* @__PURE__ */ checker<ResumeEntryFields>(ResumeEntrySchema);
+export const checkResumeEntry = /* @__PURE__ */ checker<ResumeEntryFields>(judges.checkResumeEntry);

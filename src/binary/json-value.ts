@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { MAX_JSON_DEPTH, type JsonValue } from "../model/json.js";
+import { MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { malformed, skipField, type Reader } from "./reader.js";
 import type { Writer } from "./writer.js";
 

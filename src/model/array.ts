@@ -18,38 +18,11 @@ import type * as z from "zod/mini";
 import type * as core from "zod/v4/core";
 import { ownType } from "./own-type.js";
 import { runSchema } from "./run-schema.js";
+import { MAX_ARRAY_ISSUES, omittedIssue, problemCount } from "./problems.js";
 
-/** How many issues one array keeps before it only counts the problems of its later elements. */
-export const MAX_ARRAY_ISSUES = 10;
-
-/** The `params` key of the issue that stands for the problems an array counted but did not keep. */
-const OMITTED = "aguiOmittedProblems";
+export { MAX_ARRAY_ISSUES, omittedProblems, problemCount } from "./problems.js";
 
 type RawIssue = core.$ZodRawIssue;
-
-/**
- * How many problems `issues` stand for: one per issue, except an array's summary issue, which
- * stands for the problems it counted and did not keep.
- *
- * @throws Never.
- */
-export function problemCount(issues: readonly { code?: string; params?: unknown }[]): number {
-  let n = 0;
-  for (let i = 0; i < issues.length; i++) n += omittedProblems(issues[i]!) ?? 1;
-  return n;
-}
-
-/**
- * The number of problems an issue stands for when it is an array's summary of the problems it did
- * not keep, else `undefined`.
- *
- * @throws Never.
- */
-export function omittedProblems(issue: { code?: string; params?: unknown }): number | undefined {
-  if (issue.code !== "custom" || typeof issue.params !== "object" || issue.params === null) return undefined;
-  const n = (issue.params as Record<string, unknown>)[OMITTED];
-  return typeof n === "number" ? n : undefined;
-}
 
 // One of the model's own types (own-type.ts): zod's array class would only add bytes.
 const BoundedArray = /* @__PURE__ */ ownType<core.$ZodArray, core.$ZodArrayDef>("AguiBoundedArray", (inst, def) => (payload, ctx) => {
@@ -84,13 +57,7 @@ const BoundedArray = /* @__PURE__ */ ownType<core.$ZodArray, core.$ZodArrayDef>(
     }
   }
   if (omitted > 0) {
-    payload.issues.push({
-      code: "custom",
-      message: `and ${omitted} more problems in later elements`,
-      params: { [OMITTED]: omitted },
-      input,
-      inst,
-    } as RawIssue);
+    payload.issues.push({ ...omittedIssue(omitted, input), inst } as RawIssue);
   }
   payload.value = out ?? input;
   return payload;
