@@ -73,8 +73,8 @@ function mapped(result: unknown): string | undefined {
 
 /**
  * Turns a raw issue into a finished one, as zod does when it reads a failed result: a path, a
- * message (the schema's own error, else the configured error maps), no link to the schema, and
- * the input kept. Done here rather than with zod's `util.finalizeIssue`, whose namespace would
+ * message (the schema's own error, else the configured error maps), no link to the schema (`inst`,
+ * or the `schema` zod stamps on a check's issues), and the input kept. Done here rather than with zod's `util.finalizeIssue`, whose namespace would
  * bring the whole of zod's `util` module (about 3 KB gzipped) into a bundle.
  *
  * @throws Never, unless an error map configured in zod throws.
@@ -87,6 +87,7 @@ export function finalize(raw: core.$ZodRawIssue): core.$ZodIssue {
       mapped(raw.inst?._zod.def.error?.(raw as never)) ?? mapped(config.customError?.(raw)) ?? mapped(config.localeError?.(raw)) ?? "invalid input";
   }
   delete issue.inst;
+  delete issue.schema;
   delete issue.continue;
   return issue as unknown as core.$ZodIssue;
 }

@@ -1,5 +1,5 @@
 // src/gen/ must be exactly what `npm run generate` makes (buf generate from proto/, then the event
-// checks from the zod model), and proto/ must pass `buf lint`, so that the committed code cannot
+// checks and the browsers' forms from the zod model), and proto/ must pass `buf lint`, so that the committed code cannot
 // drift from the schema and the model.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -21,9 +21,11 @@ describe("generated code", () => {
   const out = mkdtempSync(join(tmpdir(), "agui-wire-gen-"));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("is what buf generate and tools/gen-event-checks.ts produce", () => {
+  it("is what buf generate, tools/gen-event-checks.ts and tools/gen-model-forms.ts produce", () => {
     execFileSync(buf, ["generate", "--output", out], { cwd: root, stdio: "pipe" });
-    execFileSync(process.execPath, ["--import", "tsx", "tools/gen-event-checks.ts", join(out, "src/gen")], { cwd: root, stdio: "pipe" });
+    for (const tool of ["tools/gen-event-checks.ts", "tools/gen-model-forms.ts"]) {
+      execFileSync(process.execPath, ["--import", "tsx", tool, join(out, "src/gen")], { cwd: root, stdio: "pipe" });
+    }
     const fresh = join(out, "src/gen");
     const committed = join(root, "src/gen");
     const freshFiles = listFiles(fresh).map((f) => relative(fresh, f)).sort();

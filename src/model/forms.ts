@@ -1,0 +1,250 @@
+/**
+ * The forms the model's fields take, as plain validators: what zod/mini does with the model's
+ * schemas, for browsers, without zod.
+ *
+ * A browser client validates every event it receives, and zod (with the schemas built on it) was
+ * about a third of its bundle. `src/gen/model/event_forms.ts` builds every schema of the model
+ * from these forms, generated from the zod schemas themselves (tools/gen-model-forms.ts), and
+ * check.browser.ts judges with them. Each form returns what the schema would output (unknown keys
+ * dropped, defaults filled in) and raises the issues it would raise, at the same paths, so that
+ * issues.ts words the same error whichever judge ran; test/model/forms.test.ts holds the two to
+ * the same verdicts. Issues come out finished: a path, a message, the input.
+ *
+ * Only the forms the model uses are here, each as the model uses it.
+ *
+ * @module
+ */
+import { describeNonJson, findJsonProblem } from "./json-problem.js";
+import { MAX_ARRAY_ISSUES, omittedIssue, problemCount } from "./problems.js";
+
+/** A finished issue, shaped as zod's are: `code` and its own fields, `path`, `message`, `input`. */
+export interface FormIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  input: unknown;
+  [field: string]: unknown;
+}
+
+/**
+ * A validator: returns the output for `value` (meaningful when it raised no issue) and appends the
+ * issues it found, their paths relative to `value`. `mode` tells an object how to treat the key:
+ * absent means required, 1 optional, 2 filled with a default.
+ */
+export type Form = ((value: unknown, issues: FormIssue[]) => unknown) & { mode?: 1 | 2 };
+
+/** The message of an issue that zod words from its locale (none is loaded by zod/mini). */
+const INVALID = "invalid input";
+
+/** Raises an issue at `value` itself. */
+function raise(issues: FormIssue[], input: unknown, fields: Record<string, unknown>, message = INVALID, path: PropertyKey[] = []): void {
+  issues.push({ ...(fields as { code: string }), path, message, input });
+}
+
+/** zod's minimum-length check, which runs on anything with a length, even after a type issue. */
+function minLength(value: unknown, minimum: number, message: string | undefined, issues: FormIssue[]): void {
+  const length = (value as { length?: unknown } | null | undefined)?.length;
+  if (typeof length !== "number") return;
+  // zod counts a string's code points once its UTF-16 units alone cannot decide.
+  const count = typeof value === "string" && length >= minimum && length < minimum * 2 ? [...value].length : length;
+  if (count >= minimum) return;
+  const origin = Array.isArray(value) ? "array" : typeof value === "string" ? "string" : "unknown";
+  raise(issues, value, { origin, code: "too_small", minimum, inclusive: true }, message);
+}
+
+/** Whether `value` is an object that is neither null nor an array, as zod's objects require. */
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Prefixes `key` to the paths of the issues from `start` on, as a container does with its children's. */
+function prefix(issues: FormIssue[], start: number, key: PropertyKey): void {
+  for (let i = start; i < issues.length; i++) issues[i]!.path.unshift(key);
+}
+
+/** A string, of at least `minimum` characters when given (with `message` for one that is shorter). */
+/* @__NO_SIDE_EFFECTS__ */
+export function str(minimum?: number, message?: string): Form {
+  return (value, issues) => {
+    if (typeof value !== "string") raise(issues, value, { expected: "string", code: "invalid_type" });
+    if (minimum !== undefined) minLength(value, minimum, message, issues);
+    return value;
+  };
+}
+
+/** One of `values` (a literal has one). */
+/* @__NO_SIDE_EFFECTS__ */
+export function oneOf(values: readonly unknown[]): Form {
+  return (value, issues) => {
+    if (!values.includes(value)) raise(issues, value, { code: "invalid_value", values });
+    return value;
+  };
+}
+
+/** A boolean. */
+export const bool: Form = (value, issues) => {
+  if (typeof value !== "boolean") raise(issues, value, { expected: "boolean", code: "invalid_type" });
+  return value;
+};
+
+/** A safe integer of at least `minimum`, with `below` as the message for a smaller one (int.ts). */
+/* @__NO_SIDE_EFFECTS__ */
+export function int(minimum: number, below?: string): Form {
+  return (value, issues) => {
+    if (typeof value !== "number" || !Number.isFinite(value)) raise(issues, value, { code: "invalid_type", expected: "number" });
+    else if (!Number.isInteger(value)) raise(issues, value, { code: "invalid_type", expected: "int" });
+    else if (value > Number.MAX_SAFE_INTEGER) raise(issues, value, { code: "too_big", origin: "int", maximum: Number.MAX_SAFE_INTEGER, inclusive: true });
+    else if (value < minimum) raise(issues, value, { code: "too_small", origin: "int", minimum, inclusive: true }, below);
+    return value;
+  };
+}
+
+/** Raises the problem findJsonProblem finds in `value`, if any. */
+function jsonProblem(value: unknown, issues: FormIssue[]): void {
+  const problem = findJsonProblem(value);
+  if (problem) raise(issues, value, { code: "custom" }, problem.message, problem.path);
+}
+
+/** Any JSON value (json.ts's JsonValueSchema). */
+export const json: Form = (value, issues) => {
+  jsonProblem(value, issues);
+  return value;
+};
+
+/** Any JSON value but null (json.ts's NonNullJsonSchema). */
+export const nonNullJson: Form = (value, issues) => {
+  if (value === null) raise(issues, value, { code: "custom" }, "expected a JSON value other than null, found null");
+  else jsonProblem(value, issues);
+  return value;
+};
+
+/** A JSON object (json.ts's JsonObjectSchema). */
+export const jsonObject: Form = (value, issues) => {
+  if (isObject(value)) jsonProblem(value, issues);
+  else raise(issues, value, { code: "custom" }, `expected a JSON object, found ${describeNonJson(value)}`);
+  return value;
+};
+
+const POINTER = /^(\/([^/~]|~[01])*)*$/;
+
+/** A JSON Pointer (events.ts's JsonPointerSchema). */
+export const pointer: Form = (value, issues) => {
+  if (typeof value !== "string") raise(issues, value, { expected: "string", code: "invalid_type" });
+  else if (!POINTER.test(value)) {
+    raise(issues, value, { code: "invalid_format", format: "regex", pattern: POINTER.source }, "expected a JSON Pointer (RFC 6901) such as /a/0");
+  }
+  return value;
+};
+
+/** `form`, or absent (`undefined`). */
+/* @__NO_SIDE_EFFECTS__ */
+export function opt(form: Form): Form {
+  const optional: Form = (value, issues) => (value === undefined ? undefined : form(value, issues));
+  optional.mode = 1;
+  return optional;
+}
+
+/** `form`, or, when absent, what `make` returns. */
+/* @__NO_SIDE_EFFECTS__ */
+export function dflt(form: Form, make: () => unknown): Form {
+  const defaulted: Form = (value, issues) => (value === undefined ? make() : form(value, issues));
+  defaulted.mode = 2;
+  return defaulted;
+}
+
+/**
+ * An object of the fields `shape`, unknown keys dropped, as zod's compiled object parser builds it:
+ * fields in the shape's order; a required field absent is `nonoptional`; an optional one absent
+ * stays absent, present as `undefined` stays so.
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function obj(shape: Record<string, Form>): Form {
+  const keys = Object.keys(shape);
+  const forms = keys.map((key) => shape[key]!);
+  return (value, issues) => {
+    if (!isObject(value)) {
+      raise(issues, value, { expected: "object", code: "invalid_type" });
+      return value;
+    }
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const form = forms[i]!;
+      const present = key in value;
+      const start = issues.length;
+      const result = form(value[key], issues);
+      prefix(issues, start, key);
+      if (form.mode === 2) out[key] = result;
+      else if (present) out[key] = result;
+      else if (form.mode === undefined && issues.length === start) {
+        raise(issues, undefined, { code: "invalid_type", expected: "nonoptional" }, INVALID, [key]);
+      }
+    }
+    return out;
+  };
+}
+
+/**
+ * An array of `element` whose issues are bounded as array.ts's are (the first bad elements', then
+ * a count), at least `minimum` long when given.
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function arr(element: Form, minimum?: number, message?: string): Form {
+  return (value, issues) => {
+    let out: unknown = value;
+    if (!Array.isArray(value)) raise(issues, value, { expected: "array", code: "invalid_type" });
+    else {
+      const n = value.length;
+      const items: unknown[] = new Array(n);
+      const own: FormIssue[] = [];
+      let kept = 0;
+      let omitted = 0;
+      for (let i = 0; i < n; i++) {
+        const found: FormIssue[] = [];
+        items[i] = element(value[i], found);
+        if (found.length === 0) continue;
+        if (kept < MAX_ARRAY_ISSUES) {
+          for (const issue of found) {
+            issue.path.unshift(i);
+            own.push(issue);
+          }
+          kept += found.length;
+        } else omitted += problemCount(found);
+      }
+      for (const issue of own) issues.push(issue);
+      if (omitted > 0) {
+        const summary = omittedIssue(omitted, value);
+        raise(issues, value, summary, summary.message);
+      }
+      out = own.length === 0 && omitted === 0 ? items : value;
+    }
+    if (minimum !== undefined) minLength(value, minimum, message, issues);
+    return out;
+  };
+}
+
+/**
+ * A union of objects on the tag `key`: the option at `tags[i]` is `options[i]` (tagged.ts).
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function tagged(key: string, tags: readonly string[], options: readonly Form[]): Form {
+  return (value, issues) => {
+    if (!isObject(value)) {
+      raise(issues, value, { code: "invalid_type", expected: "object" });
+      return value;
+    }
+    const i = tags.indexOf(value[key] as string);
+    if (i >= 0) return options[i]!(value, issues);
+    raise(issues, value, { code: "invalid_union", errors: [], note: "No matching discriminator", discriminator: key, options: tags }, INVALID, [key]);
+    return value;
+  };
+}
+
+/** Text, or a list of `parts` (text-or-parts.ts). */
+/* @__NO_SIDE_EFFECTS__ */
+export function textOrParts(parts: Form): Form {
+  return (value, issues) => {
+    if (typeof value === "string") return value;
+    if (Array.isArray(value)) return parts(value, issues);
+    raise(issues, value, { code: "invalid_type", expected: "string or array" });
+    return value;
+  };
+}
