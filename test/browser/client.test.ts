@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transport } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type RunAgentInput, type RunContext } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
+import { HttpAgent } from "../../src/client/index.js";
+import { encodeFrame } from "../../src/binary/codec.js";
+import { encodeSSE } from "../../src/sse/encode.js";
 import { normalized, recordingSampleAgent } from "../client/helpers.js";
 import { available, bundlePage, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
 import type { PageOutcome, PageRun } from "./page.js";
@@ -34,6 +37,28 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
     });
     server = pageServer(await bundlePage("page.ts"), {
       "/agent": agentRoute,
+      // A run whose second event is invalid, in the transport asked for: the page's client (the
+      // browser build, which judges without zod) must refuse it with the words Node's does.
+      "/invalid": (req, res) => {
+        const binary = (req.headers.accept ?? "").includes(BINARY_MEDIA_TYPE);
+        res.writeHead(200, { "content-type": binary ? BINARY_MEDIA_TYPE : SSE_MEDIA_TYPE });
+        const started = { type: "RUN_STARTED", threadId: "t", runId: "r" } as const;
+        if (binary) {
+          res.write(encodeFrame(started));
+          // TEXT_MESSAGE_CONTENT with an empty delta, which the encoder would refuse to write.
+          res.end(Buffer.from("0000000912070a02080112016d", "hex"));
+        } else {
+          const snapshot = {
+            type: "MESSAGES_SNAPSHOT",
+            messages: [
+              { id: "u", role: "user", content: [{ type: "text", text: "hi" }, { type: "gif" }] },
+              { id: 1, role: "tool", content: "x" },
+              { id: "a", role: "assistant", toolCalls: [{ id: "c", type: "function", function: { name: "f" } }] },
+            ],
+          };
+          res.end(encodeSSE(started) + `data: ${JSON.stringify(snapshot)}\n\n`);
+        }
+      },
       "/hanging": (req, res) => {
         // Chromium does not close a keep-alive connection when a fetch is cancelled while no read
         // is pending: it drains the rest of the body to reuse the socket, for up to 5 s
@@ -105,6 +130,20 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
       expect(outcome.events).toEqual([]);
       expect(outcome.error).toMatchObject({ name: "HttpStatusError", code: "http_status", status: 422, body: { error: expect.stringContaining("messages[0].role") } });
       expect(outcome.error!.message).toContain("422");
+    });
+
+    it(`refuses an invalid event with the error Node's client gives, word for word (transport ${transport})`, async () => {
+      let expected: unknown;
+      try {
+        for await (const _ of new HttpAgent({ url: `${origin}/invalid`, transport }).events()) void _;
+      } catch (err) {
+        expected = { name: (err as Error).name, code: (err as { code?: string }).code, message: (err as Error).message };
+      }
+      expect(expected).toMatchObject({ name: "ValidationError", code: "invalid_event" });
+      const outcome = await run({ url: "/invalid", transport });
+      expect(outcome.events.map((e) => e.type)).toEqual(["RUN_STARTED"]);
+      expect(outcome.completed).toBe(false);
+      expect({ name: outcome.error?.name, code: outcome.error?.code, message: outcome.error?.message }).toStrictEqual(expected);
     });
 
     it(`abortRun() mid-stream ends with an aborted error and closes the request (transport ${transport})`, async () => {
