@@ -8,8 +8,15 @@ import { BoundedBody, type BodyRead } from "./body.js";
 import { whenAborted } from "../abort.js";
 import { handleRun } from "./handle.js";
 import { assertAgent, resolveOptions, type AgentHandlerOptions } from "./options.js";
+import type { HandlerResult } from "./responses.js";
 
-async function readRequestBody(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyRead> {
+/**
+ * Reads a request body under the bound. Internal to the package (the proxy's fetch handler reads
+ * bodies with it too).
+ *
+ * @throws Never: a failure is `{ kind: "failed" }`.
+ */
+export async function readRequestBody(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyRead> {
   if (body === null) return { kind: "bytes", bytes: new Uint8Array(0) };
   const collected = new BoundedBody(limit);
   let reader: ReadableStreamDefaultReader<Uint8Array>;
@@ -88,11 +95,17 @@ export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<R
       },
       request,
     });
-    if (result.kind === "plain") {
-      return new Response(result.body, { status: result.status, headers: result.headers });
-    }
-    const { abort } = result;
-    whenAborted(request.signal as AbortSignal | undefined, abort);
-    return new Response(result.body, { status: result.status, headers: result.headers });
+    return toResponse(result, request);
   };
+}
+
+/**
+ * A core answer as a `Response`; a stream's run stops when `request`'s signal aborts (the client
+ * went away). Internal to the package (the proxy's fetch handler answers with it too).
+ *
+ * @throws Never.
+ */
+export function toResponse(result: HandlerResult, request: Request): Response {
+  if (result.kind === "stream") whenAborted(request.signal as AbortSignal | undefined, result.abort);
+  return new Response(result.body, { status: result.status, headers: result.headers });
 }

@@ -11,7 +11,7 @@ import { AguiWireError } from "../errors.js";
 import { BoundedBody, type BodyRead } from "./body.js";
 import { handleRun } from "./handle.js";
 import { assertAgent, resolveOptions, type AgentHandlerOptions, type ResolvedOptions } from "./options.js";
-import type { StreamResult } from "./responses.js";
+import type { HandlerResult, StreamResult } from "./responses.js";
 
 /** Options of {@link createNodeHandler}: those of `createAgentHandler`, with Node's request type. */
 export type NodeHandlerOptions = AgentHandlerOptions<IncomingMessage>;
@@ -35,9 +35,10 @@ function preParsedBody(req: IncomingMessage, limit: number): BodyRead | undefine
 
 /**
  * Reads `req` under the bound. Listens to 'data' rather than iterating: leaving a `for await`
- * early destroys the request, and with it the socket the 413 must be written to.
+ * early destroys the request, and with it the socket the 413 must be written to. Internal to the
+ * package (the proxy's Node handler reads bodies with it too).
  */
-function readNodeBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
+export function readNodeBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
   const parsed = preParsedBody(req, limit);
   if (parsed) return Promise.resolve(parsed);
   // Read by someone else who kept nothing: waiting for 'end' would wait forever.
@@ -130,6 +131,17 @@ async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedO
     discardBody: () => {},
     request: req,
   });
+  return respond(result, res);
+}
+
+/**
+ * Writes a core answer to `res`: a plain one with its Content-Length (and `Connection: close` when
+ * it asks), a stream with back-pressure, stopping the run if the client leaves. Internal to the
+ * package (the proxy's Node handler answers with it too).
+ *
+ * @throws Only when `res` itself throws (its headers already sent by other code, say).
+ */
+export async function respond(result: HandlerResult, res: ServerResponse): Promise<void> {
   if (res.destroyed || res.writableEnded) {
     if (result.kind === "stream") result.abort();
     return;

@@ -1,0 +1,182 @@
+/**
+ * The proxy's configuration: its zod schema, its TypeScript types, and checking it with errors
+ * that name the key and say what was expected and found (`agents.echo.limits.concurrentRuns:
+ * expected a positive integer, found "2"`). The same checks run on a config written in JSON for
+ * the command and on one given in code.
+ *
+ * @module
+ */
+import * as z from "zod/mini";
+import type * as core from "zod/v4/core";
+import { finalize } from "../model/check.js";
+import { int } from "../model/int.js";
+import { formatIssues } from "../model/issues.js";
+import { runSchema } from "../model/run-schema.js";
+
+/** An agent's name: a URL path segment of letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** An HTTP token (RFC 9110 §5.6.2): what a header name is made of. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+const positive = int(1, "expected a positive integer");
+const headerName = z.string().check(
+  z.superRefine((value, ctx) => {
+    if (!HEADER_NAME.test(value)) {
+      ctx.addIssue({ code: "custom", message: `expected a header name (letters, digits and !#$%&'*+-.^_\`|~), found ${JSON.stringify(value)}`, input: value });
+    }
+  }),
+);
+const agentNames = z.array(z.string());
+
+const LimitsSchema = z.strictObject({
+  maxBodyBytes: z.optional(positive),
+  concurrentRuns: z.optional(positive),
+  runsPerMinute: z.optional(positive),
+  runTimeoutMs: z.optional(positive),
+  firstByteTimeoutMs: z.optional(positive),
+});
+
+const httpUrl = z.string().check(
+  z.superRefine((value, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      ctx.addIssue({ code: "custom", message: `expected an http: or https: URL, found ${JSON.stringify(value)}`, input: value });
+    }
+  }),
+);
+
+const AgentSchema = z.strictObject({
+  url: z.optional(httpUrl),
+  description: z.optional(z.string()),
+  headers: z.optional(z.record(headerName, z.string())),
+  forwardHeaders: z.optional(z.array(headerName)),
+  limits: z.optional(LimitsSchema),
+});
+
+const TokenSchema = z.strictObject({
+  // Never echoed in an error: the message would put a secret in a log.
+  token: z.string().check(
+    z.superRefine((value, ctx) => {
+      // What an Authorization header can carry as a Bearer token: visible ASCII, no space.
+      if (!/^[\x21-\x7e]+$/.test(value)) ctx.addIssue({ code: "custom", message: "expected a token of visible ASCII characters without spaces, found another", input: "(a token)" });
+    }),
+  ),
+  subject: z.string().check(z.minLength(1, { error: "expected a non-empty subject, found an empty one" })),
+  agents: z.optional(agentNames),
+});
+
+const JwtSchema = z
+  .strictObject({
+    secret: z.optional(z.string()),
+    publicKeyFile: z.optional(z.string()),
+    publicKey: z.optional(z.string()),
+    jwksUrl: z.optional(httpUrl),
+    issuer: z.optional(z.string()),
+    audience: z.optional(z.union([z.string(), z.array(z.string())])),
+    agents: z.optional(agentNames),
+    clockToleranceSeconds: z.optional(int(0, "expected a number of seconds, 0 or more")),
+  })
+  .check(
+    z.superRefine((jwt, ctx) => {
+      const keys = (["secret", "publicKeyFile", "publicKey", "jwksUrl"] as const).filter((key) => jwt[key] !== undefined);
+      if (keys.length !== 1) {
+        ctx.addIssue({
+          code: "custom",
+          message: `expected exactly one of secret, publicKeyFile, publicKey and jwksUrl, found ${keys.length === 0 ? "none" : keys.join(" and ")}`,
+          input: jwt,
+        });
+      }
+      // HS256 keys shorter than the hash are guessable (RFC 7518 §3.2).
+      if (jwt.secret !== undefined && new TextEncoder().encode(jwt.secret).length < 32) {
+        ctx.addIssue({ code: "custom", path: ["secret"], message: "expected a secret of at least 32 bytes (HS256), found a shorter one", input: "(a secret)" });
+      }
+    }),
+  );
+
+const AuthSchema = z.strictObject({ tokens: z.optional(z.array(TokenSchema)), jwt: z.optional(JwtSchema) }).check(
+  z.superRefine((auth, ctx) => {
+    if (auth.tokens === undefined && auth.jwt === undefined) {
+      ctx.addIssue({ code: "custom", message: "expected tokens, jwt or both, found neither (the proxy admits no anonymous caller)", input: auth });
+    }
+  }),
+);
+
+const CorsSchema = z.strictObject({
+  origins: z.array(z.string()).check(z.minLength(1, { error: "expected at least one origin" })),
+  credentials: z.optional(z.boolean()),
+  maxAgeSeconds: z.optional(int(0, "expected a number of seconds, 0 or more")),
+});
+
+/** The proxy's configuration, as `proxy.json` holds it (see the README's proxy section). */
+export const ProxyConfigSchema = z
+  .strictObject({
+    agents: z.record(z.string(), AgentSchema),
+    auth: AuthSchema,
+    limits: z.optional(LimitsSchema),
+    cors: z.optional(CorsSchema),
+    metrics: z.optional(z.boolean()),
+  })
+  .check(
+    z.superRefine((config, ctx) => {
+      const names = Object.keys(config.agents);
+      for (const name of names) {
+        if (!AGENT_NAME.test(name)) {
+          ctx.addIssue({ code: "custom", path: ["agents", name], message: `expected a name of letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 long, found ${JSON.stringify(name)}`, input: name });
+        }
+      }
+      // A principal allowed an agent that does not exist is a typo that would surface as a 404.
+      const check = (list: readonly string[] | undefined, path: (string | number)[]) =>
+        list?.forEach((name, i) => {
+          if (!names.includes(name)) ctx.addIssue({ code: "custom", path: [...path, i], message: `expected the name of an agent (${names.join(", ")}), found ${JSON.stringify(name)}`, input: name });
+        });
+      config.auth.tokens?.forEach((token, i) => check(token.agents, ["auth", "tokens", i, "agents"]));
+      check(config.auth.jwt?.agents, ["auth", "jwt", "agents"]);
+      const tokens = config.auth.tokens?.map((t) => t.token) ?? [];
+      tokens.forEach((token, i) => {
+        if (tokens.indexOf(token) !== i) ctx.addIssue({ code: "custom", path: ["auth", "tokens", i, "token"], message: "expected a token no other entry has", input: "(a token)" });
+      });
+    }),
+  );
+
+/** The proxy's configuration. */
+export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
+/** One agent of the configuration. */
+export type ProxyAgentConfig = z.infer<typeof AgentSchema>;
+/** Limits, at the top level (defaults for every agent) or an agent's own. */
+export type ProxyLimits = z.infer<typeof LimitsSchema>;
+/** How callers prove who they are. */
+export type ProxyAuthConfig = z.infer<typeof AuthSchema>;
+/** One static bearer token and the principal it stands for. */
+export type TokenConfig = z.infer<typeof TokenSchema>;
+/** How JWTs are verified. */
+export type JwtConfig = z.infer<typeof JwtSchema>;
+
+/** A configuration that is not one, with every problem found named in the message. */
+export class ProxyConfigError extends TypeError {
+  override readonly name = "ProxyConfigError";
+}
+
+/** Words an issue zod/mini leaves without an English message (no locale is loaded). */
+function reword(raw: core.$ZodRawIssue): core.$ZodRawIssue {
+  if (raw.code !== "unrecognized_keys") return raw;
+  const known = Object.keys((raw.inst?._zod.def as { shape?: object } | undefined)?.shape ?? {});
+  const keys = (raw as { keys: string[] }).keys.map((k) => JSON.stringify(k)).join(", ");
+  return { ...raw, code: "custom", message: `expected only the keys ${known.join(", ")}, found ${keys}` } as core.$ZodRawIssue;
+}
+
+/**
+ * Checks a proxy configuration (parsed JSON, or an object built in code).
+ *
+ * @returns The configuration as validated.
+ * @throws {ProxyConfigError} Naming, for each problem, the key and what was expected and found.
+ */
+export function parseProxyConfig(value: unknown): ProxyConfig {
+  const result = runSchema(ProxyConfigSchema, value);
+  if (result.issues.length === 0) return result.value as ProxyConfig;
+  throw new ProxyConfigError(`invalid proxy config: ${formatIssues(result.issues.map((raw) => finalize(reword(raw))))}`);
+}

@@ -1,0 +1,384 @@
+/**
+ * The runtime-neutral core of the proxy's handlers: a request, seen through a few accessors, to a
+ * status, headers and a body, as the agent server's core (src/server/handle.ts) answers, whose
+ * pieces it reuses: body reading, input validation, content negotiation, and the event stream that
+ * validates and encodes each event in the client's transport.
+ *
+ * Routes: `GET /agents` lists the agents the caller may use; `POST /agents/{name}` runs one;
+ * `GET /metrics` (when the configuration asks for it) answers the counters; anything else is a 404
+ * for an authenticated caller. Every request but a CORS preflight and `/metrics` must carry
+ * credentials.
+ *
+ * @module
+ */
+import type { Agent, AgentFunction } from "../agent.js";
+import { startRun } from "../agent.js";
+import type { EventMediaType } from "../media-types.js";
+import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { RunAgentInput } from "../model/input.js";
+import { negotiate } from "../negotiate.js";
+import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "../server/body.js";
+import { contentTypeProblem } from "../server/content-type.js";
+import { allowedOrigin, isPreflight, parseHeaderNames, responseCorsHeaders, withHeaders } from "../server/cors.js";
+import { agentEventStream } from "../server/event-stream.js";
+import { emptyAnswer, jsonError, streamHeaders, type HandlerResult, type PlainResult } from "../server/responses.js";
+import type { Principal } from "./auth.js";
+import { METRICS_MEDIA_TYPE } from "./metrics.js";
+import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
+import { openUpstream, relayEvents } from "./upstream.js";
+import { upstreamHeaders } from "./headers.js";
+
+/** A request as the proxy's core sees it. */
+export interface ProxyRequest {
+  /** The HTTP method, upper case. */
+  method: string;
+  /** The path of the request's URL, without the query. */
+  path: string;
+  /** A request header's value by lower-case name; a repeated header's values joined with ", ". */
+  header(name: string): string | null | undefined;
+  /** Reads the body, stopping once more than `limit` bytes arrived. Never throws. */
+  readBody(limit: number): Promise<BodyRead>;
+  /** Lets go of a body that will not be read. Never throws. */
+  discardBody(): void;
+  /** Fires when the client goes away before the answer is complete. */
+  signal: AbortSignal;
+}
+
+const utf8 = new TextEncoder();
+
+/** The outcome a run has while none of its ends has come: what it is if it stops now. */
+const UNFINISHED = "client_gone";
+
+/** What a run's log record and the metrics learn as it goes. */
+interface RunTally {
+  outcome: string;
+  events: number;
+  bytes: number;
+}
+
+/** The answer with the CORS headers of `request`'s origin, when CORS is on. */
+function withCors(proxy: ResolvedProxy, request: ProxyRequest, result: HandlerResult): HandlerResult {
+  if (proxy.cors === undefined) return result;
+  const cors = responseCorsHeaders(proxy.cors, request.header("origin"));
+  // A page can read why it was refused, and when to retry, only if these are exposed.
+  if (cors["Access-Control-Allow-Origin"] !== undefined) cors["Access-Control-Expose-Headers"] = "Retry-After, WWW-Authenticate";
+  return { ...result, headers: withHeaders(result.headers, cors) };
+}
+
+/**
+ * The answer to a CORS preflight: 204 for an allowed origin asking for the method of the path it
+ * names, with `authorization` and `content-type` always among the allowed headers (a `*` would not
+ * cover Authorization); else 403.
+ */
+function preflight(proxy: ResolvedProxy, request: ProxyRequest, method: string): PlainResult {
+  const cors = proxy.cors!;
+  const vary = { Vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers" };
+  const origin = allowedOrigin(cors, request.header("origin"));
+  if (origin === undefined) return jsonError(403, `CORS preflight refused: origin ${JSON.stringify(request.header("origin"))} is not allowed`, false, vary);
+  const asked = request.header("access-control-request-method");
+  if (asked !== method) return jsonError(403, `CORS preflight refused: method ${JSON.stringify(asked)} is not allowed here: expected ${method}`, false, vary);
+  const names = parseHeaderNames(request.header("access-control-request-headers"));
+  if (names === undefined) return jsonError(403, "CORS preflight refused: Access-Control-Request-Headers is not a list of header names", false, vary);
+  const allowed = ["authorization", "content-type", ...names.filter((name) => name !== "authorization" && name !== "content-type")];
+  const headers: Record<string, string> = {
+    "Access-Control-Allow-Origin": origin,
+    "Access-Control-Allow-Methods": method,
+    "Access-Control-Allow-Headers": allowed.join(", "),
+    ...vary,
+  };
+  if (cors.credentials) headers["Access-Control-Allow-Credentials"] = "true";
+  if (cors.maxAgeSeconds !== undefined) headers["Access-Control-Max-Age"] = String(cors.maxAgeSeconds);
+  return emptyAnswer(204, headers);
+}
+
+/** The route a path names, as `{ kind }`. */
+function routeOf(path: string): { kind: "list" } | { kind: "metrics" } | { kind: "run"; name: string } | { kind: "none" } {
+  if (path === "/agents") return { kind: "list" };
+  if (path === "/metrics") return { kind: "metrics" };
+  if (path.startsWith("/agents/")) {
+    const segment = path.slice("/agents/".length);
+    if (segment === "" || segment.includes("/")) return { kind: "none" };
+    try {
+      return { kind: "run", name: decodeURIComponent(segment) };
+    } catch {
+      return { kind: "none" };
+    }
+  }
+  return { kind: "none" };
+}
+
+const mayUse = (principal: Principal, agent: string): boolean => principal.agents === "all" || principal.agents.has(agent);
+
+/**
+ * Answers one request to the proxy.
+ *
+ * @throws Never: every failure is an answer.
+ */
+export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
+  const route = routeOf(request.path);
+  if (proxy.cors !== undefined && isPreflight(request.method, request.header("origin"), request.header("access-control-request-method"))) {
+    request.discardBody();
+    return preflight(proxy, request, route.kind === "run" ? "POST" : "GET");
+  }
+  const result = await answer(proxy, request, route);
+  if (result.kind === "plain" && result.status >= 400) proxy.metrics?.refused(result.status);
+  return withCors(proxy, request, result);
+}
+
+async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: ReturnType<typeof routeOf>): Promise<HandlerResult> {
+  if (route.kind === "metrics" && proxy.metrics !== undefined) {
+    request.discardBody();
+    if (request.method !== "GET") return jsonError(405, `method ${request.method} not allowed: expected GET`, false, { Allow: "GET" });
+    return { kind: "plain", status: 200, headers: { "Content-Type": METRICS_MEDIA_TYPE, "Cache-Control": "no-store" }, body: proxy.metrics.render(), closeConnection: false };
+  }
+  const auth = await proxy.authenticator.authenticate(request.header("authorization"));
+  if (!auth.ok) {
+    request.discardBody();
+    return jsonError(auth.status, auth.message, false, auth.status === 401 ? { "WWW-Authenticate": auth.challenge } : {});
+  }
+  const principal = auth.principal;
+  if (route.kind === "list") {
+    request.discardBody();
+    if (request.method !== "GET") return jsonError(405, `method ${request.method} not allowed: expected GET`, false, { Allow: "GET" });
+    const agents = [...proxy.routes.values()].filter((r) => mayUse(principal, r.name)).map((r) => ({ name: r.name, description: r.description }));
+    return { kind: "plain", status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: JSON.stringify({ agents }), closeConnection: false };
+  }
+  const target = route.kind === "run" ? proxy.routes.get(route.name) : undefined;
+  if (target === undefined) {
+    request.discardBody();
+    return jsonError(404, route.kind === "run" ? `no agent named ${JSON.stringify(route.name)}` : `no such path: ${JSON.stringify(request.path)}; agents run at POST /agents/{name}`, false);
+  }
+  if (request.method !== "POST") {
+    request.discardBody();
+    return jsonError(405, `method ${request.method} not allowed: expected POST`, false, { Allow: "POST" });
+  }
+  if (!mayUse(principal, target.name)) {
+    request.discardBody();
+    return jsonError(403, `${JSON.stringify(principal.subject)} may not use agent ${JSON.stringify(target.name)}`, false);
+  }
+  return runThrough(proxy, request, target, principal);
+}
+
+/** Logs a run's record and counts it, ignoring a logger that throws. */
+function record(proxy: ResolvedProxy, run: ProxyRunRecord): void {
+  try {
+    proxy.logger?.(run);
+  } catch {
+    // A failing logger must not fail the proxy.
+  }
+}
+
+/** Admits, checks and starts a run of `route` for `principal`. */
+async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: ProxyRoute, principal: Principal): Promise<HandlerResult> {
+  const started = Date.now();
+  const transportIn = "agent" in route.target ? "local" : undefined;
+  const base = { agent: route.name, principal: principal.subject };
+  /** A refusal before any stream: answered, logged. */
+  const refuse = (result: PlainResult, outcome: string, upstream?: EventMediaType): PlainResult => {
+    record(proxy, { ...base, transportIn: transportIn ?? (upstream ? transportName(upstream) : "binary"), status: result.status, events: 0, bytes: 0, durationMs: Date.now() - started, outcome });
+    return result;
+  };
+  const wrongType = contentTypeProblem(request.header("content-type"));
+  const declared = declaredLength(request.header("content-length"));
+  if (wrongType !== undefined) {
+    request.discardBody();
+    return refuse(jsonError(415, wrongType, declared !== 0), "unsupported_media_type");
+  }
+  const { maxBodyBytes } = route.limits;
+  if (declared !== undefined && declared > maxBodyBytes) {
+    request.discardBody();
+    return refuse(jsonError(413, tooLargeMessage(maxBodyBytes, declared), true), "body_too_large");
+  }
+  const admission = proxy.limiter.acquire(`${principal.subject}\u0000${route.name}`, route.limits);
+  if (!admission.ok) {
+    request.discardBody();
+    return refuse(jsonError(429, admission.message, false, { "Retry-After": String(admission.retryAfterSeconds) }), admission.reason);
+  }
+  let handedOver = false;
+  try {
+    const read = await request.readBody(maxBodyBytes);
+    if (read.kind === "too_large") return refuse(jsonError(413, tooLargeMessage(maxBodyBytes), true), "body_too_large");
+    if (read.kind === "failed") return refuse(jsonError(400, "the request body could not be read", false), "body_unreadable");
+    const parsed = parseRunBody(read);
+    if (!parsed.ok) return refuse(jsonError(422, parsed.error, false), "invalid_input");
+    const contentType = negotiate(request.header("accept"));
+    const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
+    // Stops the upstream (or local agent): the client left, or the run took too long.
+    const stop = new AbortController();
+    const onGone = (): void => stop.abort();
+    request.signal.addEventListener("abort", onGone, { once: true });
+    let relay: AgentFunction;
+    let upstreamTransport: EventMediaType | undefined;
+    if ("agent" in route.target) {
+      relay = localRelay(route.target.agent, route, stop, tally);
+    } else {
+      const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
+      const opening = await openUpstream({
+        url: route.target.url,
+        body,
+        headers: upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers),
+        signal: stop.signal,
+        firstByteTimeoutMs: route.limits.firstByteTimeoutMs,
+        fetch: proxy.fetch,
+      });
+      if (!opening.ok) {
+        request.signal.removeEventListener("abort", onGone);
+        return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
+      }
+      upstreamTransport = opening.transport;
+      relay = httpRelay(opening.response, route, stop, tally, proxy);
+    }
+    const { body, abort } = agentEventStream<RunAgentInput>({
+      agent: relay,
+      input: parsed.input,
+      contentType,
+      keepAliveMs: 15_000,
+      maxEventBytes: 16 * 1024 * 1024,
+      onError: (error) => {
+        // The event stream reports here what it refused of the agent's (a local agent's invalid
+        // event); relayed upstream failures were reported by the relay already.
+        if (tally.outcome === UNFINISHED) tally.outcome = (error as { code?: string }).code === "invalid_event" ? "invalid_event" : "agent_error";
+        proxy.onError(error, route.name);
+      },
+      request: parsed.input,
+    });
+    proxy.metrics?.started(route.name);
+    handedOver = true;
+    const finish = (): void => {
+      request.signal.removeEventListener("abort", onGone);
+      admission.release();
+      proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
+      record(proxy, {
+        ...base,
+        transportIn: transportIn ?? transportName(upstreamTransport!),
+        transportOut: transportName(contentType),
+        status: 200,
+        events: tally.events,
+        bytes: tally.bytes,
+        durationMs: Date.now() - started,
+        outcome: tally.outcome,
+      });
+    };
+    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: counted(body, tally, finish), abort };
+  } finally {
+    if (!handedOver) admission.release();
+  }
+}
+
+/**
+ * `body`, counting the bytes the client reads, calling `finish` once when it ends or is cancelled.
+ */
+function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let done = false;
+  const end = (): void => {
+    if (done) return;
+    done = true;
+    finish();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = await reader.read();
+          if (next.done) {
+            controller.close();
+            end();
+            return;
+          }
+          tally.bytes += next.value.byteLength;
+          controller.enqueue(next.value);
+        } catch (error) {
+          controller.error(error);
+          end();
+        }
+      },
+      async cancel(reason) {
+        end();
+        await reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Tracks how a relayed run ends, from the events it passes on. */
+function note(tally: RunTally, event: AguiEvent | AguiEventInput, failed: string | undefined): void {
+  tally.events++;
+  if (event.type === "RUN_FINISHED") tally.outcome = "finished";
+  else if (event.type === "RUN_ERROR") tally.outcome = failed ?? "run_error";
+  else if (event.type === "RUN_STARTED") tally.outcome = UNFINISHED;
+}
+
+/** Ends a run that timed out with its RUN_ERROR, unless the run had ended already. */
+function* timedOut(tally: RunTally, ms: number): Generator<AguiEvent> {
+  if (tally.outcome !== UNFINISHED) return;
+  tally.outcome = "timeout";
+  tally.events++;
+  yield { type: "RUN_ERROR", code: "timeout", message: `the run took longer than ${ms} ms` };
+}
+
+/** Aborts `stop` after the route's run timeout; returns a function that cancels the timer. */
+function runTimer(route: ProxyRoute, stop: AbortController, state: { timedOut: boolean }): () => void {
+  const ms = route.limits.runTimeoutMs;
+  if (!Number.isFinite(ms)) return () => {};
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    stop.abort();
+  }, ms);
+  return () => clearTimeout(timer);
+}
+
+/** The agent the event stream runs for an upstream reached over HTTP: its relayed events. */
+function httpRelay(response: Response, route: ProxyRoute, stop: AbortController, tally: RunTally, proxy: ResolvedProxy): AgentFunction {
+  return async function* (_input, { signal }) {
+    const onStop = (): void => stop.abort();
+    signal.addEventListener("abort", onStop, { once: true });
+    const state = { timedOut: false };
+    const cancel = runTimer(route, stop, state);
+    let failed: string | undefined;
+    const count = { events: 0, bytes: 0 };
+    try {
+      for await (const event of relayEvents(response, stop.signal, count, (error, code) => {
+        failed = code;
+        proxy.onError(error, route.name);
+      })) {
+        note(tally, event, failed);
+        yield event;
+      }
+    } catch (error) {
+      if (!state.timedOut) throw error;
+      yield* timedOut(tally, route.limits.runTimeoutMs);
+    } finally {
+      cancel();
+      signal.removeEventListener("abort", onStop);
+      stop.abort();
+    }
+  };
+}
+
+/** The agent the event stream runs for an agent in this process: its events, with the run timeout. */
+function localRelay(agent: Agent, route: ProxyRoute, stop: AbortController, tally: RunTally): AgentFunction {
+  return async function* (input, { signal }) {
+    const onStop = (): void => stop.abort();
+    signal.addEventListener("abort", onStop, { once: true });
+    const state = { timedOut: false };
+    const cancel = runTimer(route, stop, state);
+    try {
+      for await (const event of startRun(agent, input, stop.signal)) {
+        if (state.timedOut) break;
+        note(tally, event, undefined);
+        yield event;
+      }
+      if (state.timedOut) yield* timedOut(tally, route.limits.runTimeoutMs);
+    } catch (error) {
+      if (!state.timedOut) throw error;
+      yield* timedOut(tally, route.limits.runTimeoutMs);
+    } finally {
+      cancel();
+      signal.removeEventListener("abort", onStop);
+      stop.abort();
+    }
+  };
+}
+

@@ -1,0 +1,62 @@
+/**
+ * `createNodeProxyHandler`: the proxy as a `(req, res)` handler for node:http and Express. Like the
+ * server's Node handler, it depends on Node for types only.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readNodeBody, respond } from "../server/node.js";
+import { handleProxy } from "./handle.js";
+import { resolveProxy, type ProxyOptions } from "./options.js";
+
+/** The path of a request target (`/agents/x?y` → `/agents/x`), whatever form it takes. */
+function pathOf(target: string | undefined): string {
+  try {
+    return new URL(target ?? "/", "http://proxy.invalid").pathname;
+  } catch {
+    return "/";
+  }
+}
+
+/**
+ * Makes the proxy as a Node handler: `(req, res) => void`, for `node:http` servers and Express.
+ * It answers as {@link createProxyHandler} does; writes honour back-pressure, and a client that
+ * goes away aborts the upstream request (and so the upstream agent).
+ *
+ * @param config - The configuration, as `proxy.json` holds it (checked here).
+ * @param options - `agents`, `logger`, `fetch`, `onError`; see `ProxyOptions`.
+ * @throws {ProxyConfigError} (at once) When the configuration is not one, naming every problem.
+ * @throws {TypeError} (at once) When an option has the wrong type.
+ * @returns The handler; it never throws.
+ */
+export function createNodeProxyHandler(config: unknown, options?: ProxyOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const proxy = resolveProxy(config, options);
+  return (req, res) => {
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.on("close", onClose);
+    handleProxy(proxy, {
+      method: req.method ?? "",
+      path: pathOf(req.url),
+      header: (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(", ") : value;
+      },
+      readBody: (limit) => readNodeBody(req, limit),
+      discardBody: () => {},
+      signal: gone.signal,
+    })
+      .then((result) => respond(result, res))
+      .catch((error: unknown) => {
+        console.error("agui-wire: the Node proxy handler failed:", error);
+        try {
+          if (res.headersSent) res.destroy();
+          else res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
+        } catch {
+          res.destroy();
+        }
+      });
+  };
+}

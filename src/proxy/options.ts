@@ -1,0 +1,148 @@
+/**
+ * What a proxy handler is made of: its configuration checked, its agents resolved to upstream URLs
+ * or local agents, and the options given in code (logger, local agents, fetch).
+ *
+ * @module
+ */
+import type { Agent } from "../agent.js";
+import type { EventMediaType } from "../media-types.js";
+import { assertAgent } from "../server/options.js";
+import { resolveCors, type ResolvedCors } from "../server/cors.js";
+import { createAuthenticator, type AuthOptions, type Authenticator } from "./auth.js";
+import { parseProxyConfig, ProxyConfigError, type ProxyConfig } from "./config.js";
+import { resolveLimits, RunLimiter, type ResolvedLimits } from "./limits.js";
+import { ProxyMetrics } from "./metrics.js";
+
+/** The record the proxy logs for each run it admitted, when it ends. */
+export interface ProxyRunRecord {
+  /** The agent's name. */
+  agent: string;
+  /** The caller's subject (a token's, or a JWT's `sub`). */
+  principal: string;
+  /** How the events arrived: the upstream's transport, or `"local"` for an agent given in code. */
+  transportIn: "binary" | "sse" | "local";
+  /** How the client got them; absent when the run failed before its stream started. */
+  transportOut?: "binary" | "sse";
+  /** The HTTP status the client got. */
+  status: number;
+  /** Events sent to the client. */
+  events: number;
+  /** Bytes of the event stream sent to the client. */
+  bytes: number;
+  durationMs: number;
+  /**
+   * How it ended: `finished` (RUN_FINISHED), `run_error` (the agent's own RUN_ERROR),
+   * `upstream_error`, `upstream_truncated`, `upstream_invalid_event`, `invalid_event` (a local
+   * agent's), `timeout`, `client_gone`; or, before any stream, why not (`too_many_runs`,
+   * `body_too_large`, `invalid_input`, `upstream_unreachable`, `upstream_timeout`,
+   * `upstream_422`, `upstream_<status>`, …).
+   */
+  outcome: string;
+}
+
+/** Options of `createProxyHandler` and `createNodeProxyHandler` given in code. */
+export interface ProxyOptions {
+  /**
+   * Agents that run in this process, by name: served as the configured ones are (auth, limits,
+   * validation, logging). A name also in `config.agents` takes its description and limits from
+   * there; a configured agent without `url` must be given here.
+   */
+  agents?: Readonly<Record<string, Agent>>;
+  /** Called with one record per run (see {@link ProxyRunRecord}). An error it throws is ignored. */
+  logger?: (record: ProxyRunRecord) => void;
+  /** The `fetch` upstream requests go through. Default: the global one. */
+  fetch?: typeof fetch;
+  /** Called with the real error behind a RUN_ERROR the proxy sends, and other errors nobody else sees. Default: `console.error`. */
+  onError?: (error: unknown, agent: string) => void;
+  /** Clock and key-file reading for token verification (tests). */
+  auth?: AuthOptions;
+}
+
+/** One agent the proxy serves. */
+export interface ProxyRoute {
+  name: string;
+  description: string;
+  /** Where runs go: an upstream URL, or an agent in this process. */
+  target: { url: string } | { agent: Agent };
+  headers: Readonly<Record<string, string>> | undefined;
+  forwardHeaders: readonly string[] | undefined;
+  limits: ResolvedLimits;
+}
+
+/** Everything a request needs, resolved once when the handler is made. */
+export interface ResolvedProxy {
+  routes: ReadonlyMap<string, ProxyRoute>;
+  authenticator: Authenticator;
+  limiter: RunLimiter;
+  cors: ResolvedCors | undefined;
+  metrics: ProxyMetrics | undefined;
+  logger: ((record: ProxyRunRecord) => void) | undefined;
+  fetch: typeof fetch;
+  onError: (error: unknown, agent: string) => void;
+}
+
+/** The transport names of the log record. */
+export const transportName = (type: EventMediaType): "binary" | "sse" => (type === "text/event-stream" ? "sse" : "binary");
+
+function defaultOnError(error: unknown, agent: string): void {
+  console.error(`agui-wire proxy: a run of agent "${agent}" failed:`, error);
+}
+
+/**
+ * Checks the configuration and the options, and resolves every route.
+ *
+ * @throws {ProxyConfigError} When the configuration is not one (every problem named), a configured
+ *   agent has no `url` and no local agent, or `cors` is malformed.
+ * @throws {TypeError} When a local agent is not an agent, or `logger`, `fetch` or `onError` is not
+ *   a function.
+ */
+export function resolveProxy(config: unknown, options: ProxyOptions = {}): ResolvedProxy {
+  const checked: ProxyConfig = parseProxyConfig(config);
+  const local = options.agents ?? {};
+  for (const [name, agent] of Object.entries(local)) {
+    try {
+      assertAgent(agent);
+    } catch (error) {
+      throw new TypeError(`agents.${name}: ${(error as Error).message}`);
+    }
+  }
+  for (const key of ["logger", "fetch", "onError"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new TypeError(`${key} must be a function, found ${typeof options[key]}`);
+    }
+  }
+  const routes = new Map<string, ProxyRoute>();
+  const names = new Set([...Object.keys(checked.agents), ...Object.keys(local)]);
+  for (const name of names) {
+    const configured = checked.agents[name];
+    const agent = local[name];
+    let target: ProxyRoute["target"];
+    if (agent !== undefined) target = { agent };
+    else if (configured?.url !== undefined) target = { url: configured.url };
+    else throw new ProxyConfigError(`invalid proxy config: agents.${name}: expected a url, or a local agent of that name in the options, found neither`);
+    routes.set(name, {
+      name,
+      description: configured?.description ?? "",
+      target,
+      headers: configured?.headers,
+      forwardHeaders: configured?.forwardHeaders,
+      limits: resolveLimits(checked.limits, configured?.limits),
+    });
+  }
+  let cors: ResolvedCors | undefined;
+  try {
+    cors = resolveCors(checked.cors);
+  } catch (error) {
+    throw new ProxyConfigError(`invalid proxy config: ${(error as Error).message}`);
+  }
+  return {
+    routes,
+    authenticator: createAuthenticator(checked.auth, options.auth),
+    limiter: new RunLimiter(),
+    cors,
+    metrics: checked.metrics ? new ProxyMetrics() : undefined,
+    logger: options.logger,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    onError: options.onError ?? defaultOnError,
+  };
+}

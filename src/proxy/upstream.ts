@@ -1,0 +1,204 @@
+/**
+ * The proxy's side of an upstream agent reached over HTTP: opening the run (the answers that come
+ * before any event: unreachable, refused, too slow), and relaying its events, which are decoded,
+ * validated and checked in order on the way, with a stream that breaks turned into a final
+ * RUN_ERROR of a stable code that tells nothing of the upstream's internals.
+ *
+ * @module
+ */
+import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
+import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "../media-types.js";
+import type { AguiEvent } from "../model/events.js";
+import { ProtocolViolationError } from "../protocol-violation.js";
+import { decodeEventStream } from "../stream/decode.js";
+import { verifyEvents } from "../verify.js";
+
+/** The codes a relayed run ends with when the upstream's stream breaks, and their messages. */
+export const UPSTREAM_FAILURES = {
+  upstream_error: "the upstream agent's stream failed",
+  upstream_truncated: "the upstream agent's stream ended before its run did",
+  upstream_invalid_event: "the upstream agent sent an invalid event",
+} as const;
+
+/** A code of {@link UPSTREAM_FAILURES}. */
+export type UpstreamFailure = keyof typeof UPSTREAM_FAILURES;
+
+/** What the proxy asks its upstream: the binary transport first, SSE accepted. */
+export const UPSTREAM_ACCEPT = `${BINARY_MEDIA_TYPE}, ${SSE_MEDIA_TYPE};q=0.5`;
+
+/** The most of a 422 body read for its `error`. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** A run request to send upstream. */
+export interface UpstreamRequest {
+  url: string;
+  /** The client's body, as it sent it (validated already), so that nothing of it is lost. */
+  body: Uint8Array;
+  headers: Record<string, string>;
+  /** Aborts the request, and later the stream: the client left, or the run timed out. */
+  signal: AbortSignal;
+  /** Milliseconds the upstream has to answer with its status and headers. */
+  firstByteTimeoutMs: number;
+  fetch: typeof fetch;
+}
+
+/** An upstream run opened: its response and transport; or the answer the client gets instead. */
+export type UpstreamOpening =
+  | { ok: true; response: Response; transport: EventMediaType }
+  | { ok: false; status: number; message: string; outcome: string };
+
+/** Reads at most `limit` bytes of a body as text, then lets go of it. */
+async function readSome(response: Response, limit: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes.subarray(0, limit));
+}
+
+/** The `error` of an upstream's 422 (our server's and most agents' shape), when it has one. */
+async function refusal(response: Response): Promise<string> {
+  try {
+    const body = JSON.parse(await readSome(response, MAX_ERROR_BODY)) as { error?: unknown };
+    if (typeof body.error === "string" && body.error !== "") return body.error;
+  } catch {
+    // Not JSON, or cut at the bound: the generic message below.
+  }
+  return "the upstream agent refused the request";
+}
+
+/**
+ * Sends the run upstream and waits for its answer's status and headers.
+ *
+ * @returns The response of a run that started (200 and an event stream), or what the client gets
+ *   instead: 504 when no answer came within `firstByteTimeoutMs`, 502 when the upstream could not
+ *   be reached or answered another status (named, its body not repeated) or a body that is no
+ *   event stream, 422 with the upstream's own `error` when it refused the input. When the
+ *   request's `signal` fired first, `status` is 499 and nobody is left to read it.
+ * @throws Never.
+ */
+export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOpening> {
+  const firstByte = new AbortController();
+  const timer = setTimeout(() => firstByte.abort(), request.firstByteTimeoutMs);
+  const signal = AbortSignal.any([request.signal, firstByte.signal]);
+  let response: Response;
+  try {
+    response = await request.fetch(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body as Uint8Array<ArrayBuffer>,
+      signal,
+      // An upstream that redirects is misconfigured: following it could leak the route's credentials.
+      redirect: "manual",
+    });
+  } catch {
+    if (request.signal.aborted) return { ok: false, status: 499, message: "the client went away", outcome: "client_gone" };
+    if (firstByte.signal.aborted) {
+      return { ok: false, status: 504, message: `the upstream agent did not answer within ${request.firstByteTimeoutMs} ms`, outcome: "upstream_timeout" };
+    }
+    return { ok: false, status: 502, message: "the upstream agent could not be reached", outcome: "upstream_unreachable" };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (response.status === 422) {
+    return { ok: false, status: 422, message: await refusal(response), outcome: "upstream_422" };
+  }
+  if (response.status !== 200) {
+    response.body?.cancel().catch(() => {});
+    return { ok: false, status: 502, message: `the upstream agent answered with status ${response.status}`, outcome: `upstream_${response.status}` };
+  }
+  let transport: EventMediaType;
+  try {
+    transport = transportOf(response.headers.get("content-type"));
+  } catch {
+    response.body?.cancel().catch(() => {});
+    return { ok: false, status: 502, message: "the upstream agent answered with a body that is not an event stream", outcome: "upstream_not_events" };
+  }
+  return { ok: true, response, transport };
+}
+
+/**
+ * The stable code for an error met while relaying an upstream's events.
+ *
+ * @throws Never.
+ */
+export function failureOf(error: unknown): UpstreamFailure {
+  if (error instanceof ValidationError || error instanceof ProtocolViolationError) return "upstream_invalid_event";
+  if (isAguiWireError(error, "truncated_stream")) return "upstream_truncated";
+  if (
+    isAguiWireError(error, "malformed_frame") ||
+    isAguiWireError(error, "malformed_event") ||
+    isAguiWireError(error, "frame_too_large") ||
+    isAguiWireError(error, "unknown_event_type")
+  ) {
+    return "upstream_invalid_event";
+  }
+  return "upstream_error";
+}
+
+/** Counts what a relay read and sent, for the run's log record. */
+export interface RelayCount {
+  events: number;
+  /** Bytes read from the upstream. */
+  bytes: number;
+}
+
+/**
+ * The events of an opened upstream run: decoded, validated and checked in order (a run must end
+ * with RUN_FINISHED or RUN_ERROR). A failure ends them with one RUN_ERROR whose code is
+ * {@link failureOf}'s, unless the upstream's run had already ended; the error itself goes to
+ * `onFailure`. When `signal` fires, the relay stops without an event of its own: the caller
+ * decides what the end means (the client left, or the run timed out).
+ *
+ * @throws Only `AguiWireError` `aborted`, when `signal` fired.
+ */
+export async function* relayEvents(
+  response: Response,
+  signal: AbortSignal,
+  count: RelayCount,
+  onFailure: (error: unknown, code: UpstreamFailure) => void,
+): AsyncGenerator<AguiEvent, void, undefined> {
+  const body = response.body;
+  if (body === null) {
+    onFailure(new AguiWireError("truncated_stream", "the upstream answered without a body"), "upstream_truncated");
+    yield { type: "RUN_ERROR", code: "upstream_truncated", message: UPSTREAM_FAILURES.upstream_truncated };
+    return;
+  }
+  const counted = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        count.bytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  let runEnded = false;
+  try {
+    for await (const event of verifyEvents(decodeEventStream(counted, response.headers.get("content-type"), { signal }))) {
+      count.events++;
+      runEnded = event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
+      yield event;
+    }
+  } catch (error) {
+    if (signal.aborted) throw new AguiWireError("aborted", "the relay was stopped", { cause: error });
+    const code = failureOf(error);
+    onFailure(error, code);
+    if (!runEnded) yield { type: "RUN_ERROR", code, message: UPSTREAM_FAILURES[code] };
+  }
+}
