@@ -13,7 +13,7 @@ if (!/^\d+$/.test(raw.trim()) || port > 65535) {
 
 let server: Awaited<ReturnType<typeof startDemoServer>>;
 try {
-  server = await startDemoServer({ port });
+  server = await startDemoServer({ port, logRuns: true });
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   console.error(code === "EADDRINUSE" ? `port ${port} is in use: set PORT to another one` : error);
@@ -21,6 +21,7 @@ try {
 }
 
 console.log(`agui-wire demo: open ${server.url}  (Ctrl-C to stop)`);
+console.log(`the proxy: ${server.url}proxy/agents/demo with "Authorization: Bearer demo-token"; its run records follow`);
 
 const stop = (signal: string): void => {
   console.log(`\n${signal}: stopping the demo server`);

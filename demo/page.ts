@@ -4,7 +4,9 @@
  * `agent.runAgent(params, subscriber)`, and shows for each the conversation as it grows (rendered
  * from `agent.messages` and `agent.state` by the subscriber), the events as they arrive, the bytes
  * the transport used (counted by the agent's `fetch`) and the time it took (with how much of it
- * was the scripted agent's pacing).
+ * was the scripted agent's pacing). With "through the proxy" checked, both runs go through the
+ * secure proxy, which transcodes its SSE-only upstream for the binary panel; "Try a wrong token"
+ * shows the proxy's refusal.
  */
 import { EventType, HttpAgent, type AguiEvent, type Message, type Transport } from "../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../src/index.js";
@@ -112,11 +114,19 @@ function show(target: Panel, event: AguiEvent, atMs: number): void {
   target.count.textContent = String(target.list.children.length);
 }
 
+/** Where a run goes: straight to the agent, or through the proxy with the demo's token. */
+interface Route {
+  url: string;
+  headers?: Record<string, string>;
+}
+const DIRECT: Route = { url: "/agent" };
+const PROXIED: Route = { url: "/proxy/agents/demo", headers: { authorization: "Bearer demo-token" } };
+
 /**
  * An `HttpAgent` for `transport` whose `fetch` counts the bytes of each answer as they arrive and
  * checks that the answer came in the transport asked for.
  */
-function countingAgent(transport: Exclude<Transport, "auto">, onBytes: (total: number) => void): HttpAgent {
+function countingAgent(transport: Exclude<Transport, "auto">, route: Route, onBytes: (total: number) => void): HttpAgent {
   let total = 0;
   const counted = async (url: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const response = await fetch(url, init);
@@ -133,7 +143,8 @@ function countingAgent(transport: Exclude<Transport, "auto">, onBytes: (total: n
     return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   return new HttpAgent({
-    url: "/agent",
+    url: route.url,
+    headers: route.headers,
     transport,
     threadId: "demo-thread",
     initialMessages: [{ id: "user-1", role: "user", content: QUESTION }],
@@ -142,7 +153,7 @@ function countingAgent(transport: Exclude<Transport, "auto">, onBytes: (total: n
 }
 
 /** Runs the turn `runId` over `transport` and shows the conversation and the events while they stream in. */
-async function runTransport(target: Panel, transport: Exclude<Transport, "auto">, runId: string): Promise<Outcome> {
+async function runTransport(target: Panel, transport: Exclude<Transport, "auto">, route: Route, runId: string): Promise<Outcome> {
   target.list.replaceChildren();
   target.list.scrollTop = 0;
   target.conversation.scrollTop = 0;
@@ -155,7 +166,7 @@ async function runTransport(target: Panel, transport: Exclude<Transport, "auto">
   let bytes = 0;
   let events = 0;
   let last: AguiEvent | undefined;
-  const agent = countingAgent(transport, (total) => {
+  const agent = countingAgent(transport, route, (total) => {
     bytes = total;
     target.bytes.textContent = bytes.toLocaleString("en-US");
   });
@@ -204,22 +215,43 @@ const binary = panel("binary");
 const sse = panel("sse");
 const button = document.getElementById("run") as HTMLButtonElement;
 const comparison = document.getElementById("comparison")!;
+const viaProxy = document.getElementById("via-proxy") as HTMLInputElement;
+const wrongToken = document.getElementById("wrong-token") as HTMLButtonElement;
 let runs = 0;
 
 async function runBoth(): Promise<void> {
   button.disabled = true;
+  viaProxy.disabled = true;
   comparison.textContent = "";
   runs++;
   const runId = `demo-run-${runs}`;
+  const route = viaProxy.checked ? PROXIED : DIRECT;
+  document.body.dataset.route = viaProxy.checked ? "proxy" : "direct";
   try {
-    const [b, s] = await Promise.all([runTransport(binary, "binary", runId), runTransport(sse, "sse", runId)]);
-    comparison.textContent = `Binary used ${b.bytes.toLocaleString("en-US")} bytes, ${((100 * b.bytes) / s.bytes).toFixed(1)}% of SSE's ${s.bytes.toLocaleString("en-US")}, for the same ${b.events} events.`;
+    const [b, s] = await Promise.all([runTransport(binary, "binary", route, runId), runTransport(sse, "sse", route, runId)]);
+    const via = viaProxy.checked ? " Through the proxy: the upstream answered SSE, and the proxy re-encoded each event as a binary frame for the binary panel." : "";
+    comparison.textContent = `Binary used ${b.bytes.toLocaleString("en-US")} bytes, ${((100 * b.bytes) / s.bytes).toFixed(1)}% of SSE's ${s.bytes.toLocaleString("en-US")}, for the same ${b.events} events.${via}`;
   } catch {
     // Each panel shows its own failure.
   } finally {
     button.disabled = false;
+    viaProxy.disabled = false;
   }
 }
 
+/** Asks the proxy for a run with a token it does not know, and shows its answer. */
+async function tryWrongToken(): Promise<void> {
+  const response = await fetch(PROXIED.url, {
+    method: "POST",
+    headers: { authorization: "Bearer not-the-demo-token", "content-type": "application/json" },
+    body: JSON.stringify({ threadId: "demo-thread", runId: "refused", messages: [] }),
+  });
+  const body = (await response.json()) as { error?: string };
+  comparison.dataset.refused = String(response.status);
+  comparison.textContent = `The proxy refused the wrong token: ${response.status}, "${body.error ?? ""}" (WWW-Authenticate: ${response.headers.get("www-authenticate") ?? "none"}). The agent never ran.`;
+}
+
 button.addEventListener("click", () => void runBoth());
+viaProxy.addEventListener("change", () => void runBoth());
+wrongToken.addEventListener("click", () => void tryWrongToken());
 void runBoth();

@@ -1,6 +1,9 @@
 /**
  * The demo's HTTP server: the page, its script (bundled from `page.ts` with esbuild at startup),
- * and the demo agent at `POST /agent`, served by `createNodeHandler`.
+ * the demo agent at `POST /agent`, served by `createNodeHandler`, and the same agent behind the
+ * secure proxy at `/proxy/agents/demo` (`createNodeProxyHandler`), whose upstream answers SSE only,
+ * as an agent written with another library might: a client asking for binary then sees the proxy
+ * transcode.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -9,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { browserFiles } from "../scripts/browser-files.js";
 import { createNodeHandler } from "../src/server/index.js";
+import { createNodeProxyHandler } from "../src/proxy/index.js";
 import { createDemoAgent } from "./agent.js";
 
 /** Options of {@link startDemoServer}. */
@@ -19,7 +23,12 @@ export interface DemoServerOptions {
   host?: string;
   /** Milliseconds between the agent's events; default 40. */
   delayMs?: number;
+  /** Print the proxy's record of each run it relays, as a JSON line; default false. */
+  logRuns?: boolean;
 }
+
+/** The bearer token the demo page sends to the proxy (a demo's, not a secret). */
+export const DEMO_TOKEN = "demo-token";
 
 /** A running demo server. */
 export interface DemoServer {
@@ -58,7 +67,9 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 /**
  * Starts the demo: builds the page's script, then serves `GET /` (the page), `GET /page.js` (its
- * script) and `POST /agent` (the demo agent, both transports); anything else is 404.
+ * script), `POST /agent` (the demo agent, both transports), `POST /sse-agent` (the same, SSE
+ * only) and the proxy under `/proxy/` (`GET /proxy/agents`, `POST /proxy/agents/demo`, with the
+ * bearer token {@link DEMO_TOKEN}); anything else is 404.
  *
  * @throws {Error} when the script does not build, or the port cannot be bound (`EADDRINUSE`,
  *   `EACCES`), as the underlying esbuild or node:http error.
@@ -73,9 +84,19 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     onError: (error) => console.error("demo agent failed:", error),
   });
 
+  let proxy: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path === "/agent") return agent(req, res);
+    if (path === "/sse-agent") {
+      // The proxy's upstream: the same agent, deaf to the binary transport.
+      req.headers.accept = "text/event-stream";
+      return agent(req, res);
+    }
+    if (path.startsWith("/proxy/") && proxy) {
+      req.url = req.url!.slice("/proxy".length);
+      return proxy(req, res);
+    }
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain; charset=utf-8", "method not allowed\n");
     if (path === "/" || path === "/index.html") return send(res, 200, "text/html; charset=utf-8", html);
     if (path === "/page.js") return send(res, 200, "text/javascript; charset=utf-8", script);
@@ -91,6 +112,13 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   });
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
+  proxy = createNodeProxyHandler(
+    {
+      agents: { demo: { url: `http://${shownHost}:${bound}/sse-agent`, description: "The demo agent, answering SSE only" } },
+      auth: { tokens: [{ token: DEMO_TOKEN, subject: "demo-page", agents: ["demo"] }] },
+    },
+    { onError: (error) => console.error("demo proxy: a run failed:", error), logger: options.logRuns ? (record) => console.log(JSON.stringify(record)) : undefined },
+  );
   return {
     url: `http://${shownHost}:${bound}/`,
     port: bound,

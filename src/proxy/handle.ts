@@ -154,6 +154,8 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
   }
   if (!mayUse(principal, target.name)) {
     request.discardBody();
+    // Logged as runs are: a refused attempt on an agent is what an audit looks for.
+    record(proxy, { agent: target.name, principal: principal.subject, status: 403, events: 0, bytes: 0, durationMs: 0, outcome: "forbidden" });
     return jsonError(403, `${JSON.stringify(principal.subject)} may not use agent ${JSON.stringify(target.name)}`, false);
   }
   return runThrough(proxy, request, target, principal);
@@ -175,7 +177,8 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
   const base = { agent: route.name, principal: principal.subject };
   /** A refusal before any stream: answered, logged. */
   const refuse = (result: PlainResult, outcome: string, upstream?: EventMediaType): PlainResult => {
-    record(proxy, { ...base, transportIn: transportIn ?? (upstream ? transportName(upstream) : "binary"), status: result.status, events: 0, bytes: 0, durationMs: Date.now() - started, outcome });
+    const known = transportIn ?? (upstream ? transportName(upstream) : undefined);
+    record(proxy, { ...base, ...(known ? { transportIn: known } : {}), status: result.status, events: 0, bytes: 0, durationMs: Date.now() - started, outcome });
     return result;
   };
   const wrongType = contentTypeProblem(request.header("content-type"));

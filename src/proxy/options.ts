@@ -19,8 +19,11 @@ export interface ProxyRunRecord {
   agent: string;
   /** The caller's subject (a token's, or a JWT's `sub`). */
   principal: string;
-  /** How the events arrived: the upstream's transport, or `"local"` for an agent given in code. */
-  transportIn: "binary" | "sse" | "local";
+  /**
+   * How the events arrived: the upstream's transport, or `"local"` for an agent given in code;
+   * absent when the run was refused before its upstream answered.
+   */
+  transportIn?: "binary" | "sse" | "local";
   /** How the client got them; absent when the run failed before its stream started. */
   transportOut?: "binary" | "sse";
   /** The HTTP status the client got. */

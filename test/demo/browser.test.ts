@@ -135,7 +135,7 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
     await server?.close();
   });
 
-  async function expectCompleteRun(runId: string, page: Page): Promise<void> {
+  async function expectCompleteRun(runId: string, page: Page, throughProxy = false): Promise<void> {
     await page.waitForFunction(() => ["binary", "sse"].every((id) => document.getElementById(id)?.dataset.state === "done"), undefined, {
       timeout: 15_000,
     });
@@ -168,7 +168,8 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       expect(shownTurn.messages.at(-1)!.text, id).toBe(ANSWER);
       expect(shownTurn.state, id).toBe(JSON.stringify(FINAL_STATE));
     }
-    expect(await page.textContent("#comparison")).toMatch(/^Binary used [\d,]+ bytes, \d+\.\d% of SSE's [\d,]+, for the same \d+ events\.$/);
+    const proxied = throughProxy ? " Through the proxy: the upstream answered SSE, and the proxy re-encoded each event as a binary frame for the binary panel\\." : "";
+    expect(await page.textContent("#comparison")).toMatch(new RegExp(`^Binary used [\\d,]+ bytes, \\d+\\.\\d% of SSE's [\\d,]+, for the same \\d+ events\\.${proxied}$`));
   }
 
   it("runs both transports on load and shows the conversation, every event, the bytes and the time of each", async () => {
@@ -220,6 +221,29 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
     await page.click("#run");
     await page.waitForFunction(() => document.getElementById("comparison")?.textContent === "");
     await expectCompleteRun("demo-run-2", page);
+    expect(problems).toEqual([]);
+  });
+
+  it("runs both through the proxy when asked, the binary panel getting frames made from the SSE-only upstream's events", async () => {
+    await page.check("#via-proxy");
+    await page.waitForFunction(() => document.body.dataset.route === "proxy" && document.getElementById("comparison")?.textContent === "");
+    await expectCompleteRun("demo-run-3", page, true);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the proxy refusing a wrong token: 401 with its challenge, and no run", async () => {
+    await page.click("#wrong-token");
+    await page.waitForFunction(() => document.getElementById("comparison")?.dataset.refused !== undefined);
+    expect(await page.$eval("#comparison", (p) => (p as HTMLElement).dataset.refused)).toBe("401");
+    // Chromium logs every 4xx answer to a fetch as a console error: this one was asked for.
+    const expected = problems.findIndex((p) => /status of 401/.test(p));
+    expect(expected, problems.join("\n")).toBeGreaterThanOrEqual(0);
+    problems.splice(expected, 1);
+    expect(await page.textContent("#comparison")).toMatch(/^The proxy refused the wrong token: 401, "[^"]+" \(WWW-Authenticate: Bearer realm="agui-wire", error="invalid_token"[^)]*\)\. The agent never ran\.$/);
+    // Back to direct runs for the tests that follow.
+    await page.uncheck("#via-proxy");
+    await page.waitForFunction(() => document.body.dataset.route === "direct");
+    await page.waitForFunction(() => ["binary", "sse"].every((id) => document.getElementById(id)?.dataset.state === "done"), undefined, { timeout: 15_000 });
     expect(problems).toEqual([]);
   });
 

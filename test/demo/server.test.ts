@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEventStream, EventType, parseEvent, type AguiEvent } from "../../src/index.js";
-import { startDemoServer, type DemoServer } from "../../demo/server.js";
+import { DEMO_TOKEN, startDemoServer, type DemoServer } from "../../demo/server.js";
 import { conversationRun } from "../../demo/conversation-run.js";
 
 const BINARY = "application/vnd.ag-ui.event+proto";
@@ -64,6 +64,26 @@ describe("startDemoServer", () => {
     const strip = ({ timestamp: _, ...rest }: AguiEvent & { timestamp?: number }) => rest;
     expect(events.map(strip)).toEqual(expected.map(strip));
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
+  });
+
+  it("serves the agent through the proxy: SSE-only upstream, binary to the client with the demo token, 401 without it", async () => {
+    const listed = await fetch(new URL("/proxy/agents", server.url), { headers: { authorization: `Bearer ${DEMO_TOKEN}` } });
+    expect(await listed.json()).toEqual({ agents: [{ name: "demo", description: "The demo agent, answering SSE only" }] });
+    const upstream = await fetch(new URL("/sse-agent", server.url), { method: "POST", headers: { "Content-Type": "application/json", Accept: BINARY }, body: JSON.stringify(input) });
+    expect(upstream.headers.get("content-type")).toBe(SSE);
+    await upstream.body!.cancel();
+    const response = await fetch(new URL("/proxy/agents/demo", server.url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: BINARY, authorization: `Bearer ${DEMO_TOKEN}` },
+      body: JSON.stringify(input),
+    });
+    expect(response.headers.get("content-type")).toBe(BINARY);
+    const events: AguiEvent[] = [];
+    for await (const event of decodeEventStream(response.body!, BINARY)) events.push(event);
+    expect(events.map((e) => e.type)).toEqual([...conversationRun(input)].map((e) => e.type));
+    const refused = await fetch(new URL("/proxy/agents/demo", server.url), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(input) });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="agui-wire"');
   });
 
   it("answers 404 to other paths and 405 to other methods", async () => {

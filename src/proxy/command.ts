@@ -1,0 +1,98 @@
+/**
+ * `agui-wire proxy --config proxy.json [--port N] [--host H]`: the proxy as a command. It reads
+ * and checks the configuration (saying exactly what is wrong with a bad one), serves it with
+ * node:http, logs one JSON line per run on stdout, and stops cleanly on SIGINT or SIGTERM.
+ *
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, resolve } from "node:path";
+import { ProxyConfigError } from "./config.js";
+import { createNodeProxyHandler } from "./node.js";
+
+/** Where the command writes, and how it stops (injected by tests; the real streams otherwise). */
+export interface CommandIO {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+}
+
+/** The default port, when `--port` is not given. */
+export const DEFAULT_PROXY_PORT = 8787;
+
+const USAGE = "usage: agui-wire proxy --config <proxy.json> [--port <port>] [--host <host>]";
+
+/** The command's arguments, read; or what is wrong with them. */
+export function parseArguments(argv: readonly string[]): { config: string; port: number; host: string } | { error: string } {
+  if (argv[0] !== "proxy") return { error: argv.length === 0 ? "expected a command, found none" : `unknown command ${JSON.stringify(argv[0])}: expected "proxy"` };
+  let config: string | undefined;
+  let port = DEFAULT_PROXY_PORT;
+  let host = "127.0.0.1";
+  for (let i = 1; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const [name, inline] = flag.startsWith("--") && flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined];
+    const value = inline ?? argv[++i];
+    if (value === undefined) return { error: `${name} expects a value, found none` };
+    if (name === "--config") config = value;
+    else if (name === "--host") host = value;
+    else if (name === "--port") {
+      port = Number(value);
+      if (!/^\d+$/.test(value) || port > 65535) return { error: `--port expects a port number from 0 to 65535, found ${JSON.stringify(value)}` };
+    } else return { error: `unknown option ${JSON.stringify(name)}: expected --config, --port or --host` };
+  }
+  if (config === undefined) return { error: "--config is required: the path of the proxy's JSON configuration" };
+  return { config, port, host };
+}
+
+/**
+ * Runs the command with `argv` (the arguments after the program's name).
+ *
+ * @returns The server once it listens, or the exit code of a failure that was reported.
+ * @throws Never: every failure is written to `io.stderr` and returned as an exit code.
+ */
+export async function runProxyCommand(argv: readonly string[], io: CommandIO): Promise<Server | number> {
+  const args = parseArguments(argv);
+  if ("error" in args) {
+    io.stderr(`agui-wire: ${args.error}\n${USAGE}`);
+    return 2;
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(await readFile(args.config, "utf8"));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? `it is not JSON (${error.message})` : (error as Error).message;
+    io.stderr(`agui-wire proxy: cannot read the configuration ${JSON.stringify(args.config)}: ${why}`);
+    return 1;
+  }
+  // A key file named in the configuration is found next to it, wherever the command runs from.
+  const jwt = (config as { auth?: { jwt?: { publicKeyFile?: unknown } } } | null)?.auth?.jwt;
+  if (jwt && typeof jwt.publicKeyFile === "string") jwt.publicKeyFile = resolve(dirname(args.config), jwt.publicKeyFile);
+  let handler: ReturnType<typeof createNodeProxyHandler>;
+  try {
+    handler = createNodeProxyHandler(config, {
+      logger: (record) => io.stdout(JSON.stringify({ time: new Date().toISOString(), msg: "run", ...record })),
+      onError: (error, agent) => io.stderr(JSON.stringify({ time: new Date().toISOString(), msg: "run failed", agent, error: String(error) })),
+    });
+  } catch (error) {
+    io.stderr(`agui-wire proxy: ${error instanceof ProxyConfigError ? "" : "cannot start: "}${(error as Error).message}`);
+    return 1;
+  }
+  const server = createServer(handler);
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once("error", fail);
+      server.listen(args.port, args.host, () => {
+        server.off("error", fail);
+        done();
+      });
+    });
+  } catch (error) {
+    io.stderr(`agui-wire proxy: cannot listen on ${args.host}:${args.port}: ${(error as Error).message}`);
+    return 1;
+  }
+  const { address, port } = server.address() as AddressInfo;
+  const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
+  io.stdout(JSON.stringify({ time: new Date().toISOString(), msg: "listening", url }));
+  return server;
+}
