@@ -262,16 +262,28 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         outcome: tally.outcome,
       });
     };
-    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: counted(body, tally, finish), abort };
+    const relayed = counted(body, tally, finish);
+    return {
+      kind: "stream",
+      status: 200,
+      headers: streamHeaders(contentType),
+      body: relayed.body,
+      // The run is over for the client whether or not the runtime cancels the body after this.
+      abort: () => {
+        abort();
+        relayed.end();
+      },
+    };
   } finally {
     if (!handedOver) admission.release();
   }
 }
 
 /**
- * `body`, counting the bytes the client reads, calling `finish` once when it ends or is cancelled.
+ * `body`, counting the bytes the client reads, calling `finish` once when it ends, is cancelled,
+ * or `end` is called.
  */
-function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () => void): ReadableStream<Uint8Array> {
+function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () => void): { body: ReadableStream<Uint8Array>; end(): void } {
   const reader = body.getReader();
   let done = false;
   const end = (): void => {
@@ -279,7 +291,7 @@ function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () =
     done = true;
     finish();
   };
-  return new ReadableStream<Uint8Array>(
+  const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
@@ -303,6 +315,7 @@ function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () =
     },
     { highWaterMark: 0 },
   );
+  return { body: stream, end };
 }
 
 /** Tracks how a relayed run ends, from the events it passes on. */

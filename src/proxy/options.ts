@@ -35,10 +35,12 @@ export interface ProxyRunRecord {
   durationMs: number;
   /**
    * How it ended: `finished` (RUN_FINISHED), `run_error` (the agent's own RUN_ERROR),
-   * `upstream_error`, `upstream_truncated`, `upstream_invalid_event`, `invalid_event` (a local
-   * agent's), `timeout`, `client_gone`; or, before any stream, why not (`too_many_runs`,
-   * `body_too_large`, `invalid_input`, `upstream_unreachable`, `upstream_timeout`,
-   * `upstream_422`, `upstream_<status>`, …).
+   * `upstream_error`, `upstream_truncated`, `upstream_invalid_event`, `invalid_event` or
+   * `agent_error` (a local agent's), `timeout`, `client_gone`; or, when refused before any stream,
+   * why: `forbidden` (403), `unsupported_media_type` (415), `body_too_large` (413),
+   * `concurrent_runs` or `runs_per_minute` (429), `body_unreadable` (400), `invalid_input` (422),
+   * `upstream_unreachable` (502), `upstream_timeout` (504), `upstream_422`, `upstream_<status>`,
+   * `upstream_not_events` (502). 401, 404 and 405 are not logged (no agent and caller to log).
    */
   outcome: string;
 }

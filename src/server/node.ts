@@ -116,6 +116,9 @@ async function writeStream(result: StreamResult, res: ServerResponse): Promise<v
     }
   } finally {
     res.off("close", onClose);
+    // Tells the body's source that nobody reads it any more, also when the client left while a
+    // write waited for 'drain' (a wrapper such as the proxy's finishes its run on cancel).
+    if (clientGone) reader.cancel().catch(() => {});
   }
 }
 

@@ -1,6 +1,6 @@
 // The package as a user meets it: packed with `npm pack`, installed from the tarball into a
 // separate folder, imported by plain Node and type-checked by a consumer's TypeScript.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,11 +76,12 @@ describe("the packed tarball", () => {
       `import { parseEvent, EventType } from "agui-wire";
 import * as server from "agui-wire/server";
 import * as client from "agui-wire/client";
+import * as proxy from "agui-wire/proxy";
 const event = parseEvent({ type: EventType.TEXT_MESSAGE_START, messageId: "m1" });
 const started = parseEvent({ type: EventType.RUN_STARTED, threadId: "t", runId: "r", input: { threadId: "t", runId: "r", messages: [] } });
 let code;
 try { parseEvent({ type: "NOPE" }); } catch (err) { code = err.code; }
-console.log(JSON.stringify({ event, started, code, server: typeof server, client: typeof client }));
+console.log(JSON.stringify({ event, started, code, server: typeof server, client: typeof client, proxy: typeof proxy.createProxyHandler }));
 `,
     );
     const out = JSON.parse(run(process.execPath, ["check.mjs"], consumer));
@@ -91,8 +92,34 @@ console.log(JSON.stringify({ event, started, code, server: typeof server, client
       code: "unknown_event_type",
       server: "object",
       client: "object",
+      proxy: "function",
     });
   });
+
+  it("installs the agui-wire command, which serves a proxy from a configuration", async () => {
+    writeFileSync(
+      join(consumer, "proxy.json"),
+      JSON.stringify({ agents: { echo: { url: "http://127.0.0.1:9/agent", description: "Echo" } }, auth: { tokens: [{ token: "t-packed", subject: "packed" }] } }),
+    );
+    const bin = join(consumer, "node_modules/.bin/agui-wire");
+    const child = spawn(bin, ["proxy", "--config", "proxy.json", "--port", "0"], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.setEncoding("utf8").on("data", (text: string) => {
+          out += text;
+          const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
+          if (match) resolve(match[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code} before listening: ${out}`)));
+      });
+      const listed = await fetch(`${url}/agents`, { headers: { authorization: "Bearer t-packed" } });
+      expect(await listed.json()).toEqual({ agents: [{ name: "echo", description: "Echo" }] });
+      expect((await fetch(`${url}/agents`)).status).toBe(401);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 30_000);
 
   it("ships types a consumer's TypeScript accepts, and rejects misuse", () => {
     writeFileSync(
