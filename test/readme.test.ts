@@ -54,6 +54,7 @@ function compilerOptions(): ts.CompilerOptions {
       "agui-wire": [join(root, "src/index.ts")],
       "agui-wire/server": [join(root, "src/server/index.ts")],
       "agui-wire/client": [join(root, "src/client/index.ts")],
+      "agui-wire/proxy": [join(root, "src/proxy/index.ts")],
     },
   };
 }
