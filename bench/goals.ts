@@ -131,6 +131,35 @@ export const GOALS: Goal[] = [
     measure: (v) => over(v, "reduce/message 1k/ours", "reduce/message 10k/ours"),
     met: (r) => r <= 1.25,
   },
+  {
+    path: "proxy (transcoding, validating), events/s",
+    comparedWith: "direct to the agent",
+    goal: "at least 0.6x",
+    how: "the lowest of four events/s ratios, one long run through createNodeProxyHandler over the same run straight from the agent's createNodeHandler, same client transport, for each client/upstream transport pair (binary/binary, sse/binary, binary/sse, sse/sse); our HttpAgent as client, all on loopback in one process (proxy suite)",
+    suite: "proxy",
+    measure: (v) => {
+      const ratios = (["binary-binary", "sse-binary", "binary-sse", "sse-sse"] as const).map((pair) => over(v, `proxy/proxy-${pair}/long`, `proxy/direct-${pair.split("-")[0]}/long`));
+      return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+    },
+    met: (r) => r >= 0.6,
+  },
+  {
+    path: "proxy, time to first event added",
+    comparedWith: "direct",
+    goal: "under 1 ms",
+    how: "the highest, over the four client/upstream transport pairs, of the median ms from events() to the first event through the proxy minus the same direct, same client transport; sequential runs of a short trace (proxy suite)",
+    suite: "proxy",
+    measure: (v) => {
+      const added = (["binary-binary", "sse-binary", "binary-sse", "sse-sse"] as const).map((pair) => {
+        const through = v[`proxy/proxy-${pair}/first event ms`];
+        const direct = v[`proxy/direct-${pair.split("-")[0]}/first event ms`];
+        return through === undefined || direct === undefined ? undefined : through - direct;
+      });
+      return added.some((a) => a === undefined) ? undefined : Math.max(...(added as number[]));
+    },
+    met: (ms) => ms < 1,
+    show: (ms) => `${ms.toFixed(2)} ms`,
+  },
 ];
 
 export interface GoalResult {

@@ -210,10 +210,10 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     const stop = new AbortController();
     const onGone = (): void => stop.abort();
     request.signal.addEventListener("abort", onGone, { once: true });
-    let relay: AgentFunction;
+    let run: AgentFunction;
     let upstreamTransport: EventMediaType | undefined;
     if ("agent" in route.target) {
-      relay = localRelay(route.target.agent, route, stop, tally);
+      run = relay(route, stop, tally, localEvents(route.target.agent));
     } else {
       const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
       const opening = await openUpstream({
@@ -229,10 +229,10 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
       upstreamTransport = opening.transport;
-      relay = httpRelay(opening.response, route, stop, tally, proxy);
+      run = relay(route, stop, tally, httpEvents(opening.response, route, proxy));
     }
     const { body, abort } = agentEventStream<RunAgentInput>({
-      agent: relay,
+      agent: run,
       input: parsed.input,
       contentType,
       keepAliveMs: 15_000,
@@ -345,45 +345,27 @@ function runTimer(route: ProxyRoute, stop: AbortController, state: { timedOut: b
   return () => clearTimeout(timer);
 }
 
-/** The agent the event stream runs for an upstream reached over HTTP: its relayed events. */
-function httpRelay(response: Response, route: ProxyRoute, stop: AbortController, tally: RunTally, proxy: ResolvedProxy): AgentFunction {
-  return async function* (_input, { signal }) {
-    const onStop = (): void => stop.abort();
-    signal.addEventListener("abort", onStop, { once: true });
-    const state = { timedOut: false };
-    const cancel = runTimer(route, stop, state);
-    let failed: string | undefined;
-    const count = { events: 0, bytes: 0 };
-    try {
-      for await (const event of relayEvents(response, stop.signal, count, (error, code) => {
-        failed = code;
-        proxy.onError(error, route.name);
-      })) {
-        note(tally, event, failed);
-        yield event;
-      }
-    } catch (error) {
-      if (!state.timedOut) throw error;
-      yield* timedOut(tally, route.limits.runTimeoutMs);
-    } finally {
-      cancel();
-      signal.removeEventListener("abort", onStop);
-      stop.abort();
-    }
-  };
-}
+/**
+ * The events of one run, from an upstream or a local agent, stopped by `stop`; `failed` is called
+ * with the code of the RUN_ERROR the source is about to yield for a failure of its own.
+ */
+type RunEvents = (input: RunAgentInput, stop: AbortSignal, failed: (code: string) => void) => AsyncIterable<AguiEvent | AguiEventInput>;
 
-/** The agent the event stream runs for an agent in this process: its events, with the run timeout. */
-function localRelay(agent: Agent, route: ProxyRoute, stop: AbortController, tally: RunTally): AgentFunction {
+/**
+ * The agent the event stream runs for a route: `events`, noted in the run's tally, stopped when
+ * the client leaves, and ended with a RUN_ERROR `timeout` when the route's run timeout passes.
+ */
+function relay(route: ProxyRoute, stop: AbortController, tally: RunTally, events: RunEvents): AgentFunction {
   return async function* (input, { signal }) {
     const onStop = (): void => stop.abort();
     signal.addEventListener("abort", onStop, { once: true });
     const state = { timedOut: false };
     const cancel = runTimer(route, stop, state);
+    let failed: string | undefined;
     try {
-      for await (const event of startRun(agent, input, stop.signal)) {
+      for await (const event of events(input, stop.signal, (code) => (failed = code))) {
         if (state.timedOut) break;
-        note(tally, event, undefined);
+        note(tally, event, failed);
         yield event;
       }
       if (state.timedOut) yield* timedOut(tally, route.limits.runTimeoutMs);
@@ -398,3 +380,17 @@ function localRelay(agent: Agent, route: ProxyRoute, stop: AbortController, tall
   };
 }
 
+/** An upstream reached over HTTP: its relayed events (see `relayEvents`). */
+const httpEvents =
+  (response: Response, route: ProxyRoute, proxy: ResolvedProxy): RunEvents =>
+  (_input, stop, failed) =>
+    relayEvents(response, stop, (error, code) => {
+      failed(code);
+      proxy.onError(error, route.name);
+    });
+
+/** An agent in this process: its events, unvalidated (the event stream validates each as it sends it). */
+const localEvents =
+  (agent: Agent): RunEvents =>
+  (input, stop) =>
+    startRun(agent, input, stop);

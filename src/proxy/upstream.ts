@@ -152,13 +152,6 @@ export function failureOf(error: unknown): UpstreamFailure {
   return "upstream_error";
 }
 
-/** Counts what a relay read and sent, for the run's log record. */
-export interface RelayCount {
-  events: number;
-  /** Bytes read from the upstream. */
-  bytes: number;
-}
-
 /**
  * The events of an opened upstream run: decoded, validated and checked in order (a run must end
  * with RUN_FINISHED or RUN_ERROR). A failure ends them with one RUN_ERROR whose code is
@@ -171,7 +164,6 @@ export interface RelayCount {
 export async function* relayEvents(
   response: Response,
   signal: AbortSignal,
-  count: RelayCount,
   onFailure: (error: unknown, code: UpstreamFailure) => void,
 ): AsyncGenerator<AguiEvent, void, undefined> {
   const body = response.body;
@@ -180,18 +172,9 @@ export async function* relayEvents(
     yield { type: "RUN_ERROR", code: "upstream_truncated", message: UPSTREAM_FAILURES.upstream_truncated };
     return;
   }
-  const counted = body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        count.bytes += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    }),
-  );
   let runEnded = false;
   try {
-    for await (const event of verifyEvents(decodeEventStream(counted, response.headers.get("content-type"), { signal }))) {
-      count.events++;
+    for await (const event of verifyEvents(decodeEventStream(body, response.headers.get("content-type"), { signal }))) {
       runEnded = event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
       yield event;
     }

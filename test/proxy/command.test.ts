@@ -12,26 +12,10 @@ import { HttpAgent } from "../../src/client/index.js";
 import type { AguiEvent, RunAgentInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
 import { listen, type TestServer } from "../client/helpers.js";
+import { issueConfig } from "./issue-config.js";
 
 const root = join(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "agui-proxy-command-"));
-
-/** The issue's configuration, with `weather` and `echo` at the given URLs. */
-const issueConfig = (weather: string, echo: string) => ({
-  agents: {
-    weather: { url: weather, description: "Forecasts", headers: { authorization: "Bearer upstream-secret" } },
-    echo: { url: echo, limits: { concurrentRuns: 2 } },
-  },
-  auth: {
-    tokens: [
-      { token: "t-alice", subject: "alice", agents: ["weather", "echo"] },
-      { token: "t-bob", subject: "bob", agents: ["echo"] },
-    ],
-    jwt: { secret: "a-32-byte-or-longer-shared-secret!!", issuer: "https://issuer.example", audience: "agui" },
-  },
-  limits: { maxBodyBytes: 1048576, runsPerMinute: 600, runTimeoutMs: 300000 },
-  cors: { origins: ["http://localhost:5173"] },
-});
 
 interface Running {
   child: ChildProcess;

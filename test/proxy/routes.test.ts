@@ -12,6 +12,7 @@ import { createNodeHandler } from "../../src/server/index.js";
 import { createNodeProxyHandler, createProxyHandler, type ProxyRunRecord } from "../../src/proxy/index.js";
 import { listen, withBody, type TestServer } from "../client/helpers.js";
 import { rawRequest, readEvents, runInput, shortRun } from "../server/helpers.js";
+import { issueConfig as issueConfigOf } from "./issue-config.js";
 
 /** Fixed "now" for every JWT: 2025-01-01T00:00:00Z. */
 const NOW_MS = Date.UTC(2025, 0, 1);
@@ -202,21 +203,7 @@ beforeAll(async () => {
     }),
   );
   // The issue's example, as written but for the upstream URLs (ours, on free ports).
-  const issueConfig = {
-    agents: {
-      weather: { url: issueWeatherUp.url, description: "Forecasts", headers: { authorization: "Bearer upstream-secret" } },
-      echo: { url: issueEcho.server.url, limits: { concurrentRuns: 2 } },
-    },
-    auth: {
-      tokens: [
-        { token: "t-alice", subject: "alice", agents: ["weather", "echo"] },
-        { token: "t-bob", subject: "bob", agents: ["echo"] },
-      ],
-      jwt: { secret: "a-32-byte-or-longer-shared-secret!!", issuer: "https://issuer.example", audience: "agui" },
-    },
-    limits: { maxBodyBytes: 1048576, runsPerMinute: 600, runTimeoutMs: 300000 },
-    cors: { origins: ["http://localhost:5173"] },
-  };
+  const issueConfig = issueConfigOf(issueWeatherUp.url, issueEcho.server.url);
   issueProxy = await listen(createNodeProxyHandler(issueConfig, { logger: (r) => void issueRecords.push(r), auth: clock }));
 });
 

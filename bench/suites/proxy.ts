@@ -1,0 +1,468 @@
+/**
+ * The proxy's cost on loopback: our `HttpAgent` (`events`, consumed with for-await) reads a
+ * pre-built realistic run (`mixedTrace`) that a node:http server with `createNodeHandler(agent)`
+ * streams, all in this process on 127.0.0.1, three ways:
+ * - direct: client -> upstream;
+ * - through our proxy (`createNodeProxyHandler`, a static bearer token), for each pair of client
+ *   and upstream transports (the upstream answers SSE on routes that overwrite the request's
+ *   Accept with `text/event-stream` before the handler sees it, so the proxy gets SSE whatever it
+ *   asked for): every event is decoded, validated, checked in order and re-encoded;
+ * - through a byte-piping reverse proxy on node:http (`http.request` upstream, request and response
+ *   bodies piped, status and headers copied): the floor of any proxy, that checks nothing, with
+ *   the same transport on both sides.
+ *
+ * For each: events/s of one long run and of 20 concurrent runs (wall time of the run or of the
+ * whole batch, a few rounds round-robin after warm-up, rated on the median), and the time to first
+ * event (ms from calling `events()` to the first event the client yields, the median over many
+ * sequential runs of a short trace, also round-robin). Values are named
+ * `proxy/<config>/<metric>`, e.g. `proxy/proxy-sse-binary/long`, for bench/goals.ts.
+ */
+import { setMaxListeners } from "node:events";
+import { Agent as HttpPool, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { HttpAgent } from "../../src/client/index.js";
+import { SSE_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
+import { createNodeProxyHandler } from "../../src/proxy/index.js";
+import { createNodeHandler } from "../../src/server/index.js";
+import { mixedTrace } from "../../test/fixtures/corpus.js";
+import type { ChartPanel } from "../chart.js";
+import { rate, ratio, type Table } from "../format.js";
+import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
+
+type Transport = "binary" | "sse";
+type Via = "direct" | "proxy" | "pipe";
+
+/** A run that does not finish in this time is aborted, and its configuration reported as failed. */
+const RUN_TIMEOUT_MS = 60_000;
+/** The proxy's one caller; any visible-ASCII string would do. */
+const TOKEN = "bench-token-0123456789abcdef";
+
+/** One way from the client to the upstream. */
+interface Config {
+  /** `<via>-<client>[-<upstream>]`: the `<config>` of the values' names. */
+  key: string;
+  label: string;
+  via: Via;
+  client: Transport;
+  upstream: Transport;
+}
+
+const CONFIGS: Config[] = [
+  { key: "direct-binary", label: "direct", via: "direct", client: "binary", upstream: "binary" },
+  { key: "direct-sse", label: "direct", via: "direct", client: "sse", upstream: "sse" },
+  ...(["binary", "sse"] as const).flatMap((upstream) =>
+    (["binary", "sse"] as const).map((client): Config => ({ key: `proxy-${client}-${upstream}`, label: "our proxy", via: "proxy", client, upstream })),
+  ),
+  { key: "pipe-binary", label: "byte pipe", via: "pipe", client: "binary", upstream: "binary" },
+  { key: "pipe-sse", label: "byte pipe", via: "pipe", client: "sse", upstream: "sse" },
+];
+
+/** The configuration a row is compared with: the same client transport, direct or piped. */
+const directOf = (c: Config): string => `direct-${c.client}`;
+const pipeOf = (c: Config): string => `pipe-${c.client}`;
+
+/** A batch of runs timed as one: one long run, or many at once. */
+interface Scenario {
+  id: "long" | "concurrent";
+  title: string;
+  /** Path on the upstream (and the pipe); the proxy's agent is named after it. */
+  path: string;
+  events: AguiEventInput[];
+  runs: number;
+}
+
+/** A node:http server on 127.0.0.1. */
+interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function serve(handler: Handler): Promise<Served> {
+  const server = createServer(handler);
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A handler per exact request path; 404 for any other. */
+function routes(table: Record<string, Handler>): Handler {
+  return (req, res) => {
+    const handler = table[req.url ?? ""];
+    if (handler) handler(req, res);
+    else res.writeHead(404).end();
+  };
+}
+
+/** Headers that describe one hop's connection, not the message (RFC 9110 §7.6.1): never copied. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host"]);
+
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
+  return out;
+}
+
+/**
+ * The floor: a reverse proxy that pipes bytes both ways and copies status and headers, as a
+ * minimal one is written on node:http. Pooled keep-alive connections upstream, as the proxy's
+ * fetch has.
+ */
+function pipeHandler(upstream: string, pool: HttpPool): Handler {
+  const target = new URL(upstream);
+  return (req, res) => {
+    const out = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...endToEnd(req.headers), host: target.host }, agent: pool },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+        answer.pipe(res);
+      },
+    );
+    out.on("error", () => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end();
+    });
+    res.on("close", () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    req.pipe(out);
+  };
+}
+
+const USER_MESSAGE = { id: "user-0", role: "user" as const, content: "What's the weather like this week, and book me a table?" };
+let runCounter = 0;
+
+/** Our client on `url`, asking for `transport`, with the proxy's token (ignored by the others). */
+function client(url: string, transport: Transport): HttpAgent {
+  return new HttpAgent({ url, transport, threadId: "thread-bench", headers: { authorization: `Bearer ${TOKEN}` } });
+}
+
+/** One run consumed with for-await. Resolves to the number of events. */
+async function runOnce(url: string, transport: Transport, signal: AbortSignal): Promise<number> {
+  let n = 0;
+  for await (const _ of client(url, transport).events({ runId: `run-${++runCounter}`, messages: [USER_MESSAGE], signal })) n++;
+  return n;
+}
+
+/** One run: ms from calling `events()` to the first event yielded; the rest is consumed untimed. */
+async function firstEventMs(url: string, transport: Transport, expected: number, signal: AbortSignal): Promise<number> {
+  const agent = client(url, transport);
+  let n = 0;
+  let ms = NaN;
+  const t0 = performance.now();
+  for await (const _ of agent.events({ runId: `run-${++runCounter}`, messages: [USER_MESSAGE], signal })) {
+    if (n++ === 0) ms = performance.now() - t0;
+  }
+  if (n !== expected) throw new Error(`a run received ${n} events, expected ${expected}`);
+  return ms;
+}
+
+const median = (xs: number[]): number => quantile(xs, 0.5);
+
+/** The q-quantile of `xs`, interpolated between neighbours. */
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
+}
+
+/** One configuration's outcome on one scenario. */
+export interface ProxyMeasurement extends Measurement {
+  config: string;
+  via: Via;
+  clientTransport: Transport;
+  upstreamTransport: Transport;
+  /** Events/s over the pipe's, same client transport. */
+  vsPipe: number;
+}
+
+/** One configuration's time to first event. */
+export interface FirstEventMeasurement {
+  id: string;
+  config: string;
+  via: Via;
+  clientTransport: Transport;
+  upstreamTransport: Transport;
+  samples: number;
+  medianMs: number;
+  p10Ms: number;
+  p90Ms: number;
+  /** Median over the direct one's, same client transport, ms. */
+  addedMs: number;
+  error?: string;
+}
+
+const suite: Suite = {
+  name: "proxy",
+  description:
+    "our proxy (transcoding, validating) on loopback, each client/upstream transport pair, against the client talking to the agent directly and through a byte-piping node:http reverse proxy",
+  async run(ctx: SuiteContext) {
+    const longEvents = ctx.quick ? 500 : 2000;
+    const concurrent = 20;
+    const perRun = ctx.quick ? 100 : 500;
+    const warmups = ctx.quick ? 1 : 2;
+    const repeats = ctx.quick ? 3 : 7;
+    const firstWarmups = ctx.quick ? 2 : 5;
+    const firstRepeats = ctx.quick ? 10 : 30;
+    const long = mixedTrace(longEvents);
+    const short = mixedTrace(perRun);
+    const tiny = mixedTrace(30);
+    const scenarios: Scenario[] = [
+      { id: "long", title: `one long run of ${long.length.toLocaleString("en")} events`, path: "/long", events: long, runs: 1 },
+      {
+        id: "concurrent",
+        title: `${concurrent} concurrent runs of ${short.length} events (${(concurrent * short.length).toLocaleString("en")} events)`,
+        path: "/concurrent",
+        events: short,
+        runs: concurrent,
+      },
+    ];
+    const firstPath = "/first";
+
+    // The upstream: each trace on its path (binary or SSE as asked), and under /sse always SSE.
+    const table: Record<string, Handler> = {};
+    for (const [path, events] of [...scenarios.map((s) => [s.path, s.events] as const), [firstPath, tiny] as const]) {
+      const handler = createNodeHandler(() => events);
+      table[path] = handler;
+      table[`/sse${path}`] = (req, res) => {
+        req.headers.accept = SSE_MEDIA_TYPE;
+        handler(req, res);
+      };
+    }
+    const pool = new HttpPool({ keepAlive: true });
+    const servers: Served[] = [];
+    const throughput = new Map<string, number[]>();
+    const firsts = new Map<string, number[]>();
+    const errors = new Map<string, string>();
+    try {
+      const upstream = await serve(routes(table));
+      servers.push(upstream);
+      const agents: Record<string, { url: string }> = {};
+      for (const path of [...scenarios.map((s) => s.path), firstPath]) {
+        agents[path.slice(1)] = { url: upstream.url + path };
+        agents[`${path.slice(1)}-sse`] = { url: `${upstream.url}/sse${path}` };
+      }
+      const proxy = await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token: TOKEN, subject: "bench" }] } }));
+      servers.push(proxy);
+      const pipe = await serve(pipeHandler(upstream.url, pool));
+      servers.push(pipe);
+
+      const urlOf = (config: Config, path: string): string => {
+        if (config.via === "direct") return upstream.url + path;
+        if (config.via === "pipe") return pipe.url + path;
+        return `${proxy.url}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
+      };
+
+      const timed = async (scenario: Scenario, config: Config): Promise<number> => {
+        const signal = AbortSignal.timeout(RUN_TIMEOUT_MS);
+        // Shared by every run of a batch, each of which listens to it.
+        setMaxListeners(scenario.runs + 10, signal);
+        const url = urlOf(config, scenario.path);
+        const t0 = performance.now();
+        const counts = await Promise.all(Array.from({ length: scenario.runs }, () => runOnce(url, config.client, signal)));
+        const ms = performance.now() - t0;
+        for (const n of counts) if (n !== scenario.events.length) throw new Error(`a run received ${n} events, expected ${scenario.events.length}`);
+        return ms;
+      };
+
+      // Round-robin: every configuration once per round, so that a slow spell of a shared machine
+      // spreads over all of them instead of landing on one.
+      const rounds = warmups + repeats;
+      let done = 0;
+      const total = rounds * scenarios.length * CONFIGS.length;
+      for (let round = 0; round < rounds; round++) {
+        for (const scenario of scenarios) {
+          for (const config of CONFIGS) {
+            const id = `${scenario.id}/${config.key}`;
+            done++;
+            if (errors.has(id)) continue;
+            ctx.progress(`[proxy] ${done}/${total} ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}: ${scenario.id}, ${config.key}`);
+            try {
+              const ms = await timed(scenario, config);
+              if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), ms]);
+            } catch (err) {
+              errors.set(id, String((err as Error)?.message ?? err));
+            }
+          }
+        }
+      }
+
+      // Sequential runs of a short trace, so the first event is all that is timed of each.
+      for (let round = 0; round < firstWarmups + firstRepeats; round++) {
+        ctx.progress(`[proxy] first event, ${round < firstWarmups ? "warm-up" : `round ${round - firstWarmups + 1}/${firstRepeats}`}`);
+        for (const config of CONFIGS) {
+          const id = `first/${config.key}`;
+          if (errors.has(id)) continue;
+          try {
+            const ms = await firstEventMs(urlOf(config, firstPath), config.client, tiny.length, AbortSignal.timeout(RUN_TIMEOUT_MS));
+            if (round >= firstWarmups) firsts.set(id, [...(firsts.get(id) ?? []), ms]);
+          } catch (err) {
+            errors.set(id, String((err as Error)?.message ?? err));
+          }
+        }
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+      pool.destroy();
+    }
+
+    const measurements: ProxyMeasurement[] = [];
+    for (const scenario of scenarios) {
+      const rows = CONFIGS.map((config): ProxyMeasurement => {
+        const id = `${scenario.id}/${config.key}`;
+        const list = throughput.get(id) ?? [];
+        const impl: Impl = config.via === "pipe" ? "peer" : config.client === "binary" ? "ours" : "ours-sse";
+        const events = scenario.events.length * scenario.runs;
+        const base = {
+          id: `proxy/${config.key}/${scenario.id}`,
+          group: scenario.id,
+          key: config.key,
+          label: `${config.label}, ${config.via === "proxy" ? `${config.client} <- ${config.upstream}` : config.client}`,
+          impl,
+          validates: config.via !== "pipe",
+          events,
+          bytes: 0,
+          config: config.key,
+          via: config.via,
+          clientTransport: config.client,
+          upstreamTransport: config.upstream,
+          vsReference: NaN,
+          vsPipe: NaN,
+          mbPerSec: NaN,
+        };
+        const error = errors.get(id);
+        if (error || list.length === 0) return { ...base, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, error: error ?? "no sample" };
+        const ms = median(list);
+        const mean = list.reduce((a, x) => a + x, 0) / list.length;
+        const sd = Math.sqrt(list.reduce((a, x) => a + (x - mean) ** 2, 0) / Math.max(1, list.length - 1));
+        // Relative margin of error of the mean (95%, normal approximation), as tinybench's rme.
+        return { ...base, medianMs: ms, meanMs: mean, rme: (((1.96 * sd) / Math.sqrt(list.length)) / mean) * 100, samples: list.length, eventsPerSec: (events * 1000) / ms };
+      });
+      const rateOf = (key: string) => rows.find((r) => r.key === key && !r.error)?.eventsPerSec;
+      for (const [i, row] of rows.entries()) {
+        if (row.error) continue;
+        const direct = rateOf(directOf(CONFIGS[i]!));
+        const piped = rateOf(pipeOf(CONFIGS[i]!));
+        if (direct) row.vsReference = row.eventsPerSec / direct;
+        if (piped) row.vsPipe = row.eventsPerSec / piped;
+      }
+      measurements.push(...rows);
+    }
+
+    const firstRows = CONFIGS.map((config): FirstEventMeasurement => {
+      const list = firsts.get(`first/${config.key}`) ?? [];
+      const base = { id: `proxy/${config.key}/first event ms`, config: config.key, via: config.via, clientTransport: config.client, upstreamTransport: config.upstream };
+      const error = errors.get(`first/${config.key}`) ?? (list.length === 0 ? "no sample" : undefined);
+      if (error) return { ...base, samples: 0, medianMs: NaN, p10Ms: NaN, p90Ms: NaN, addedMs: NaN, error };
+      return { ...base, samples: list.length, medianMs: median(list), p10Ms: quantile(list, 0.1), p90Ms: quantile(list, 0.9), addedMs: NaN };
+    });
+    for (const [i, row] of firstRows.entries()) {
+      const direct = firstRows.find((r) => r.config === directOf(CONFIGS[i]!) && !r.error);
+      if (!row.error && direct) row.addedMs = row.medianMs - direct.medianMs;
+    }
+
+    const values: Record<string, number> = {};
+    for (const m of measurements) {
+      if (m.error) continue;
+      values[m.id] = m.eventsPerSec;
+      if (m.via !== "direct" && Number.isFinite(m.vsReference)) values[`${m.id}/x direct`] = m.vsReference;
+      if (m.via === "proxy" && Number.isFinite(m.vsPipe)) values[`${m.id}/x pipe`] = m.vsPipe;
+    }
+    for (const f of firstRows) {
+      if (f.error) continue;
+      values[f.id] = f.medianMs;
+      if (f.via !== "direct" && Number.isFinite(f.addedMs)) values[`proxy/${f.config}/first event added ms`] = f.addedMs;
+    }
+
+    return {
+      tables: [...scenarios.map((s) => throughputTable(s, measurements.filter((m) => m.group === s.id), repeats)), firstEventTable(firstRows, tiny.length, firstRepeats)],
+      values,
+      measurements,
+      charts: scenarios.map((s) => panel(s, measurements.filter((m) => m.group === s.id))),
+      notes: [
+        "Client, proxy and upstream run in this one process and event loop: every time is the work of all of them, so a proxy that costs as much CPU as client and upstream together halves the rate.",
+        `Client: our HttpAgent, events() consumed with for-await (validates and checks the run's order). Upstream: node:http with createNodeHandler, streaming a pre-built mixedTrace; its /sse routes set req.headers.accept = "text/event-stream" before the handler, so the proxy gets SSE though it asks for binary first.`,
+        `our proxy: createNodeProxyHandler, one static bearer token, default limits; it fetches upstream with the global fetch and decodes, validates, checks the order of and re-encodes every event. "binary <- sse": the client gets binary, the upstream sends SSE.`,
+        "byte pipe: node:http.request to the upstream over a keep-alive Agent, request and response bodies piped, status and end-to-end headers copied; it checks nothing and keeps the client's transport on both hops: the floor of any proxy.",
+        `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin. x direct: over the direct row of the same client transport; x pipe: over the byte pipe of the same client transport.`,
+        `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tiny.length}-event trace after ${firstWarmups} warm-up, configurations round-robin; added: over the direct median of the same client transport.`,
+      ],
+    };
+  },
+};
+
+function throughputTable(scenario: Scenario, rows: ProxyMeasurement[], repeats: number): Table {
+  return {
+    title: `Proxy on loopback, ${scenario.title}: median of ${repeats}`,
+    columns: [
+      { header: "path" },
+      { header: "client <- upstream" },
+      { header: "validates" },
+      { header: "ms", align: "right" },
+      { header: "events/s", align: "right" },
+      { header: "±%", align: "right" },
+      { header: "x direct", align: "right" },
+      { header: "x pipe", align: "right" },
+    ],
+    rows: rows.map((m) => {
+      const head = [m.via === "proxy" ? "our proxy" : m.via === "pipe" ? "byte pipe" : "direct", `${m.clientTransport} <- ${m.upstreamTransport}`, m.validates ? "yes" : "no"];
+      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", ""];
+      return [
+        ...head,
+        m.medianMs.toFixed(m.medianMs >= 100 ? 0 : 1),
+        rate(m.eventsPerSec),
+        m.rme.toFixed(1),
+        m.via === "direct" ? "" : ratio(m.vsReference),
+        m.via === "proxy" ? ratio(m.vsPipe) : "",
+      ];
+    }),
+  };
+}
+
+function firstEventTable(rows: FirstEventMeasurement[], events: number, repeats: number): Table {
+  const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "-");
+  return {
+    title: `Proxy on loopback, time to first event (ms from events() to the first event yielded), ${events}-event runs, median of ${repeats}`,
+    columns: [
+      { header: "path" },
+      { header: "client <- upstream" },
+      { header: "median ms", align: "right" },
+      { header: "p10 ms", align: "right" },
+      { header: "p90 ms", align: "right" },
+      { header: "added ms vs direct", align: "right" },
+    ],
+    rows: rows.map((f) => {
+      const head = [f.via === "proxy" ? "our proxy" : f.via === "pipe" ? "byte pipe" : "direct", `${f.clientTransport} <- ${f.upstreamTransport}`];
+      if (f.error) return [...head, `failed: ${f.error}`, "", "", ""];
+      return [...head, ms(f.medianMs), ms(f.p10Ms), ms(f.p90Ms), f.via === "direct" ? "" : `${f.addedMs >= 0 ? "+" : ""}${ms(f.addedMs)}`];
+    }),
+  };
+}
+
+function panel(scenario: Scenario, rows: ProxyMeasurement[]): ChartPanel {
+  return {
+    title: `proxy on loopback, ${scenario.id === "long" ? "one long run" : `${scenario.runs} concurrent runs`}`,
+    bars: rows.filter((m) => !m.error).map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.key === "direct-binary" })),
+  };
+}
+
+export default suite;
