@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { createRemoteJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
 import type { JwtConfig, ProxyAuthConfig, TokenConfig } from "./config.js";
 
@@ -144,8 +145,12 @@ function bearerToken(header: string): { ok: true; token: string } | { ok: false;
   return { ok: true, token };
 }
 
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+/**
+ * SHA-256, synchronously: WebCrypto's digest is a round trip through the thread pool, which cost
+ * about 0.2 ms of every request's time to first event.
+ */
+function sha256(text: string): Uint8Array {
+  return createHash("sha256").update(text, "utf8").digest();
 }
 
 /**
@@ -154,12 +159,11 @@ async function sha256(text: string): Promise<Uint8Array> {
  * digests, and every entry's digest is compared in full, with no early exit and no branch on
  * the result.
  */
-function staticMatcher(tokens: readonly TokenConfig[]): (presented: string) => Promise<TokenConfig | undefined> {
-  let digests: Promise<Uint8Array[]> | undefined;
-  return async (presented) => {
-    digests ??= Promise.all(tokens.map((entry) => sha256(entry.token)));
-    const known = await digests;
-    const mine = await sha256(presented);
+function staticMatcher(tokens: readonly TokenConfig[]): (presented: string) => TokenConfig | undefined {
+  let digests: Uint8Array[] | undefined;
+  return (presented) => {
+    const known = (digests ??= tokens.map((entry) => sha256(entry.token)));
+    const mine = sha256(presented);
     let found = 0; // index + 1 of the matching entry; 0 for none
     for (let i = 0; i < known.length; i++) {
       const digest = known[i]!;

@@ -25,7 +25,7 @@ import { emptyAnswer, jsonError, streamHeaders, type HandlerResult, type PlainRe
 import type { Principal } from "./auth.js";
 import { METRICS_MEDIA_TYPE } from "./metrics.js";
 import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
-import { openUpstream, relayEvents } from "./upstream.js";
+import { openUpstream, relayEvents, type UpstreamAnswer } from "./upstream.js";
 import { upstreamHeaders } from "./headers.js";
 
 /** A request as the proxy's core sees it. */
@@ -222,14 +222,14 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         headers: upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers),
         signal: stop.signal,
         firstByteTimeoutMs: route.limits.firstByteTimeoutMs,
-        fetch: proxy.fetch,
+        send: proxy.send,
       });
       if (!opening.ok) {
         request.signal.removeEventListener("abort", onGone);
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
       upstreamTransport = opening.transport;
-      run = relay(route, stop, tally, httpEvents(opening.response, route, proxy));
+      run = relay(route, stop, tally, httpEvents(opening.answer, route, proxy));
     }
     const { body, abort } = agentEventStream<RunAgentInput>({
       agent: run,
@@ -382,9 +382,9 @@ function relay(route: ProxyRoute, stop: AbortController, tally: RunTally, events
 
 /** An upstream reached over HTTP: its relayed events (see `relayEvents`). */
 const httpEvents =
-  (response: Response, route: ProxyRoute, proxy: ResolvedProxy): RunEvents =>
+  (answer: UpstreamAnswer, route: ProxyRoute, proxy: ResolvedProxy): RunEvents =>
   (_input, stop, failed) =>
-    relayEvents(response, stop, (error, code) => {
+    relayEvents(answer, stop, (error, code) => {
       failed(code);
       proxy.onError(error, route.name);
     });

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readNodeBody, respond } from "../server/node.js";
 import { handleProxy } from "./handle.js";
 import { resolveProxy, type ProxyOptions } from "./options.js";
+import { nodeSend } from "./node-send.js";
 
 /** The path of a request target (`/agents/x?y` → `/agents/x`), whatever form it takes. */
 function pathOf(target: string | undefined): string {
@@ -30,7 +31,7 @@ function pathOf(target: string | undefined): string {
  * @returns The handler; it never throws.
  */
 export function createNodeProxyHandler(config: unknown, options?: ProxyOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const proxy = resolveProxy(config, options);
+  const proxy = resolveProxy(config, options, nodeSend());
   return (req, res) => {
     const gone = new AbortController();
     const onClose = (): void => {

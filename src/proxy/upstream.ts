@@ -10,7 +10,7 @@ import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
 import { ProtocolViolationError } from "../protocol-violation.js";
-import { decodeEventStream } from "../stream/decode.js";
+import { decodeEventStream, type ByteSource } from "../stream/decode.js";
 import { verifyEvents } from "../verify.js";
 
 /** The codes a relayed run ends with when the upstream's stream breaks, and their messages. */
@@ -29,6 +29,43 @@ export const UPSTREAM_ACCEPT = `${BINARY_MEDIA_TYPE}, ${SSE_MEDIA_TYPE};q=0.5`;
 /** The most of a 422 body read for its `error`. */
 const MAX_ERROR_BODY = 64 * 1024;
 
+/** An upstream's answer, as far as the proxy reads it: whichever HTTP client fetched it. */
+export interface UpstreamAnswer {
+  status: number;
+  /** A response header by lower-case name, `null` when absent. */
+  header(name: string): string | null;
+  body: ByteSource;
+  /** Lets go of the body unread. Never throws. */
+  cancel(): void;
+}
+
+/**
+ * Sends a run request upstream and resolves with the answer once its status and headers are in;
+ * never follows a redirect (an upstream that redirects is misconfigured, and following it could
+ * leak the route's credentials).
+ *
+ * @throws What the HTTP client throws when the upstream cannot be reached or `signal` fires.
+ */
+export type UpstreamSend = (url: string, init: { headers: Record<string, string>; body: Uint8Array; signal: AbortSignal }) => Promise<UpstreamAnswer>;
+
+/**
+ * An {@link UpstreamSend} over a WHATWG `fetch`.
+ *
+ * @throws Never when made.
+ */
+export function fetchSend(fetchImpl: typeof fetch): UpstreamSend {
+  return async (url, { headers, body, signal }) => {
+    const response = await fetchImpl(url, { method: "POST", headers, body: body as Uint8Array<ArrayBuffer>, signal, redirect: "manual" });
+    const stream = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name),
+      body: stream,
+      cancel: () => void stream.cancel().catch(() => {}),
+    };
+  };
+}
+
 /** A run request to send upstream. */
 export interface UpstreamRequest {
   url: string;
@@ -39,29 +76,27 @@ export interface UpstreamRequest {
   signal: AbortSignal;
   /** Milliseconds the upstream has to answer with its status and headers. */
   firstByteTimeoutMs: number;
-  fetch: typeof fetch;
+  send: UpstreamSend;
 }
 
-/** An upstream run opened: its response and transport; or the answer the client gets instead. */
+/** An upstream run opened: its answer and transport; or the answer the client gets instead. */
 export type UpstreamOpening =
-  | { ok: true; response: Response; transport: EventMediaType }
+  | { ok: true; answer: UpstreamAnswer; transport: EventMediaType }
   | { ok: false; status: number; message: string; outcome: string };
 
 /** Reads at most `limit` bytes of a body as text, then lets go of it. */
-async function readSome(response: Response, limit: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return "";
+async function readSome(answer: UpstreamAnswer, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
+    // A WHATWG stream is async iterable in every runtime the proxy runs on (Node 18+, Deno, Bun).
+    for await (const chunk of answer.body as AsyncIterable<Uint8Array>) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+      if (size >= limit) break;
     }
   } finally {
-    reader.cancel().catch(() => {});
+    answer.cancel();
   }
   const bytes = new Uint8Array(size);
   let at = 0;
@@ -73,9 +108,9 @@ async function readSome(response: Response, limit: number): Promise<string> {
 }
 
 /** The `error` of an upstream's 422 (our server's and most agents' shape), when it has one. */
-async function refusal(response: Response): Promise<string> {
+async function refusal(answer: UpstreamAnswer): Promise<string> {
   try {
-    const body = JSON.parse(await readSome(response, MAX_ERROR_BODY)) as { error?: unknown };
+    const body = JSON.parse(await readSome(answer, MAX_ERROR_BODY)) as { error?: unknown };
     if (typeof body.error === "string" && body.error !== "") return body.error;
   } catch {
     // Not JSON, or cut at the bound: the generic message below.
@@ -86,7 +121,7 @@ async function refusal(response: Response): Promise<string> {
 /**
  * Sends the run upstream and waits for its answer's status and headers.
  *
- * @returns The response of a run that started (200 and an event stream), or what the client gets
+ * @returns The answer of a run that started (200 and an event stream), or what the client gets
  *   instead: 504 when no answer came within `firstByteTimeoutMs`, 502 when the upstream could not
  *   be reached or answered another status (named, its body not repeated) or a body that is no
  *   event stream, 422 with the upstream's own `error` when it refused the input. When the
@@ -97,16 +132,9 @@ export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOp
   const firstByte = new AbortController();
   const timer = setTimeout(() => firstByte.abort(), request.firstByteTimeoutMs);
   const signal = AbortSignal.any([request.signal, firstByte.signal]);
-  let response: Response;
+  let answer: UpstreamAnswer;
   try {
-    response = await request.fetch(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: request.body as Uint8Array<ArrayBuffer>,
-      signal,
-      // An upstream that redirects is misconfigured: following it could leak the route's credentials.
-      redirect: "manual",
-    });
+    answer = await request.send(request.url, { headers: request.headers, body: request.body, signal });
   } catch {
     if (request.signal.aborted) return { ok: false, status: 499, message: "the client went away", outcome: "client_gone" };
     if (firstByte.signal.aborted) {
@@ -116,21 +144,21 @@ export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOp
   } finally {
     clearTimeout(timer);
   }
-  if (response.status === 422) {
-    return { ok: false, status: 422, message: await refusal(response), outcome: "upstream_422" };
+  if (answer.status === 422) {
+    return { ok: false, status: 422, message: await refusal(answer), outcome: "upstream_422" };
   }
-  if (response.status !== 200) {
-    response.body?.cancel().catch(() => {});
-    return { ok: false, status: 502, message: `the upstream agent answered with status ${response.status}`, outcome: `upstream_${response.status}` };
+  if (answer.status !== 200) {
+    answer.cancel();
+    return { ok: false, status: 502, message: `the upstream agent answered with status ${answer.status}`, outcome: `upstream_${answer.status}` };
   }
   let transport: EventMediaType;
   try {
-    transport = transportOf(response.headers.get("content-type"));
+    transport = transportOf(answer.header("content-type"));
   } catch {
-    response.body?.cancel().catch(() => {});
+    answer.cancel();
     return { ok: false, status: 502, message: "the upstream agent answered with a body that is not an event stream", outcome: "upstream_not_events" };
   }
-  return { ok: true, response, transport };
+  return { ok: true, answer, transport };
 }
 
 /**
@@ -162,19 +190,13 @@ export function failureOf(error: unknown): UpstreamFailure {
  * @throws Only `AguiWireError` `aborted`, when `signal` fired.
  */
 export async function* relayEvents(
-  response: Response,
+  answer: UpstreamAnswer,
   signal: AbortSignal,
   onFailure: (error: unknown, code: UpstreamFailure) => void,
 ): AsyncGenerator<AguiEvent, void, undefined> {
-  const body = response.body;
-  if (body === null) {
-    onFailure(new AguiWireError("truncated_stream", "the upstream answered without a body"), "upstream_truncated");
-    yield { type: "RUN_ERROR", code: "upstream_truncated", message: UPSTREAM_FAILURES.upstream_truncated };
-    return;
-  }
   let runEnded = false;
   try {
-    for await (const event of verifyEvents(decodeEventStream(body, response.headers.get("content-type"), { signal }))) {
+    for await (const event of verifyEvents(decodeEventStream(answer.body, answer.header("content-type"), { signal }))) {
       runEnded = event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
       yield event;
     }

@@ -1,0 +1,46 @@
+/**
+ * Upstream requests over node:http and node:https, for the Node handler: the answer's body is the
+ * `IncomingMessage` itself, read as an async iterable, so no WHATWG stream is made per chunk, and
+ * connections are kept alive between runs.
+ *
+ * @module
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { UpstreamSend } from "./upstream.js";
+
+/**
+ * An `UpstreamSend` over node:http(s), with one keep-alive connection pool per proxy.
+ *
+ * @throws Never when made.
+ */
+export function nodeSend(): UpstreamSend {
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  return (url, { headers, body, signal }) =>
+    new Promise((resolve, reject) => {
+      const target = new URL(url);
+      const secure = target.protocol === "https:";
+      const request = (secure ? httpsRequest : httpRequest)(
+        target,
+        { method: "POST", headers: { ...headers, "content-length": String(body.byteLength) }, agent: secure ? agents.https : agents.http, signal },
+        (response: IncomingMessage) => {
+          // Until the relay reads it, a reset would be an 'error' nobody listens to, which crashes
+          // the process; the relay's iteration still sees it (the stream is left errored).
+          response.on("error", () => {});
+          resolve({
+            status: response.statusCode ?? 0,
+            header: (name) => {
+              const value = response.headers[name];
+              return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+            },
+            body: response,
+            cancel: () => response.destroy(),
+          });
+        },
+      );
+      // Every error, not only the first: one after the answer arrived (a reset mid-body) is the
+      // body's to report, and must not go unheard.
+      request.on("error", reject);
+      request.end(body);
+    });
+}
