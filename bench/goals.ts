@@ -135,7 +135,7 @@ export const GOALS: Goal[] = [
     path: "proxy (transcoding, validating), events/s",
     comparedWith: "direct to the agent",
     goal: "at least 0.6x",
-    how: "the lowest of four events/s ratios, one long run through createNodeProxyHandler over the same run straight from the agent's createNodeHandler, same client transport, for each client/upstream transport pair (binary/binary, sse/binary, binary/sse, sse/sse); our HttpAgent as client, all on loopback in one process (proxy suite)",
+    how: "the lowest of four events/s ratios, one long run through createNodeProxyHandler over the same run straight from the agent's createNodeHandler, same client transport, for each client/upstream transport pair (binary/binary, sse/binary, binary/sse, sse/sse); our HttpAgent as client in the bench process, the agent's server and the proxy each in a process of its own, on loopback (proxy suite)",
     suite: "proxy",
     measure: (v) => {
       const ratios = (["binary-binary", "sse-binary", "binary-sse", "sse-sse"] as const).map((pair) => over(v, `proxy/proxy-${pair}/long`, `proxy/direct-${pair.split("-")[0]}/long`));

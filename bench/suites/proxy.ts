@@ -1,15 +1,19 @@
 /**
- * The proxy's cost on loopback: our `HttpAgent` (`events`, consumed with for-await) reads a
- * pre-built realistic run (`mixedTrace`) that a node:http server with `createNodeHandler(agent)`
- * streams, all in this process on 127.0.0.1, three ways:
+ * The proxy's cost on loopback: our `HttpAgent` (`events`, consumed with for-await) in this
+ * process reads a pre-built realistic run (`mixedTrace`) that a node:http server with
+ * `createNodeHandler(agent)` streams from a process of its own, on 127.0.0.1, three ways:
  * - direct: client -> upstream;
- * - through our proxy (`createNodeProxyHandler`, a static bearer token), for each pair of client
- *   and upstream transports (the upstream answers SSE on routes that overwrite the request's
- *   Accept with `text/event-stream` before the handler sees it, so the proxy gets SSE whatever it
- *   asked for): every event is decoded, validated, checked in order and re-encoded;
+ * - through our proxy (`createNodeProxyHandler`, a static bearer token) in a process of its own,
+ *   for each pair of client and upstream transports (the upstream answers SSE on routes that
+ *   overwrite the request's Accept with `text/event-stream` before the handler sees it, so the
+ *   proxy gets SSE whatever it asked for): every event is decoded, validated, checked in order and
+ *   re-encoded;
  * - through a byte-piping reverse proxy on node:http (`http.request` upstream, request and response
- *   bodies piped, status and headers copied): the floor of any proxy, that checks nothing, with
- *   the same transport on both sides.
+ *   bodies piped, status and headers copied) in a process of its own: the floor of any proxy, that
+ *   checks nothing, with the same transport on both sides.
+ *
+ * Each server is a process because that is how a proxy is deployed: its CPU is its own, not added
+ * to the client's and the upstream's. The servers are the scripts in ./proxy/, run with tsx.
  *
  * For each: events/s of one long run and of 20 concurrent runs (wall time of the run or of the
  * whole batch, a few rounds round-robin after warm-up, rated on the median), and the time to first
@@ -18,16 +22,12 @@
  * `proxy/<config>/<metric>`, e.g. `proxy/proxy-sse-binary/long`, for bench/goals.ts.
  */
 import { setMaxListeners } from "node:events";
-import { Agent as HttpPool, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { availableParallelism } from "node:os";
 import { HttpAgent } from "../../src/client/index.js";
-import { SSE_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
-import { createNodeProxyHandler } from "../../src/proxy/index.js";
-import { createNodeHandler } from "../../src/server/index.js";
-import { mixedTrace } from "../../test/fixtures/corpus.js";
 import type { ChartPanel } from "../chart.js";
 import { rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
+import { startChild, type Child } from "./proxy/child.js";
 
 type Transport = "binary" | "sse";
 type Via = "direct" | "proxy" | "pipe";
@@ -67,82 +67,9 @@ interface Scenario {
   title: string;
   /** Path on the upstream (and the pipe); the proxy's agent is named after it. */
   path: string;
-  events: AguiEventInput[];
+  /** Events of one run, as the upstream reported when it started. */
+  events: number;
   runs: number;
-}
-
-/** A node:http server on 127.0.0.1. */
-interface Served {
-  url: string;
-  close(): Promise<void>;
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-async function serve(handler: Handler): Promise<Served> {
-  const server = createServer(handler);
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A handler per exact request path; 404 for any other. */
-function routes(table: Record<string, Handler>): Handler {
-  return (req, res) => {
-    const handler = table[req.url ?? ""];
-    if (handler) handler(req, res);
-    else res.writeHead(404).end();
-  };
-}
-
-/** Headers that describe one hop's connection, not the message (RFC 9110 §7.6.1): never copied. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host"]);
-
-function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
-  return out;
-}
-
-/**
- * The floor: a reverse proxy that pipes bytes both ways and copies status and headers, as a
- * minimal one is written on node:http. Pooled keep-alive connections upstream, as the proxy's
- * fetch has.
- */
-function pipeHandler(upstream: string, pool: HttpPool): Handler {
-  const target = new URL(upstream);
-  return (req, res) => {
-    const out = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...endToEnd(req.headers), host: target.host }, agent: pool },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
-        answer.pipe(res);
-      },
-    );
-    out.on("error", () => {
-      if (res.headersSent) res.destroy();
-      else res.writeHead(502).end();
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) out.destroy();
-    });
-    req.pipe(out);
-  };
 }
 
 const USER_MESSAGE = { id: "user-0", role: "user" as const, content: "What's the weather like this week, and book me a table?" };
@@ -214,7 +141,7 @@ export interface FirstEventMeasurement {
 const suite: Suite = {
   name: "proxy",
   description:
-    "our proxy (transcoding, validating) on loopback, each client/upstream transport pair, against the client talking to the agent directly and through a byte-piping node:http reverse proxy",
+    "our proxy (transcoding, validating) on loopback, each client/upstream transport pair, against the client talking to the agent directly and through a byte-piping node:http reverse proxy; each server in a process of its own",
   async run(ctx: SuiteContext) {
     const longEvents = ctx.quick ? 500 : 2000;
     const concurrent = 20;
@@ -223,53 +150,58 @@ const suite: Suite = {
     const repeats = ctx.quick ? 3 : 7;
     const firstWarmups = ctx.quick ? 2 : 5;
     const firstRepeats = ctx.quick ? 10 : 30;
-    const long = mixedTrace(longEvents);
-    const short = mixedTrace(perRun);
-    const tiny = mixedTrace(30);
-    const scenarios: Scenario[] = [
-      { id: "long", title: `one long run of ${long.length.toLocaleString("en")} events`, path: "/long", events: long, runs: 1 },
-      {
-        id: "concurrent",
-        title: `${concurrent} concurrent runs of ${short.length} events (${(concurrent * short.length).toLocaleString("en")} events)`,
-        path: "/concurrent",
-        events: short,
-        runs: concurrent,
-      },
-    ];
     const firstPath = "/first";
+    const cores = availableParallelism();
+    const sizes: Record<string, number> = { "/long": longEvents, "/concurrent": perRun, [firstPath]: 30 };
+    // Filled once the upstream has said how many events each of its traces holds.
+    let scenarios: Scenario[] = [];
+    let tinyEvents = NaN;
 
-    // The upstream: each trace on its path (binary or SSE as asked), and under /sse always SSE.
-    const table: Record<string, Handler> = {};
-    for (const [path, events] of [...scenarios.map((s) => [s.path, s.events] as const), [firstPath, tiny] as const]) {
-      const handler = createNodeHandler(() => events);
-      table[path] = handler;
-      table[`/sse${path}`] = (req, res) => {
-        req.headers.accept = SSE_MEDIA_TYPE;
-        handler(req, res);
-      };
-    }
-    const pool = new HttpPool({ keepAlive: true });
-    const servers: Served[] = [];
+    const children: Child[] = [];
     const throughput = new Map<string, number[]>();
     const firsts = new Map<string, number[]>();
     const errors = new Map<string, string>();
+    /** A run's error, and why any server is gone: a dead server fails runs with mere fetch errors. */
+    const failed = (err: unknown): string =>
+      [String((err as Error)?.message ?? err), ...children.map((c) => c.failure()).filter((f): f is string => f !== undefined)].join("; ");
     try {
-      const upstream = await serve(routes(table));
-      servers.push(upstream);
-      const agents: Record<string, { url: string }> = {};
-      for (const path of [...scenarios.map((s) => s.path), firstPath]) {
-        agents[path.slice(1)] = { url: upstream.url + path };
-        agents[`${path.slice(1)}-sse`] = { url: `${upstream.url}/sse${path}` };
-      }
-      const proxy = await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token: TOKEN, subject: "bench" }] } }));
-      servers.push(proxy);
-      const pipe = await serve(pipeHandler(upstream.url, pool));
-      servers.push(pipe);
+      ctx.progress("[proxy] starting the upstream, proxy and pipe processes");
+      const upstream = await startChild("upstream", { paths: sizes });
+      children.push(upstream);
+      const served = upstream.ready.events as Record<string, unknown> | undefined;
+      const count = (path: string): number => {
+        const n = served?.[path];
+        if (typeof n !== "number") throw new Error(`expected the upstream to report how many events ${path} serves, found ${JSON.stringify(upstream.ready)}`);
+        return n;
+      };
+      const long = count("/long");
+      const short = count("/concurrent");
+      tinyEvents = count(firstPath);
+      scenarios = [
+        { id: "long", title: `one long run of ${long.toLocaleString("en")} events`, path: "/long", events: long, runs: 1 },
+        {
+          id: "concurrent",
+          title: `${concurrent} concurrent runs of ${short} events (${(concurrent * short).toLocaleString("en")} events)`,
+          path: "/concurrent",
+          events: short,
+          runs: concurrent,
+        },
+      ];
+      // Both at once, and each kept as soon as it runs, so that the finally stops whichever started.
+      const started = await Promise.allSettled([
+        startChild("proxy", { upstream: upstream.ready.url, token: TOKEN, paths: Object.keys(sizes) }),
+        startChild("pipe", { upstream: upstream.ready.url }),
+      ]);
+      for (const s of started) if (s.status === "fulfilled") children.push(s.value);
+      const [proxy, pipe] = started.map((s) => {
+        if (s.status === "rejected") throw s.reason;
+        return s.value.ready.url;
+      }) as [string, string];
 
       const urlOf = (config: Config, path: string): string => {
-        if (config.via === "direct") return upstream.url + path;
-        if (config.via === "pipe") return pipe.url + path;
-        return `${proxy.url}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
+        if (config.via === "direct") return upstream.ready.url + path;
+        if (config.via === "pipe") return pipe + path;
+        return `${proxy}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
       };
 
       const timed = async (scenario: Scenario, config: Config): Promise<number> => {
@@ -280,7 +212,7 @@ const suite: Suite = {
         const t0 = performance.now();
         const counts = await Promise.all(Array.from({ length: scenario.runs }, () => runOnce(url, config.client, signal)));
         const ms = performance.now() - t0;
-        for (const n of counts) if (n !== scenario.events.length) throw new Error(`a run received ${n} events, expected ${scenario.events.length}`);
+        for (const n of counts) if (n !== scenario.events) throw new Error(`a run received ${n} events, expected ${scenario.events}`);
         return ms;
       };
 
@@ -300,7 +232,7 @@ const suite: Suite = {
               const ms = await timed(scenario, config);
               if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), ms]);
             } catch (err) {
-              errors.set(id, String((err as Error)?.message ?? err));
+              errors.set(id, failed(err));
             }
           }
         }
@@ -313,16 +245,15 @@ const suite: Suite = {
           const id = `first/${config.key}`;
           if (errors.has(id)) continue;
           try {
-            const ms = await firstEventMs(urlOf(config, firstPath), config.client, tiny.length, AbortSignal.timeout(RUN_TIMEOUT_MS));
+            const ms = await firstEventMs(urlOf(config, firstPath), config.client, tinyEvents, AbortSignal.timeout(RUN_TIMEOUT_MS));
             if (round >= firstWarmups) firsts.set(id, [...(firsts.get(id) ?? []), ms]);
           } catch (err) {
-            errors.set(id, String((err as Error)?.message ?? err));
+            errors.set(id, failed(err));
           }
         }
       }
     } finally {
-      await Promise.all(servers.map((s) => s.close()));
-      pool.destroy();
+      await Promise.all(children.map((c) => c.stop()));
     }
 
     const measurements: ProxyMeasurement[] = [];
@@ -331,7 +262,7 @@ const suite: Suite = {
         const id = `${scenario.id}/${config.key}`;
         const list = throughput.get(id) ?? [];
         const impl: Impl = config.via === "pipe" ? "peer" : config.client === "binary" ? "ours" : "ours-sse";
-        const events = scenario.events.length * scenario.runs;
+        const events = scenario.events * scenario.runs;
         const base = {
           id: `proxy/${config.key}/${scenario.id}`,
           group: scenario.id,
@@ -394,17 +325,21 @@ const suite: Suite = {
     }
 
     return {
-      tables: [...scenarios.map((s) => throughputTable(s, measurements.filter((m) => m.group === s.id), repeats)), firstEventTable(firstRows, tiny.length, firstRepeats)],
+      tables: [...scenarios.map((s) => throughputTable(s, measurements.filter((m) => m.group === s.id), repeats)), firstEventTable(firstRows, tinyEvents, firstRepeats)],
       values,
       measurements,
       charts: scenarios.map((s) => panel(s, measurements.filter((m) => m.group === s.id))),
       notes: [
-        "Client, proxy and upstream run in this one process and event loop: every time is the work of all of them, so a proxy that costs as much CPU as client and upstream together halves the rate.",
+        `Each server runs in a process of its own (node with tsx, started by the suite: bench/suites/proxy/upstream.ts, proxy.ts, pipe.ts), the client in the bench process, as a proxy is deployed: its CPU is its own, not added to the client's and the upstream's. ${
+          cores < 3
+            ? `This machine has ${cores} core${cores === 1 ? "" : "s"}, so the three busy processes of a proxied run (client, proxy, upstream) share them: on a machine per process the proxy would cost less.`
+            : `This machine has ${cores} cores, so each of the three busy processes of a proxied run (client, proxy, upstream) can have one, though on one machine they still share its caches and memory bandwidth.`
+        }`,
         `Client: our HttpAgent, events() consumed with for-await (validates and checks the run's order). Upstream: node:http with createNodeHandler, streaming a pre-built mixedTrace; its /sse routes set req.headers.accept = "text/event-stream" before the handler, so the proxy gets SSE though it asks for binary first.`,
         `our proxy: createNodeProxyHandler, one static bearer token, default limits; it fetches upstream with the global fetch and decodes, validates, checks the order of and re-encodes every event. "binary <- sse": the client gets binary, the upstream sends SSE.`,
         "byte pipe: node:http.request to the upstream over a keep-alive Agent, request and response bodies piped, status and end-to-end headers copied; it checks nothing and keeps the client's transport on both hops: the floor of any proxy.",
         `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin. x direct: over the direct row of the same client transport; x pipe: over the byte pipe of the same client transport.`,
-        `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tiny.length}-event trace after ${firstWarmups} warm-up, configurations round-robin; added: over the direct median of the same client transport.`,
+        `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tinyEvents}-event trace after ${firstWarmups} warm-up, configurations round-robin; added: over the direct median of the same client transport.`,
       ],
     };
   },

@@ -1,0 +1,26 @@
+/**
+ * The proxy suite's proxy under test, a process of its own: `createNodeProxyHandler` with one
+ * static bearer token and default limits, an agent per upstream path (`/long` → agent `long`, its
+ * SSE-only route `/sse/long` → agent `long-sse`).
+ *
+ * Argument: `{"upstream": "http://127.0.0.1:<port>", "token": "...", "paths": ["/long", ...]}`.
+ * Prints `{"url": "http://127.0.0.1:<port>"}` when listening.
+ */
+import { createNodeProxyHandler } from "../../../src/proxy/index.js";
+import { announce, argument, serve, stringField } from "./serve.js";
+
+const args = argument();
+const upstream = stringField(args, "upstream");
+const token = stringField(args, "token");
+const paths = args.paths;
+if (!Array.isArray(paths) || !paths.every((p): p is string => typeof p === "string" && p.startsWith("/"))) {
+  throw new Error(`expected "paths" in the argument, an array of "/..." paths, found ${JSON.stringify(paths)}`);
+}
+
+const agents: Record<string, { url: string }> = {};
+for (const path of paths) {
+  agents[path.slice(1)] = { url: upstream + path };
+  agents[`${path.slice(1)}-sse`] = { url: `${upstream}/sse${path}` };
+}
+
+announce({ url: await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token, subject: "bench" }] } })) });
