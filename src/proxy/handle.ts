@@ -14,7 +14,6 @@
 import type { Agent, AgentFunction } from "../agent.js";
 import { startRun } from "../agent.js";
 import type { EventMediaType } from "../media-types.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { negotiate } from "../negotiate.js";
 import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "../server/body.js";
@@ -25,7 +24,9 @@ import { emptyAnswer, jsonError, streamHeaders, type HandlerResult, type PlainRe
 import type { Principal } from "./auth.js";
 import { METRICS_MEDIA_TYPE } from "./metrics.js";
 import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
-import { openUpstream, relayEvents, type UpstreamAnswer } from "./upstream.js";
+import { openUpstream } from "./upstream.js";
+import { note, timeoutEvent, UNFINISHED, type RunTally } from "./tally.js";
+import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
 
 /** A request as the proxy's core sees it. */
@@ -46,15 +47,6 @@ export interface ProxyRequest {
 
 const utf8 = new TextEncoder();
 
-/** The outcome a run has while none of its ends has come: what it is if it stops now. */
-const UNFINISHED = "client_gone";
-
-/** What a run's log record and the metrics learn as it goes. */
-interface RunTally {
-  outcome: string;
-  events: number;
-  bytes: number;
-}
 
 /** The answer with the CORS headers of `request`'s origin, when CORS is on. */
 function withCors(proxy: ResolvedProxy, request: ProxyRequest, result: HandlerResult): HandlerResult {
@@ -173,12 +165,11 @@ function record(proxy: ResolvedProxy, run: ProxyRunRecord): void {
 /** Admits, checks and starts a run of `route` for `principal`. */
 async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: ProxyRoute, principal: Principal): Promise<HandlerResult> {
   const started = Date.now();
-  const transportIn = "agent" in route.target ? "local" : undefined;
+  const local = "agent" in route.target;
   const base = { agent: route.name, principal: principal.subject };
   /** A refusal before any stream: answered, logged. */
-  const refuse = (result: PlainResult, outcome: string, upstream?: EventMediaType): PlainResult => {
-    const known = transportIn ?? (upstream ? transportName(upstream) : undefined);
-    record(proxy, { ...base, ...(known ? { transportIn: known } : {}), status: result.status, events: 0, bytes: 0, durationMs: Date.now() - started, outcome });
+  const refuse = (result: PlainResult, outcome: string): PlainResult => {
+    record(proxy, { ...base, ...(local ? { transportIn: "local" as const } : {}), status: result.status, events: 0, bytes: 0, durationMs: Date.now() - started, outcome });
     return result;
   };
   const wrongType = contentTypeProblem(request.header("content-type"));
@@ -210,10 +201,25 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     const stop = new AbortController();
     const onGone = (): void => stop.abort();
     request.signal.addEventListener("abort", onGone, { once: true });
-    let run: AgentFunction;
-    let upstreamTransport: EventMediaType | undefined;
+    let transportIn: ProxyRunRecord["transportIn"] = "local";
+    const finish = (): void => {
+      request.signal.removeEventListener("abort", onGone);
+      admission.release();
+      proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
+      record(proxy, {
+        ...base,
+        transportIn,
+        transportOut: transportName(contentType),
+        status: 200,
+        events: tally.events,
+        bytes: tally.bytes,
+        durationMs: Date.now() - started,
+        outcome: tally.outcome,
+      });
+    };
+    let stream: { body: ReadableStream<Uint8Array>; abort(): void };
     if ("agent" in route.target) {
-      run = relay(route, stop, tally, localEvents(route.target.agent));
+      stream = localStream(proxy, route, parsed.input, contentType, stop, tally, finish);
     } else {
       const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
       const opening = await openUpstream({
@@ -228,62 +234,85 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         request.signal.removeEventListener("abort", onGone);
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
-      upstreamTransport = opening.transport;
-      run = relay(route, stop, tally, httpEvents(opening.answer, route, proxy));
+      transportIn = transportName(opening.transport);
+      stream = transcode({
+        answer: opening.answer,
+        contentType,
+        keepAliveMs: KEEP_ALIVE_MS,
+        maxEventBytes: MAX_EVENT_BYTES,
+        runTimeoutMs: route.limits.runTimeoutMs,
+        stop,
+        tally,
+        onFailure: (error) => proxy.onError(error, route.name),
+        onEnd: finish,
+      });
     }
-    const { body, abort } = agentEventStream<RunAgentInput>({
-      agent: run,
-      input: parsed.input,
-      contentType,
-      keepAliveMs: 15_000,
-      maxEventBytes: 16 * 1024 * 1024,
-      onError: (error) => {
-        // The event stream reports here what it refused of the agent's (a local agent's invalid
-        // event); relayed upstream failures were reported by the relay already.
-        if (tally.outcome === UNFINISHED) tally.outcome = (error as { code?: string }).code === "invalid_event" ? "invalid_event" : "agent_error";
-        proxy.onError(error, route.name);
-      },
-      request: parsed.input,
-    });
     proxy.metrics?.started(route.name);
     handedOver = true;
-    const finish = (): void => {
-      request.signal.removeEventListener("abort", onGone);
-      admission.release();
-      proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
-      record(proxy, {
-        ...base,
-        transportIn: transportIn ?? transportName(upstreamTransport!),
-        transportOut: transportName(contentType),
-        status: 200,
-        events: tally.events,
-        bytes: tally.bytes,
-        durationMs: Date.now() - started,
-        outcome: tally.outcome,
-      });
-    };
-    const relayed = counted(body, tally, finish);
-    return {
-      kind: "stream",
-      status: 200,
-      headers: streamHeaders(contentType),
-      body: relayed.body,
-      // The run is over for the client whether or not the runtime cancels the body after this.
-      abort: () => {
-        abort();
-        relayed.end();
-      },
-    };
+    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: stream.body, abort: stream.abort };
   } finally {
     if (!handedOver) admission.release();
   }
 }
 
+/** The SSE keep-alive interval and the largest event sent, as the agent server's defaults. */
+const KEEP_ALIVE_MS = 15_000;
+const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
 /**
- * `body`, counting the bytes the client reads, calling `finish` once when it ends, is cancelled,
- * or `end` is called.
+ * The client's body for an agent in this process, run by the agent server's event stream (which
+ * validates each event as it encodes it), counted, with the route's run timeout.
  */
-function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () => void): { body: ReadableStream<Uint8Array>; end(): void } {
+function localStream(
+  proxy: ResolvedProxy,
+  route: ProxyRoute,
+  input: RunAgentInput,
+  contentType: EventMediaType,
+  stop: AbortController,
+  tally: RunTally,
+  finish: () => void,
+): { body: ReadableStream<Uint8Array>; abort(): void } {
+  const agent = (route.target as { agent: Agent }).agent;
+  const run: AgentFunction = async function* (runInput, { signal }) {
+    const onStop = (): void => stop.abort();
+    signal.addEventListener("abort", onStop, { once: true });
+    let timedOut = false;
+    const ms = route.limits.runTimeoutMs;
+    const timer = Number.isFinite(ms)
+      ? setTimeout(() => {
+          timedOut = true;
+          stop.abort();
+        }, ms)
+      : undefined;
+    try {
+      for await (const event of startRun(agent, runInput, stop.signal)) {
+        if (timedOut) break;
+        note(tally, event);
+        yield event;
+      }
+    } catch (error) {
+      if (!timedOut) throw error;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onStop);
+      stop.abort();
+    }
+    const late = timedOut ? timeoutEvent(tally, ms) : undefined;
+    if (late) yield late;
+  };
+  const { body, abort } = agentEventStream<RunAgentInput>({
+    agent: run,
+    input,
+    contentType,
+    keepAliveMs: KEEP_ALIVE_MS,
+    maxEventBytes: MAX_EVENT_BYTES,
+    onError: (error) => {
+      // What the event stream refused of the agent's (an invalid event, an error it threw).
+      if (tally.outcome === UNFINISHED) tally.outcome = (error as { code?: string }).code === "invalid_event" ? "invalid_event" : "agent_error";
+      proxy.onError(error, route.name);
+    },
+    request: input,
+  });
   const reader = body.getReader();
   let done = false;
   const end = (): void => {
@@ -291,7 +320,7 @@ function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () =
     done = true;
     finish();
   };
-  const stream = new ReadableStream<Uint8Array>(
+  const counted = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
@@ -315,82 +344,12 @@ function counted(body: ReadableStream<Uint8Array>, tally: RunTally, finish: () =
     },
     { highWaterMark: 0 },
   );
-  return { body: stream, end };
-}
-
-/** Tracks how a relayed run ends, from the events it passes on. */
-function note(tally: RunTally, event: AguiEvent | AguiEventInput, failed: string | undefined): void {
-  tally.events++;
-  if (event.type === "RUN_FINISHED") tally.outcome = "finished";
-  else if (event.type === "RUN_ERROR") tally.outcome = failed ?? "run_error";
-  else if (event.type === "RUN_STARTED") tally.outcome = UNFINISHED;
-}
-
-/** Ends a run that timed out with its RUN_ERROR, unless the run had ended already. */
-function* timedOut(tally: RunTally, ms: number): Generator<AguiEvent> {
-  if (tally.outcome !== UNFINISHED) return;
-  tally.outcome = "timeout";
-  tally.events++;
-  yield { type: "RUN_ERROR", code: "timeout", message: `the run took longer than ${ms} ms` };
-}
-
-/** Aborts `stop` after the route's run timeout; returns a function that cancels the timer. */
-function runTimer(route: ProxyRoute, stop: AbortController, state: { timedOut: boolean }): () => void {
-  const ms = route.limits.runTimeoutMs;
-  if (!Number.isFinite(ms)) return () => {};
-  const timer = setTimeout(() => {
-    state.timedOut = true;
-    stop.abort();
-  }, ms);
-  return () => clearTimeout(timer);
-}
-
-/**
- * The events of one run, from an upstream or a local agent, stopped by `stop`; `failed` is called
- * with the code of the RUN_ERROR the source is about to yield for a failure of its own.
- */
-type RunEvents = (input: RunAgentInput, stop: AbortSignal, failed: (code: string) => void) => AsyncIterable<AguiEvent | AguiEventInput>;
-
-/**
- * The agent the event stream runs for a route: `events`, noted in the run's tally, stopped when
- * the client leaves, and ended with a RUN_ERROR `timeout` when the route's run timeout passes.
- */
-function relay(route: ProxyRoute, stop: AbortController, tally: RunTally, events: RunEvents): AgentFunction {
-  return async function* (input, { signal }) {
-    const onStop = (): void => stop.abort();
-    signal.addEventListener("abort", onStop, { once: true });
-    const state = { timedOut: false };
-    const cancel = runTimer(route, stop, state);
-    let failed: string | undefined;
-    try {
-      for await (const event of events(input, stop.signal, (code) => (failed = code))) {
-        if (state.timedOut) break;
-        note(tally, event, failed);
-        yield event;
-      }
-      if (state.timedOut) yield* timedOut(tally, route.limits.runTimeoutMs);
-    } catch (error) {
-      if (!state.timedOut) throw error;
-      yield* timedOut(tally, route.limits.runTimeoutMs);
-    } finally {
-      cancel();
-      signal.removeEventListener("abort", onStop);
-      stop.abort();
-    }
+  // The run is over for the client whether or not the runtime cancels the body after this.
+  return {
+    body: counted,
+    abort: () => {
+      abort();
+      end();
+    },
   };
 }
-
-/** An upstream reached over HTTP: its relayed events (see `relayEvents`). */
-const httpEvents =
-  (answer: UpstreamAnswer, route: ProxyRoute, proxy: ResolvedProxy): RunEvents =>
-  (_input, stop, failed) =>
-    relayEvents(answer, stop, (error, code) => {
-      failed(code);
-      proxy.onError(error, route.name);
-    });
-
-/** An agent in this process: its events, unvalidated (the event stream validates each as it sends it). */
-const localEvents =
-  (agent: Agent): RunEvents =>
-  (input, stop) =>
-    startRun(agent, input, stop);

@@ -6,12 +6,10 @@
  *
  * @module
  */
-import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
+import { ValidationError, isAguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "../media-types.js";
-import type { AguiEvent } from "../model/events.js";
 import { ProtocolViolationError } from "../protocol-violation.js";
-import { decodeEventStream, type ByteSource } from "../stream/decode.js";
-import { verifyEvents } from "../verify.js";
+import type { ByteSource } from "../stream/decode.js";
 
 /** The codes a relayed run ends with when the upstream's stream breaks, and their messages. */
 export const UPSTREAM_FAILURES = {
@@ -178,32 +176,4 @@ export function failureOf(error: unknown): UpstreamFailure {
     return "upstream_invalid_event";
   }
   return "upstream_error";
-}
-
-/**
- * The events of an opened upstream run: decoded, validated and checked in order (a run must end
- * with RUN_FINISHED or RUN_ERROR). A failure ends them with one RUN_ERROR whose code is
- * {@link failureOf}'s, unless the upstream's run had already ended; the error itself goes to
- * `onFailure`. When `signal` fires, the relay stops without an event of its own: the caller
- * decides what the end means (the client left, or the run timed out).
- *
- * @throws Only `AguiWireError` `aborted`, when `signal` fired.
- */
-export async function* relayEvents(
-  answer: UpstreamAnswer,
-  signal: AbortSignal,
-  onFailure: (error: unknown, code: UpstreamFailure) => void,
-): AsyncGenerator<AguiEvent, void, undefined> {
-  let runEnded = false;
-  try {
-    for await (const event of verifyEvents(decodeEventStream(answer.body, answer.header("content-type"), { signal }))) {
-      runEnded = event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
-      yield event;
-    }
-  } catch (error) {
-    if (signal.aborted) throw new AguiWireError("aborted", "the relay was stopped", { cause: error });
-    const code = failureOf(error);
-    onFailure(error, code);
-    if (!runEnded) yield { type: "RUN_ERROR", code, message: UPSTREAM_FAILURES[code] };
-  }
 }

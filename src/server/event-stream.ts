@@ -25,8 +25,9 @@ export const INVALID_AGENT_EVENT = { code: "invalid_event", message: "the agent 
 /**
  * An event over `maxEventBytes`, refused before anything of it is sent. Its message (sizes only,
  * nothing of the event) is also the RUN_ERROR's, so that the client learns which bound it hit.
+ * Internal to the package.
  */
-class EventTooLargeError extends AguiWireError {
+export class EventTooLargeError extends AguiWireError {
   constructor(size: number, max: number) {
     super("frame_too_large", `the agent's event was not sent: expected at most ${max} bytes (the server's maxEventBytes), found ${size}`);
   }
@@ -51,7 +52,8 @@ function utf8Length(text: string): number {
   return n;
 }
 
-const KEEP_ALIVE_BYTES = new TextEncoder().encode(SSE_KEEP_ALIVE);
+/** An SSE keep-alive comment, encoded. Internal to the package (the proxy sends it too). */
+export const KEEP_ALIVE_BYTES = new TextEncoder().encode(SSE_KEEP_ALIVE);
 
 /** A chunk closes once it holds this many bytes or events; it then waits for the reader. */
 const BATCH_BYTES = 16 * 1024;
@@ -94,8 +96,8 @@ function nextTurn(): Promise<undefined> {
   });
 }
 
-/** Events encoded into one chunk of one transport. */
-interface Batch {
+/** Events encoded into one chunk of one transport. Internal to the package (the proxy batches too). */
+export interface Batch {
   /**
    * Validates and encodes one event into the batch; throws as the transport's encoder does, or
    * an {@link EventTooLargeError} (leaving the batch as it was) when the encoded event is over
@@ -178,6 +180,15 @@ function binaryBatch(): Batch {
   };
 }
 
+/**
+ * An empty batch for `contentType`'s transport. Internal to the package.
+ *
+ * @throws Never.
+ */
+export function batchFor(contentType: EventMediaType): Batch {
+  return contentType === SSE_MEDIA_TYPE ? sseBatch() : binaryBatch();
+}
+
 /** What {@link agentEventStream} needs. */
 export interface AgentEventStreamParams<R> {
   agent: Agent;
@@ -250,7 +261,7 @@ function describeType(type: unknown): string {
  */
 export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEventStream {
   const { input, request, maxEventBytes } = params;
-  const batch = params.contentType === SSE_MEDIA_TYPE ? sseBatch() : binaryBatch();
+  const batch = batchFor(params.contentType);
   /** Sends what is batched, if anything, as one chunk. */
   const flush = (): void => {
     const chunk = batch.take();

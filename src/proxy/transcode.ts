@@ -1,0 +1,195 @@
+/**
+ * An upstream's event stream, re-encoded for the client a chunk at a time: each chunk the upstream
+ * sends is decoded (every event validated), checked in order, and encoded in the client's
+ * transport as one chunk, without a promise per event. The relay a proxy spends its time in.
+ *
+ * Failures end the stream with one RUN_ERROR of a stable code (see upstream.ts); the run timeout
+ * with a RUN_ERROR `timeout`. Reading is pulled by the client: the upstream is read only as fast as
+ * the client takes what was sent, and not at all once it has gone.
+ *
+ * @module
+ */
+import type { EventMediaType } from "../media-types.js";
+import { SSE_MEDIA_TYPE } from "../media-types.js";
+import type { AguiEvent } from "../model/events.js";
+import { batchFor, KEEP_ALIVE_BYTES } from "../server/event-stream.js";
+import { pushDecoderFor } from "../stream/decode.js";
+import { EventVerifier } from "../verify.js";
+import { note, timeoutEvent, type RunTally } from "./tally.js";
+import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
+
+/** What {@link transcode} needs. */
+export interface TranscodeParams {
+  answer: UpstreamAnswer;
+  /** The client's transport. */
+  contentType: EventMediaType;
+  /** Silence after which an SSE client gets a keep-alive comment; 0 or Infinity: never. */
+  keepAliveMs: number;
+  maxEventBytes: number;
+  /** The run's time limit in ms; Infinity: none. */
+  runTimeoutMs: number;
+  /** Aborted to stop the upstream: by the client leaving, the timeout, or the end of the stream. */
+  stop: AbortController;
+  tally: RunTally;
+  /** The real error behind a RUN_ERROR of the relay's own. */
+  onFailure: (error: unknown, code: UpstreamFailure) => void;
+  /** Called once when the stream ends, however it ends. */
+  onEnd: () => void;
+}
+
+/** A read of the upstream, or why the wait ended without one. */
+type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "error"; error: unknown } | { kind: "idle" } | { kind: "stopped" };
+
+/**
+ * The client's body for an opened upstream run, and the way to stop it when the client leaves.
+ *
+ * @throws Never; failures end the stream as described in the module.
+ */
+export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8Array>; abort(): void } {
+  const { answer, tally, stop } = params;
+  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes);
+  const verifier = new EventVerifier();
+  const batch = batchFor(params.contentType);
+  const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const keepAliveMs = params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
+  let pending: Promise<Read> | undefined;
+  let ended = false;
+  let timedOut = false;
+  /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */
+  let runEnded = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stopped = new Promise<Read>((resolve) => stop.signal.addEventListener("abort", () => resolve({ kind: "stopped" }), { once: true }));
+  const timer = Number.isFinite(params.runTimeoutMs)
+    ? setTimeout(() => {
+        timedOut = true;
+        stop.abort();
+      }, params.runTimeoutMs)
+    : undefined;
+
+  /** Ends the stream once: stops the upstream, lets go of its body, reports the end. */
+  const finish = (): void => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    stop.abort();
+    upstream.return?.().catch(() => {});
+    params.onEnd();
+  };
+
+  const send = (chunk: Uint8Array | undefined): void => {
+    if (chunk === undefined) return;
+    tally.bytes += chunk.byteLength;
+    controller.enqueue(chunk);
+  };
+
+  /** Sends what is batched and a final RUN_ERROR (unless the run had ended), then ends. */
+  const fail = (error: unknown): void => {
+    const code = failureOf(error);
+    params.onFailure(error, code);
+    if (!runEnded) {
+      const runError: AguiEvent = { type: "RUN_ERROR", code, message: UPSTREAM_FAILURES[code] };
+      batch.add(runError, Infinity);
+      note(tally, runError, code);
+    }
+    send(batch.take());
+    controller.close();
+    finish();
+  };
+
+  /** Takes one upstream chunk's events into the batch; throws at the first that is refused. */
+  const take = (chunk: Uint8Array): void => {
+    for (const event of decoder.push(chunk)) {
+      verifier.push(event);
+      batch.add(event, params.maxEventBytes);
+      note(tally, event);
+      if (event.type === "RUN_FINISHED" || event.type === "RUN_ERROR") runEnded = true;
+      else if (event.type === "RUN_STARTED") runEnded = false;
+    }
+  };
+
+  const read = (): Promise<Read> =>
+    upstream.next().then(
+      (result): Read => ({ kind: "chunk", result }),
+      (error: unknown): Read => ({ kind: "error", error }),
+    );
+
+  /** Waits for the pending read, the stop, or (SSE) `keepAliveMs` of silence. */
+  const wait = (next: Promise<Read>): Promise<Read> => {
+    if (keepAliveMs === 0) return Promise.race([next, stopped]);
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const silence = new Promise<Read>((resolve) => (idle = setTimeout(() => resolve({ kind: "idle" }), keepAliveMs)));
+    return Promise.race([next, stopped, silence]).finally(() => clearTimeout(idle));
+  };
+
+  /** Ends a run the stop ended: with a RUN_ERROR `timeout` when the run timed out. */
+  const endStopped = (): void => {
+    const event = timedOut ? timeoutEvent(tally, params.runTimeoutMs) : undefined;
+    if (event) batch.add(event, Infinity);
+    send(batch.take());
+    controller.close();
+    finish();
+  };
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      async pull() {
+        while (!ended) {
+          if (stop.signal.aborted) return endStopped();
+          pending ??= read();
+          const outcome = await wait(pending);
+          if (ended) return;
+          if (outcome.kind === "idle") {
+            send(KEEP_ALIVE_BYTES.slice());
+            return;
+          }
+          pending = undefined;
+          // The run timed out (a client that left ends the stream through cancel or abort).
+          if (outcome.kind === "stopped") return endStopped();
+          try {
+            if (outcome.kind === "error") throw outcome.error;
+            if (outcome.result.done) {
+              decoder.end();
+              verifier.end();
+              send(batch.take());
+              controller.close();
+              finish();
+              return;
+            }
+            take(outcome.result.value);
+          } catch (error) {
+            // An upstream the stop cut off fails its read: the stop says why the run ended.
+            if (stop.signal.aborted) return endStopped();
+            fail(error);
+            return;
+          }
+          const chunk = batch.take();
+          if (chunk !== undefined) {
+            send(chunk);
+            return;
+          }
+          // A chunk that held no whole event: read on.
+        }
+      },
+      cancel() {
+        finish();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+
+  return {
+    body,
+    abort: () => {
+      if (ended) return;
+      finish();
+      try {
+        controller.close();
+      } catch {
+        // Cancelled already: nothing is reading.
+      }
+    },
+  };
+}
