@@ -38,7 +38,17 @@ export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
  * @throws {ValidationError} as {@link encodeEvent} does.
  */
 export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
-  const valid = validEvent(event);
+  return encodeValidFrame(validEvent(event));
+}
+
+/**
+ * Encodes as one frame an event the model has already judged valid (a decoder's output, or
+ * `parseEvent`'s), without judging it again: for a relay that decoded the event a moment ago.
+ * Internal to the package. Anything else must go through {@link encodeFrame}.
+ *
+ * @throws Nothing for a valid event; for anything else, whatever the writer meets.
+ */
+export function encodeValidFrame(valid: AguiEvent): Uint8Array {
   const w = beginWrite();
   w.ensure(4);
   w.pos += 4;

@@ -49,7 +49,8 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   const { answer, tally, stop } = params;
   const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes);
   const verifier = new EventVerifier();
-  const batch = batchFor(params.contentType);
+  // The decoder judged every event; encoding them does not judge them again.
+  const batch = batchFor(params.contentType, true);
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
   let pending: Promise<Read> | undefined;

@@ -10,7 +10,7 @@ import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
-import { encodeFrame } from "../binary/codec.js";
+import { encodeFrame, encodeValidFrame } from "../binary/codec.js";
 import { concatBytes } from "../bytes.js";
 import { mayComeBetweenRuns } from "../verify.js";
 import { encodeSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
@@ -121,12 +121,13 @@ const utf8 = new TextEncoder();
  * SSE decoder bounds the line it is reading, counted in UTF-16 units, which are never more than
  * its UTF-8 bytes, so an event within the bound here is within the same bound there.
  */
-function sseBatch(): Batch {
+function sseBatch(valid: boolean): Batch {
   let text = "";
   let count = 0;
   return {
     add(event, max) {
-      const encoded = encodeSSE(event);
+      // An event the model judged a moment ago is its own output already: only stringified.
+      const encoded = valid ? `data: ${JSON.stringify(event)}\n\n` : encodeSSE(event);
       const units = encoded.length - 2;
       // A UTF-16 unit is at most 3 UTF-8 bytes: only a very long event needs counting.
       if (units * 3 > max) {
@@ -153,12 +154,12 @@ function sseBatch(): Batch {
 }
 
 /** Binary frames are gathered as they are encoded and copied once into the chunk. */
-function binaryBatch(): Batch {
+function binaryBatch(valid: boolean): Batch {
   let frames: Uint8Array[] = [];
   let size = 0;
   return {
     add(event, max) {
-      const frame = encodeFrame(event);
+      const frame = valid ? encodeValidFrame(event as AguiEvent) : encodeFrame(event);
       // The payload, after the 4-byte length: what the frame decoder's maxFrameBytes bounds.
       if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
       frames.push(frame);
@@ -183,10 +184,12 @@ function binaryBatch(): Batch {
 /**
  * An empty batch for `contentType`'s transport. Internal to the package.
  *
+ * @param valid - The events added are the model's own output (a decoder's), validated already:
+ *   they are encoded without being judged again. Default false: every event is validated.
  * @throws Never.
  */
-export function batchFor(contentType: EventMediaType): Batch {
-  return contentType === SSE_MEDIA_TYPE ? sseBatch() : binaryBatch();
+export function batchFor(contentType: EventMediaType, valid = false): Batch {
+  return contentType === SSE_MEDIA_TYPE ? sseBatch(valid) : binaryBatch(valid);
 }
 
 /** What {@link agentEventStream} needs. */
