@@ -75,6 +75,15 @@ export class FrameDecoder {
   }
 
   /**
+   * Whether the decoder stands between two frames, holding no part of one, and has not failed:
+   * then the bytes pushed since it last did were whole frames, every one decoded. A relay uses it
+   * to pass such bytes on as they came instead of encoding their events again.
+   */
+  get between(): boolean {
+    return this.failure === undefined && this.headerFilled === 0 && this.bodyLength < 0;
+  }
+
+  /**
    * Feeds the next chunk and returns the events it completed (possibly none; frames skipped by
    * `onUnknownEvent` are not among them).
    *

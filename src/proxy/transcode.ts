@@ -14,6 +14,7 @@ import { SSE_MEDIA_TYPE } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
 import { batchFor, KEEP_ALIVE_BYTES } from "../server/event-stream.js";
 import { pushDecoderFor } from "../stream/decode.js";
+import { FrameDecoder } from "../binary/frames.js";
 import { EventVerifier } from "../verify.js";
 import { note, timeoutEvent, type RunTally } from "./tally.js";
 import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
@@ -51,6 +52,10 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   const verifier = new EventVerifier();
   // The decoder judged every event; encoding them does not judge them again.
   const batch = batchFor(params.contentType, true);
+  /** The decoder, when both sides speak binary: then whole frames can pass as they came. */
+  const frames = decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
+  /** An upstream chunk passed on as it came, waiting to be sent. */
+  let passed: Uint8Array | undefined;
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
   let pending: Promise<Read> | undefined;
@@ -97,14 +102,43 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
     finish();
   };
 
-  /** Takes one upstream chunk's events into the batch; throws at the first that is refused. */
+  /** Takes one checked event into the run's tally. */
+  const count = (event: AguiEvent): void => {
+    note(tally, event);
+    if (event.type === "RUN_FINISHED" || event.type === "RUN_ERROR") runEnded = true;
+    else if (event.type === "RUN_STARTED") runEnded = false;
+  };
+
+  /**
+   * Takes one upstream chunk: its events are checked in order and encoded into the batch, or, when
+   * both sides speak binary and the chunk held whole frames only, all of them valid and in order,
+   * the chunk itself is passed on (the frames the client decodes are the ones just judged).
+   * Throws at the first event refused, the events before it batched.
+   */
   const take = (chunk: Uint8Array): void => {
-    for (const event of decoder.push(chunk)) {
+    const whole = frames !== undefined && frames.between;
+    const events = decoder.push(chunk);
+    if (whole && frames.between) {
+      let i = 0;
+      try {
+        for (; i < events.length; i++) verifier.push(events[i]!);
+      } catch (error) {
+        for (let j = 0; j < i; j++) {
+          batch.add(events[j]!, params.maxEventBytes);
+          count(events[j]!);
+        }
+        throw error;
+      }
+      for (const event of events) count(event);
+      send(batch.take());
+      // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
+      passed = chunk.slice();
+      return;
+    }
+    for (const event of events) {
       verifier.push(event);
       batch.add(event, params.maxEventBytes);
-      note(tally, event);
-      if (event.type === "RUN_FINISHED" || event.type === "RUN_ERROR") runEnded = true;
-      else if (event.type === "RUN_STARTED") runEnded = false;
+      count(event);
     }
   };
 
@@ -166,7 +200,8 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
             fail(error);
             return;
           }
-          const chunk = batch.take();
+          const chunk = passed ?? batch.take();
+          passed = undefined;
           if (chunk !== undefined) {
             send(chunk);
             return;
