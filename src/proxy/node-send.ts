@@ -20,13 +20,22 @@ export function nodeSend(): UpstreamSend {
     new Promise((resolve, reject) => {
       const target = new URL(url);
       const secure = target.protocol === "https:";
+      // The signal is handled here rather than given to node:http, whose own handling destroys the
+      // request with an AbortError that, once the answer has been read, nobody can catch.
+      const stop = (): void => {
+        request.destroy();
+        answer?.destroy();
+      };
+      let answer: IncomingMessage | undefined;
       const request = (secure ? httpsRequest : httpRequest)(
         target,
-        { method: "POST", headers: { ...headers, "content-length": String(body.byteLength) }, agent: secure ? agents.https : agents.http, signal },
+        { method: "POST", headers: { ...headers, "content-length": String(body.byteLength) }, agent: secure ? agents.https : agents.http },
         (response: IncomingMessage) => {
+          answer = response;
           // Until the relay reads it, a reset would be an 'error' nobody listens to, which crashes
           // the process; the relay's iteration still sees it (the stream is left errored).
           response.on("error", () => {});
+          response.once("close", () => signal.removeEventListener("abort", stop));
           resolve({
             status: response.statusCode ?? 0,
             header: (name) => {
@@ -41,6 +50,8 @@ export function nodeSend(): UpstreamSend {
       // Every error, not only the first: one after the answer arrived (a reset mid-body) is the
       // body's to report, and must not go unheard.
       request.on("error", reject);
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
       request.end(body);
     });
 }
