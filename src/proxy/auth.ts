@@ -179,7 +179,7 @@ function staticMatcher(tokens: readonly TokenConfig[]): (presented: string) => T
 
 /** Verifies a JWT against the configured key and claims, and turns its claims into a principal. */
 function jwtVerifier(config: JwtConfig, now: () => number, readFile: (path: string) => Promise<string>): (token: string) => Promise<AuthOutcome> {
-  const { key, algorithms } = verificationKey(config, readFile);
+  const { key, algorithms } = verificationKey(config, readFile, now);
   const base: JWTVerifyOptions = {
     // Explicit, always: jose would otherwise take the header's word for it (alg "none", or HS256
     // keyed with a public key).
@@ -220,9 +220,10 @@ function jwtVerifier(config: JwtConfig, now: () => number, readFile: (path: stri
 function verificationKey(
   config: JwtConfig,
   readFile: (path: string) => Promise<string>,
+  now: () => number,
 ): { key: Uint8Array | JWTVerifyGetKey; algorithms: readonly string[] } {
   if (config.secret !== undefined) return { key: new TextEncoder().encode(config.secret), algorithms: ["HS256"] };
-  if (config.jwksUrl !== undefined) return { key: remoteKeySet(config.jwksUrl), algorithms: ASYMMETRIC };
+  if (config.jwksUrl !== undefined) return { key: remoteKeySet(config.jwksUrl, now), algorithms: ASYMMETRIC };
   const { publicKey, publicKeyFile } = config;
   if (publicKey !== undefined) return { key: spkiResolver(async () => publicKey), algorithms: ASYMMETRIC };
   if (publicKeyFile !== undefined) {
@@ -283,19 +284,31 @@ function spkiResolver(loadPem: () => Promise<string>): JWTVerifyGetKey {
   };
 }
 
+/** How long a key set that could not be loaded is not asked for again, in ms. */
+export const JWKS_RETRY_MS = 10_000;
+
 /**
  * A resolver over a JSON Web Key Set fetched from a URL (jose caches and refreshes it). Failing
  * to get the set (a network error, a timeout, a non-200 answer, not a key set) becomes
  * `KeysUnavailable`; a set without the token's key is the token's problem.
+ *
+ * After a failure, requests get their 503 at once for {@link JWKS_RETRY_MS} instead of each
+ * fetching the set again: jose retries on every call, so an unreachable key set made every request
+ * wait out its fetch timeout and sent the key server one fetch per request.
  */
-function remoteKeySet(url: string): JWTVerifyGetKey {
+function remoteKeySet(url: string, now: () => number): JWTVerifyGetKey {
   const remote = createRemoteJWKSet(new URL(url));
   const tokenFaults = new Set(["ERR_JWKS_NO_MATCHING_KEY", "ERR_JWKS_MULTIPLE_MATCHING_KEYS", "ERR_JOSE_NOT_SUPPORTED"]);
+  let failedAt = -Infinity;
+  let failure: unknown;
   return async (header, token) => {
+    if (now() - failedAt < JWKS_RETRY_MS) throw new KeysUnavailable("the JSON Web Key Set could not be loaded recently", { cause: failure });
     try {
       return await remote(header, token);
     } catch (error) {
       if (tokenFaults.has(codeOf(error))) throw error;
+      failedAt = now();
+      failure = error;
       throw new KeysUnavailable("the JSON Web Key Set could not be loaded", { cause: error });
     }
   };

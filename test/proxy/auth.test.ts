@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAuthenticator, type AuthOutcome, type Principal } from "../../src/proxy/auth.js";
+import { JWKS_RETRY_MS, createAuthenticator, type AuthOutcome, type Principal } from "../../src/proxy/auth.js";
 import type { ProxyAuthConfig } from "../../src/proxy/config.js";
 
 const REALM = 'Bearer realm="agui-wire"';
@@ -432,6 +432,29 @@ describe("JWT with a JSON Web Key Set over HTTP", () => {
     const auth = createAuthenticator({ jwt: { jwksUrl: failingUrl } }, { now });
     const outcome = await auth.authenticate(`Bearer ${await signed("ES256", ec.privateKey, {}, "ec-1")}`);
     expect(outcome).toEqual({ ok: false, status: 503, message: "the proxy could not load the keys to verify tokens with", challenge: REALM });
+  });
+
+  it("after a key set failed to load, answers 503 at once until JWKS_RETRY_MS has passed, then asks again", async () => {
+    let healthy = false;
+    let asked = 0;
+    const flaky = await listen((_req, res) => {
+      asked++;
+      if (!healthy) return void res.writeHead(500).end("down");
+      void exportJWK(ec.publicKey).then((jwk) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [{ ...jwk, kid: "ec-1", alg: "ES256" }] })));
+    });
+    servers.push(flaky.server);
+    let clock = NOW_S * 1000;
+    const auth = createAuthenticator({ jwt: { jwksUrl: flaky.url } }, { now: () => clock });
+    const token = `Bearer ${await signed("ES256", ec.privateKey, {}, "ec-1")}`;
+    expect((await auth.authenticate(token)).ok).toBe(false);
+    expect(asked).toBe(1);
+    healthy = true;
+    clock += JWKS_RETRY_MS - 1;
+    expect(await auth.authenticate(token)).toMatchObject({ ok: false, status: 503 });
+    expect(asked).toBe(1);
+    clock += 1;
+    expect(principal(await auth.authenticate(token)).subject).toBe("ana");
+    expect(asked).toBe(2);
   });
 
   it("answers 503 when the key set server is not there", async () => {
