@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
-import type { JwtConfig, ProxyAuthConfig, TokenConfig } from "./config.js";
+import { BEARER_TOKEN, type JwtConfig, type ProxyAuthConfig, type TokenConfig } from "./config.js";
 
 /** Who a request comes from, and which agents it may use ("all" = every agent). */
 export interface Principal {
@@ -89,7 +89,7 @@ export function createAuthenticator(auth: ProxyAuthConfig, options: AuthOptions 
       return { ok: false, status: 401, message: `malformed credentials: ${presented.problem}`, challenge: `${REALM}, error="invalid_request"` };
     }
     const token = presented.token;
-    const entry = staticTokens === undefined ? undefined : await staticTokens(token);
+    const entry = staticTokens?.(token);
     if (entry !== undefined) {
       return { ok: true, principal: { subject: entry.subject, via: "token", agents: entry.agents === undefined ? "all" : new Set(entry.agents) } };
     }
@@ -137,9 +137,8 @@ function bearerToken(header: string): { ok: true; token: string } | { ok: false;
   }
   const token = space === -1 ? "" : header.slice(space + 1).replace(/^ +/, "");
   if (token === "") return { ok: false, problem: "expected a token after 'Bearer', found none" };
-  // Visible ASCII only: a b64token (and any static token worth configuring) is made of it, and a
-  // space would mean a second value the scheme does not have.
-  if (!/^[\x21-\x7E]+$/.test(token)) {
+  // A space would mean a second value the scheme does not have.
+  if (!BEARER_TOKEN.test(token)) {
     return { ok: false, problem: "expected a single token of visible ASCII characters after 'Bearer', found spaces or other characters" };
   }
   return { ok: true, token };

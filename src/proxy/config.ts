@@ -15,6 +15,13 @@ import { runSchema } from "../model/run-schema.js";
 
 /** An agent's name: a URL path segment of letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/**
+ * What a Bearer token is made of here: visible ASCII, no space (a b64token, RFC 6750 §2.1, and
+ * anything else an Authorization header carries as one value). The authenticator reads tokens by
+ * it too, so that no configured token is one no request could present.
+ */
+export const BEARER_TOKEN = /^[\x21-\x7E]+$/;
+
 /** An HTTP token (RFC 9110 §5.6.2): what a header name is made of. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -62,8 +69,7 @@ const TokenSchema = z.strictObject({
   // Never echoed in an error: the message would put a secret in a log.
   token: z.string().check(
     z.superRefine((value, ctx) => {
-      // What an Authorization header can carry as a Bearer token: visible ASCII, no space.
-      if (!/^[\x21-\x7e]+$/.test(value)) ctx.addIssue({ code: "custom", message: "expected a token of visible ASCII characters without spaces, found another", input: "(a token)" });
+      if (!BEARER_TOKEN.test(value)) ctx.addIssue({ code: "custom", message: "expected a token of visible ASCII characters without spaces, found another", input: "(a token)" });
     }),
   ),
   subject: z.string().check(z.minLength(1, { error: "expected a non-empty subject, found an empty one" })),

@@ -25,7 +25,7 @@ import type { Principal } from "./auth.js";
 import { METRICS_MEDIA_TYPE } from "./metrics.js";
 import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
 import { openUpstream } from "./upstream.js";
-import { note, timeoutEvent, UNFINISHED, type RunTally } from "./tally.js";
+import { note, runDeadline, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
 import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
 
@@ -46,7 +46,6 @@ export interface ProxyRequest {
 }
 
 const utf8 = new TextEncoder();
-
 
 /** The answer with the CORS headers of `request`'s origin, when CORS is on. */
 function withCors(proxy: ResolvedProxy, request: ProxyRequest, result: HandlerResult): HandlerResult {
@@ -99,6 +98,10 @@ function routeOf(path: string): { kind: "list" } | { kind: "metrics" } | { kind:
   return { kind: "none" };
 }
 
+/** The 405 for a method other than `allowed`. */
+const notAllowed = (method: string, allowed: "GET" | "POST"): PlainResult =>
+  jsonError(405, `method ${method} not allowed: expected ${allowed}`, false, { Allow: allowed });
+
 const mayUse = (principal: Principal, agent: string): boolean => principal.agents === "all" || principal.agents.has(agent);
 
 /**
@@ -120,7 +123,7 @@ export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): 
 async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: ReturnType<typeof routeOf>): Promise<HandlerResult> {
   if (route.kind === "metrics" && proxy.metrics !== undefined) {
     request.discardBody();
-    if (request.method !== "GET") return jsonError(405, `method ${request.method} not allowed: expected GET`, false, { Allow: "GET" });
+    if (request.method !== "GET") return notAllowed(request.method, "GET");
     return { kind: "plain", status: 200, headers: { "Content-Type": METRICS_MEDIA_TYPE, "Cache-Control": "no-store" }, body: proxy.metrics.render(), closeConnection: false };
   }
   const auth = await proxy.authenticator.authenticate(request.header("authorization"));
@@ -131,7 +134,7 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
   const principal = auth.principal;
   if (route.kind === "list") {
     request.discardBody();
-    if (request.method !== "GET") return jsonError(405, `method ${request.method} not allowed: expected GET`, false, { Allow: "GET" });
+    if (request.method !== "GET") return notAllowed(request.method, "GET");
     const agents = [...proxy.routes.values()].filter((r) => mayUse(principal, r.name)).map((r) => ({ name: r.name, description: r.description }));
     return { kind: "plain", status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: JSON.stringify({ agents }), closeConnection: false };
   }
@@ -142,7 +145,7 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
   }
   if (request.method !== "POST") {
     request.discardBody();
-    return jsonError(405, `method ${request.method} not allowed: expected POST`, false, { Allow: "POST" });
+    return notAllowed(request.method, "POST");
   }
   if (!mayUse(principal, target.name)) {
     request.discardBody();
@@ -202,7 +205,9 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     const onGone = (): void => stop.abort();
     request.signal.addEventListener("abort", onGone, { once: true });
     let transportIn: ProxyRunRecord["transportIn"] = "local";
+    let deadline: RunDeadline | undefined;
     const finish = (): void => {
+      deadline?.clear();
       request.signal.removeEventListener("abort", onGone);
       admission.release();
       proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
@@ -219,7 +224,8 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     };
     let stream: { body: ReadableStream<Uint8Array>; abort(): void };
     if ("agent" in route.target) {
-      stream = localStream(proxy, route, parsed.input, contentType, stop, tally, finish);
+      deadline = runDeadline(route.limits.runTimeoutMs, stop);
+      stream = localStream(proxy, route.target.agent, route.name, parsed.input, contentType, { stop, deadline, tally, finish });
     } else {
       const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
       const opening = await openUpstream({
@@ -235,12 +241,13 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
       transportIn = transportName(opening.transport);
+      deadline = runDeadline(route.limits.runTimeoutMs, stop);
       stream = transcode({
         answer: opening.answer,
         contentType,
         keepAliveMs: KEEP_ALIVE_MS,
         maxEventBytes: MAX_EVENT_BYTES,
-        runTimeoutMs: route.limits.runTimeoutMs,
+        deadline,
         stop,
         tally,
         onFailure: (error) => proxy.onError(error, route.name),
@@ -259,45 +266,43 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
 const KEEP_ALIVE_MS = 15_000;
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
+/** What a relayed run shares with the handler: its stop, its deadline, its tally, its end. */
+interface RunControl {
+  stop: AbortController;
+  deadline: RunDeadline;
+  tally: RunTally;
+  finish: () => void;
+}
+
 /**
  * The client's body for an agent in this process, run by the agent server's event stream (which
- * validates each event as it encodes it), counted, with the route's run timeout.
+ * validates each event as it encodes it), counted, and ended with a RUN_ERROR `timeout` when the
+ * run's deadline passes.
  */
 function localStream(
   proxy: ResolvedProxy,
-  route: ProxyRoute,
+  agent: Agent,
+  name: string,
   input: RunAgentInput,
   contentType: EventMediaType,
-  stop: AbortController,
-  tally: RunTally,
-  finish: () => void,
+  { stop, deadline, tally, finish }: RunControl,
 ): { body: ReadableStream<Uint8Array>; abort(): void } {
-  const agent = (route.target as { agent: Agent }).agent;
   const run: AgentFunction = async function* (runInput, { signal }) {
     const onStop = (): void => stop.abort();
     signal.addEventListener("abort", onStop, { once: true });
-    let timedOut = false;
-    const ms = route.limits.runTimeoutMs;
-    const timer = Number.isFinite(ms)
-      ? setTimeout(() => {
-          timedOut = true;
-          stop.abort();
-        }, ms)
-      : undefined;
     try {
       for await (const event of startRun(agent, runInput, stop.signal)) {
-        if (timedOut) break;
+        if (deadline.passed) break;
         note(tally, event);
         yield event;
       }
     } catch (error) {
-      if (!timedOut) throw error;
+      if (!deadline.passed) throw error;
     } finally {
-      clearTimeout(timer);
       signal.removeEventListener("abort", onStop);
       stop.abort();
     }
-    const late = timedOut ? timeoutEvent(tally, ms) : undefined;
+    const late = deadline.event(tally);
     if (late) yield late;
   };
   const { body, abort } = agentEventStream<RunAgentInput>({
@@ -309,7 +314,7 @@ function localStream(
     onError: (error) => {
       // What the event stream refused of the agent's (an invalid event, an error it threw).
       if (tally.outcome === UNFINISHED) tally.outcome = (error as { code?: string }).code === "invalid_event" ? "invalid_event" : "agent_error";
-      proxy.onError(error, route.name);
+      proxy.onError(error, name);
     },
     request: input,
   });

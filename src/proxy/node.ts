@@ -1,6 +1,6 @@
 /**
- * `createNodeProxyHandler`: the proxy as a `(req, res)` handler for node:http and Express. Like the
- * server's Node handler, it depends on Node for types only.
+ * `createNodeProxyHandler`: the proxy as a `(req, res)` handler for node:http and Express, which
+ * reaches its upstreams with node:http (node-send.ts).
  *
  * @module
  */

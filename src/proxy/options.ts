@@ -5,7 +5,7 @@
  * @module
  */
 import type { Agent } from "../agent.js";
-import type { EventMediaType } from "../media-types.js";
+import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { assertAgent } from "../server/options.js";
 import { resolveCors, type ResolvedCors } from "../server/cors.js";
 import { createAuthenticator, type AuthOptions, type Authenticator } from "./auth.js";
@@ -92,7 +92,7 @@ export interface ResolvedProxy {
 }
 
 /** The transport names of the log record. */
-export const transportName = (type: EventMediaType): "binary" | "sse" => (type === "text/event-stream" ? "sse" : "binary");
+export const transportName = (type: EventMediaType): "binary" | "sse" => (type === SSE_MEDIA_TYPE ? "sse" : "binary");
 
 function defaultOnError(error: unknown, agent: string): void {
   console.error(`agui-wire proxy: a run of agent "${agent}" failed:`, error);

@@ -29,15 +29,41 @@ export function note(tally: RunTally, event: AguiEvent | AguiEventInput, failed?
   else if (event.type === "RUN_STARTED") tally.outcome = UNFINISHED;
 }
 
+/** A run's time limit: once it passes, `stop` is aborted and `passed` turns true. */
+export interface RunDeadline {
+  readonly passed: boolean;
+  /** Stops the timer (the run ended first). */
+  clear(): void;
+  /**
+   * The RUN_ERROR that ends the run because the limit passed, counted in `tally`; none when the
+   * limit has not passed or the run had ended already.
+   */
+  event(tally: RunTally): AguiEvent | undefined;
+}
+
 /**
- * The RUN_ERROR that ends a run which took longer than `ms`, counted; none when the run had ended
- * already.
+ * Starts the clock of a run limited to `ms` (Infinity: no limit).
  *
  * @throws Never.
  */
-export function timeoutEvent(tally: RunTally, ms: number): AguiEvent | undefined {
-  if (tally.outcome !== UNFINISHED) return undefined;
-  tally.outcome = "timeout";
-  tally.events++;
-  return { type: "RUN_ERROR", code: "timeout", message: `the run took longer than ${ms} ms` };
+export function runDeadline(ms: number, stop: AbortController): RunDeadline {
+  let passed = false;
+  const timer = Number.isFinite(ms)
+    ? setTimeout(() => {
+        passed = true;
+        stop.abort();
+      }, ms)
+    : undefined;
+  return {
+    get passed() {
+      return passed;
+    },
+    clear: () => clearTimeout(timer),
+    event(tally) {
+      if (!passed || tally.outcome !== UNFINISHED) return undefined;
+      tally.outcome = "timeout";
+      tally.events++;
+      return { type: "RUN_ERROR", code: "timeout", message: `the run took longer than ${ms} ms` };
+    },
+  };
 }

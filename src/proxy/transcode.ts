@@ -16,7 +16,7 @@ import { batchFor, KEEP_ALIVE_BYTES } from "../server/event-stream.js";
 import { pushDecoderFor } from "../stream/decode.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { EventVerifier } from "../verify.js";
-import { note, timeoutEvent, type RunTally } from "./tally.js";
+import { note, type RunDeadline, type RunTally } from "./tally.js";
 import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
 
 /** What {@link transcode} needs. */
@@ -27,9 +27,9 @@ export interface TranscodeParams {
   /** Silence after which an SSE client gets a keep-alive comment; 0 or Infinity: never. */
   keepAliveMs: number;
   maxEventBytes: number;
-  /** The run's time limit in ms; Infinity: none. */
-  runTimeoutMs: number;
-  /** Aborted to stop the upstream: by the client leaving, the timeout, or the end of the stream. */
+  /** The run's time limit, which aborts `stop` when it passes. */
+  deadline: RunDeadline;
+  /** Aborted to stop the upstream: by the client leaving, the deadline, or the end of the stream. */
   stop: AbortController;
   tally: RunTally;
   /** The real error behind a RUN_ERROR of the relay's own. */
@@ -47,36 +47,26 @@ type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "err
  * @throws Never; failures end the stream as described in the module.
  */
 export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8Array>; abort(): void } {
-  const { answer, tally, stop } = params;
+  const { answer, tally, stop, deadline } = params;
   const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes);
   const verifier = new EventVerifier();
   // The decoder judged every event; encoding them does not judge them again.
   const batch = batchFor(params.contentType, true);
   /** The decoder, when both sides speak binary: then whole frames can pass as they came. */
   const frames = decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
-  /** An upstream chunk passed on as it came, waiting to be sent. */
-  let passed: Uint8Array | undefined;
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
   let pending: Promise<Read> | undefined;
   let ended = false;
-  let timedOut = false;
   /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */
   let runEnded = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const stopped = new Promise<Read>((resolve) => stop.signal.addEventListener("abort", () => resolve({ kind: "stopped" }), { once: true }));
-  const timer = Number.isFinite(params.runTimeoutMs)
-    ? setTimeout(() => {
-        timedOut = true;
-        stop.abort();
-      }, params.runTimeoutMs)
-    : undefined;
 
   /** Ends the stream once: stops the upstream, lets go of its body, reports the end. */
   const finish = (): void => {
     if (ended) return;
     ended = true;
-    clearTimeout(timer);
     stop.abort();
     upstream.return?.().catch(() => {});
     params.onEnd();
@@ -110,36 +100,29 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   };
 
   /**
-   * Takes one upstream chunk: its events are checked in order and encoded into the batch, or, when
-   * both sides speak binary and the chunk held whole frames only, all of them valid and in order,
-   * the chunk itself is passed on (the frames the client decodes are the ones just judged).
+   * Takes one upstream chunk and returns what to send for it: its events checked in order and
+   * encoded, or, when both sides speak binary and the chunk held whole frames only, all of them
+   * valid and in order, the chunk itself (the frames the client decodes are the ones just judged).
    * Throws at the first event refused, the events before it batched.
    */
-  const take = (chunk: Uint8Array): void => {
-    const whole = frames !== undefined && frames.between;
+  const take = (chunk: Uint8Array): Uint8Array | undefined => {
+    const whole = frames?.between === true;
     const events = decoder.push(chunk);
-    if (whole && frames.between) {
-      let i = 0;
-      try {
-        for (; i < events.length; i++) verifier.push(events[i]!);
-      } catch (error) {
-        for (let j = 0; j < i; j++) {
-          batch.add(events[j]!, params.maxEventBytes);
-          count(events[j]!);
-        }
-        throw error;
+    const passOn = whole && frames!.between;
+    let i = 0;
+    try {
+      for (; i < events.length; i++) {
+        verifier.push(events[i]!);
+        if (!passOn) batch.add(events[i]!, params.maxEventBytes);
+        count(events[i]!);
       }
-      for (const event of events) count(event);
-      send(batch.take());
-      // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
-      passed = chunk.slice();
-      return;
+    } catch (error) {
+      // The chunk does not pass as it came: the events before the refused one go out encoded.
+      if (passOn) for (let j = 0; j < i; j++) batch.add(events[j]!, params.maxEventBytes);
+      throw error;
     }
-    for (const event of events) {
-      verifier.push(event);
-      batch.add(event, params.maxEventBytes);
-      count(event);
-    }
+    // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
+    return passOn ? chunk.slice() : batch.take();
   };
 
   const read = (): Promise<Read> =>
@@ -156,9 +139,9 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
     return Promise.race([next, stopped, silence]).finally(() => clearTimeout(idle));
   };
 
-  /** Ends a run the stop ended: with a RUN_ERROR `timeout` when the run timed out. */
+  /** Ends a run the stop ended: with a RUN_ERROR `timeout` when the deadline passed. */
   const endStopped = (): void => {
-    const event = timedOut ? timeoutEvent(tally, params.runTimeoutMs) : undefined;
+    const event = deadline.event(tally);
     if (event) batch.add(event, Infinity);
     send(batch.take());
     controller.close();
@@ -183,6 +166,7 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
           pending = undefined;
           // The run timed out (a client that left ends the stream through cancel or abort).
           if (outcome.kind === "stopped") return endStopped();
+          let chunk: Uint8Array | undefined;
           try {
             if (outcome.kind === "error") throw outcome.error;
             if (outcome.result.done) {
@@ -193,15 +177,13 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
               finish();
               return;
             }
-            take(outcome.result.value);
+            chunk = take(outcome.result.value);
           } catch (error) {
             // An upstream the stop cut off fails its read: the stop says why the run ended.
             if (stop.signal.aborted) return endStopped();
             fail(error);
             return;
           }
-          const chunk = passed ?? batch.take();
-          passed = undefined;
           if (chunk !== undefined) {
             send(chunk);
             return;

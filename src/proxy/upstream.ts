@@ -1,14 +1,15 @@
 /**
- * The proxy's side of an upstream agent reached over HTTP: opening the run (the answers that come
- * before any event: unreachable, refused, too slow), and relaying its events, which are decoded,
- * validated and checked in order on the way, with a stream that breaks turned into a final
- * RUN_ERROR of a stable code that tells nothing of the upstream's internals.
+ * The proxy's side of an upstream agent reached over HTTP: sending the run and opening its answer
+ * (the answers that come before any event: unreachable, refused, too slow), and the stable codes a
+ * relayed stream that breaks ends with (transcode.ts relays the events), which tell nothing of the
+ * upstream's internals.
  *
  * @module
  */
 import { ValidationError, isAguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "../media-types.js";
 import { ProtocolViolationError } from "../protocol-violation.js";
+import { concatBytes } from "../bytes.js";
 import type { ByteSource } from "../stream/decode.js";
 
 /** The codes a relayed run ends with when the upstream's stream breaks, and their messages. */
@@ -96,13 +97,7 @@ async function readSome(answer: UpstreamAnswer, limit: number): Promise<string> 
   } finally {
     answer.cancel();
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes.subarray(0, limit));
+  return new TextDecoder().decode(concatBytes(chunks, size).subarray(0, limit));
 }
 
 /** The `error` of an upstream's 422 (our server's and most agents' shape), when it has one. */
