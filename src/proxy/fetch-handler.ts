@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { readRequestBody, toResponse } from "../server/fetch-handler.js";
+import { discardRequestBody, readRequestBody, toResponse } from "../server/fetch-handler.js";
 import { handleProxy } from "./handle.js";
 import { resolveProxy, type ProxyOptions } from "./options.js";
 
@@ -34,9 +34,7 @@ export function createProxyHandler(config: unknown, options?: ProxyOptions): (re
       path: new URL(request.url).pathname,
       header: (name) => request.headers.get(name),
       readBody: (limit) => readRequestBody(request.body, limit),
-      discardBody: () => {
-        if (request.body && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => {});
-      },
+      discardBody: () => discardRequestBody(request),
       signal: request.signal,
     });
     return toResponse(result, request);

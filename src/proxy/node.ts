@@ -5,7 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readNodeBody, respond } from "../server/node.js";
+import { failed, headerOf, readNodeBody, respond } from "../server/node.js";
 import { handleProxy } from "./handle.js";
 import { resolveProxy, type ProxyOptions } from "./options.js";
 import { nodeSend } from "./node-send.js";
@@ -41,23 +41,12 @@ export function createNodeProxyHandler(config: unknown, options?: ProxyOptions):
     handleProxy(proxy, {
       method: req.method ?? "",
       path: pathOf(req.url),
-      header: (name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value.join(", ") : value;
-      },
+      header: (name) => headerOf(req, name),
       readBody: (limit) => readNodeBody(req, limit),
       discardBody: () => {},
       signal: gone.signal,
     })
       .then((result) => respond(result, res))
-      .catch((error: unknown) => {
-        console.error("agui-wire: the Node proxy handler failed:", error);
-        try {
-          if (res.headersSent) res.destroy();
-          else res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
-        } catch {
-          res.destroy();
-        }
-      });
+      .catch((error: unknown) => failed(error, res, "the Node proxy handler"));
   };
 }

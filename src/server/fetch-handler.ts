@@ -90,13 +90,21 @@ export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<R
       method: request.method,
       header: (name) => request.headers.get(name),
       readBody: (limit) => readRequestBody(request.body, limit),
-      discardBody: () => {
-        if (request.body && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => {});
-      },
+      discardBody: () => discardRequestBody(request),
       request,
     });
     return toResponse(result, request);
   };
+}
+
+/**
+ * Lets go of a request's body that will not be read (cancels its stream). Internal to the package
+ * (the proxy's fetch handler discards bodies with it too).
+ *
+ * @throws Never.
+ */
+export function discardRequestBody(request: Request): void {
+  if (request.body && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => {});
 }
 
 /**

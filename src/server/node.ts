@@ -69,6 +69,17 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<BodyR
 }
 
 /**
+ * A request header's value by lower-case name, a repeated one's values joined with ", " (as the
+ * cores read headers). Internal to the package (the proxy's Node handler reads headers with it).
+ *
+ * @throws Never.
+ */
+export function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/**
  * Resolves on 'drain', or on 'close' (a closed response never drains). Internal to the package
  * (not exported from `agui-wire/server`); the benchmarks' reference server uses it too.
  */
@@ -125,10 +136,7 @@ async function writeStream(result: StreamResult, res: ServerResponse): Promise<v
 async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedOptions<IncomingMessage>, req: R, res: ServerResponse): Promise<void> {
   const result = await handleRun(agent, options, {
     method: req.method ?? "",
-    header: (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
+    header: (name) => headerOf(req, name),
     readBody: (limit) => readNodeBody(req, limit),
     // Node reads and discards an unread body itself once the response is done.
     discardBody: () => {},
@@ -194,16 +202,22 @@ export async function respond(result: HandlerResult, res: ServerResponse): Promi
 export function createNodeHandler(agent: Agent, options?: NodeHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   assertAgent(agent);
   const resolved = resolveOptions(options);
-  return (req, res) => {
-    serve(agent, resolved, req, res).catch((error: unknown) => {
-      // Only a broken response object gets here (say, headers already sent by other code).
-      console.error("agui-wire: the Node handler failed:", error);
-      try {
-        if (res.headersSent) res.destroy();
-        else res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
-      } catch {
-        res.destroy();
-      }
-    });
-  };
+  return (req, res) => void serve(agent, resolved, req, res).catch((error: unknown) => failed(error, res, "the Node handler"));
+}
+
+/**
+ * The last resort when answering failed: only a broken response object gets here (say, headers
+ * already sent by other code). Logs, then answers 500 or ends the connection. Internal to the
+ * package (the proxy's Node handler ends the same way).
+ *
+ * @throws Never.
+ */
+export function failed(error: unknown, res: ServerResponse, handler: string): void {
+  console.error(`agui-wire: ${handler} failed:`, error);
+  try {
+    if (res.headersSent) res.destroy();
+    else res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
+  } catch {
+    res.destroy();
+  }
 }
