@@ -15,6 +15,7 @@ import { int } from "./int.js";
 import { array } from "./array.js";
 import { EventType } from "./event-type.js";
 import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "./json.js";
+import { JSON_POINTER, JSON_POINTER_EXPECTED } from "./json-problem.js";
 import { MessageSchema } from "./messages.js";
 import { TextOrPartsSchema } from "./text-or-parts.js";
 import { EchoedRunAgentInputSchema } from "./input.js";
@@ -114,15 +115,13 @@ export const StateSnapshotEventSchema = owned(EventType.STATE_SNAPSHOT, {
   snapshot: JsonValueSchema,
 });
 
-const POINTER = /^(\/([^/~]|~[01])*)*$/;
-
 /** A JSON Pointer (RFC 6901): empty, or `/`-separated tokens where `~` only starts `~0` or `~1`. */
 export const JsonPointerSchema = z.string().check(
   // The issue z.regex would raise, from a refinement zod's bundle already has: its regex check
   // would bring two more check classes into a browser bundle.
   z.superRefine((value, ctx) => {
-    if (!POINTER.test(value)) {
-      ctx.addIssue({ code: "invalid_format", format: "regex", pattern: POINTER.source, message: "expected a JSON Pointer (RFC 6901) such as /a/0", input: value });
+    if (!JSON_POINTER.test(value)) {
+      ctx.addIssue({ code: "invalid_format", format: "regex", pattern: JSON_POINTER.source, message: JSON_POINTER_EXPECTED, input: value });
     }
   }),
 );

@@ -14,7 +14,14 @@
  *
  * @module
  */
-import { describeNonJson, findJsonProblem } from "./json-problem.js";
+import {
+  JSON_POINTER,
+  JSON_POINTER_EXPECTED,
+  findJsonObjectProblem,
+  findJsonProblem,
+  findNonNullJsonProblem,
+  type JsonProblem,
+} from "./json-problem.js";
 import { MAX_ARRAY_ISSUES, omittedIssue, problemCount } from "./problems.js";
 
 /** A finished issue, shaped as zod's are: `code` and its own fields, `path`, `message`, `input`. */
@@ -97,40 +104,29 @@ export function int(minimum: number, below?: string): Form {
   };
 }
 
-/** Raises the problem findJsonProblem finds in `value`, if any. */
-function jsonProblem(value: unknown, issues: FormIssue[]): void {
-  const problem = findJsonProblem(value);
-  if (problem) raise(issues, value, { code: "custom" }, problem.message, problem.path);
+/** A form of a JSON kind: the value itself, with the problem `find` finds in it raised. */
+/* @__NO_SIDE_EFFECTS__ */
+function jsonForm(find: (value: unknown) => JsonProblem | undefined): Form {
+  return (value, issues) => {
+    const problem = find(value);
+    if (problem) raise(issues, value, { code: "custom" }, problem.message, problem.path);
+    return value;
+  };
 }
 
 /** Any JSON value (json.ts's JsonValueSchema). */
-export const json: Form = (value, issues) => {
-  jsonProblem(value, issues);
-  return value;
-};
+export const json: Form = /* @__PURE__ */ jsonForm(findJsonProblem);
 
 /** Any JSON value but null (json.ts's NonNullJsonSchema). */
-export const nonNullJson: Form = (value, issues) => {
-  if (value === null) raise(issues, value, { code: "custom" }, "expected a JSON value other than null, found null");
-  else jsonProblem(value, issues);
-  return value;
-};
+export const nonNullJson: Form = /* @__PURE__ */ jsonForm(findNonNullJsonProblem);
 
 /** A JSON object (json.ts's JsonObjectSchema). */
-export const jsonObject: Form = (value, issues) => {
-  if (isObject(value)) jsonProblem(value, issues);
-  else raise(issues, value, { code: "custom" }, `expected a JSON object, found ${describeNonJson(value)}`);
-  return value;
-};
-
-const POINTER = /^(\/([^/~]|~[01])*)*$/;
+export const jsonObject: Form = /* @__PURE__ */ jsonForm(findJsonObjectProblem);
 
 /** A JSON Pointer (events.ts's JsonPointerSchema). */
 export const pointer: Form = (value, issues) => {
   if (typeof value !== "string") raise(issues, value, { expected: "string", code: "invalid_type" });
-  else if (!POINTER.test(value)) {
-    raise(issues, value, { code: "invalid_format", format: "regex", pattern: POINTER.source }, "expected a JSON Pointer (RFC 6901) such as /a/0");
-  }
+  else if (!JSON_POINTER.test(value)) raise(issues, value, { code: "invalid_format", format: "regex", pattern: JSON_POINTER.source }, JSON_POINTER_EXPECTED);
   return value;
 };
 

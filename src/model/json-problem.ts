@@ -113,3 +113,30 @@ function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): 
       return `expected a JSON value, found ${typeof v}`;
   }
 }
+
+/**
+ * The problem of a value that must be JSON but not `null` (1.0's optional fields that are absent
+ * or a value), as {@link findJsonProblem} words problems.
+ *
+ * @returns `undefined` when `value` is such a value.
+ */
+export function findNonNullJsonProblem(value: unknown): JsonProblem | undefined {
+  return value === null ? { path: [], message: "expected a JSON value other than null, found null" } : findJsonProblem(value);
+}
+
+/**
+ * The problem of a value that must be a JSON object (a plain object whose values are JSON), as
+ * {@link findJsonProblem} words problems.
+ *
+ * @returns `undefined` when `value` is a JSON object.
+ */
+export function findJsonObjectProblem(value: unknown): JsonProblem | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { path: [], message: `expected a JSON object, found ${describeNonJson(value)}` };
+  return findJsonProblem(value);
+}
+
+/** A JSON Pointer (RFC 6901): empty, or `/`-separated tokens where `~` only starts `~0` or `~1`. */
+export const JSON_POINTER = /^(\/([^/~]|~[01])*)*$/;
+
+/** What a string that is no JSON Pointer is told. */
+export const JSON_POINTER_EXPECTED = "expected a JSON Pointer (RFC 6901) such as /a/0";
