@@ -40,6 +40,7 @@ import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
 import { runTrace } from "../trace.js";
+import { median, timeStats } from "../stats.js";
 
 const TRANSPORTS = ["binary", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
@@ -263,12 +264,6 @@ export interface HttpMeasurement extends Measurement {
   peakHeapDelta: number;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
 const suite: Suite = {
   name: "http",
   description:
@@ -383,9 +378,7 @@ const suite: Suite = {
           if (error || list.length === 0) {
             return { ...base, bytes: 0, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, mbPerSec: 0, vsReference: NaN, error: error ?? "no sample", wireBytes: 0, bodyBytes: 0, wireBytesPerEvent: NaN, bodyBytesPerEvent: NaN, peakRssDelta: NaN, peakHeapDelta: NaN };
           }
-          const ms = median(list.map((s) => s.ms));
-          const mean = list.reduce((a, s) => a + s.ms, 0) / list.length;
-          const sd = Math.sqrt(list.reduce((a, s) => a + (s.ms - mean) ** 2, 0) / Math.max(1, list.length - 1));
+          const { medianMs: ms, meanMs: mean, rme } = timeStats(list.map((s) => s.ms));
           const wire = median(list.map((s) => s.wire));
           const body = median(list.map((s) => s.body));
           return {
@@ -393,8 +386,7 @@ const suite: Suite = {
             bytes: wire,
             medianMs: ms,
             meanMs: mean,
-            // Relative margin of error of the mean (95%, normal approximation), as tinybench's rme.
-            rme: (((1.96 * sd) / Math.sqrt(list.length)) / mean) * 100,
+            rme,
             samples: list.length,
             eventsPerSec: (events * 1000) / ms,
             mbPerSec: (wire * 1000) / ms / 1e6,

@@ -28,6 +28,7 @@ import type { ChartPanel } from "../chart.js";
 import { rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
 import { startChild, type Child } from "./proxy/child.js";
+import { median, quantile, timeStats } from "../stats.js";
 
 type Transport = "binary" | "sse";
 type Via = "direct" | "proxy" | "pipe";
@@ -98,18 +99,6 @@ async function firstEventMs(url: string, transport: Transport, expected: number,
   }
   if (n !== expected) throw new Error(`a run received ${n} events, expected ${expected}`);
   return ms;
-}
-
-const median = (xs: number[]): number => quantile(xs, 0.5);
-
-/** The q-quantile of `xs`, interpolated between neighbours. */
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
 }
 
 /** One configuration's outcome on one scenario. */
@@ -282,11 +271,8 @@ const suite: Suite = {
         };
         const error = errors.get(id);
         if (error || list.length === 0) return { ...base, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, error: error ?? "no sample" };
-        const ms = median(list);
-        const mean = list.reduce((a, x) => a + x, 0) / list.length;
-        const sd = Math.sqrt(list.reduce((a, x) => a + (x - mean) ** 2, 0) / Math.max(1, list.length - 1));
-        // Relative margin of error of the mean (95%, normal approximation), as tinybench's rme.
-        return { ...base, medianMs: ms, meanMs: mean, rme: (((1.96 * sd) / Math.sqrt(list.length)) / mean) * 100, samples: list.length, eventsPerSec: (events * 1000) / ms };
+        const stats = timeStats(list);
+        return { ...base, ...stats, samples: list.length, eventsPerSec: (events * 1000) / stats.medianMs };
       });
       const rateOf = (key: string) => rows.find((r) => r.key === key && !r.error)?.eventsPerSec;
       for (const [i, row] of rows.entries()) {
