@@ -13,7 +13,7 @@ import type { RunAgentInput } from "../model/input.js";
 import { encodeFrame, encodeValidFrame } from "../binary/codec.js";
 import { concatBytes } from "../bytes.js";
 import { mayComeBetweenRuns } from "../verify.js";
-import { encodeSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
+import { encodeSSE, encodeValidSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
 import type { RunErrorContext } from "./options.js";
 
 /** What the client is told when the agent throws: never the error itself, which may hold secrets. */
@@ -126,8 +126,8 @@ function sseBatch(valid: boolean): Batch {
   let count = 0;
   return {
     add(event, max) {
-      // An event the model judged a moment ago is its own output already: only stringified.
-      const encoded = valid ? `data: ${JSON.stringify(event)}\n\n` : encodeSSE(event);
+      // An event the model judged a moment ago is its own output already: not judged again.
+      const encoded = valid ? encodeValidSSE(event as AguiEvent) : encodeSSE(event);
       const units = encoded.length - 2;
       // A UTF-16 unit is at most 3 UTF-8 bytes: only a very long event needs counting.
       if (units * 3 > max) {

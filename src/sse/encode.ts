@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import { parseEvent } from "../model/parse.js";
 
 /**
@@ -25,5 +25,16 @@ export const SSE_KEEP_ALIVE = ": keep-alive\n\n";
  * @throws {ValidationError} As {@link parseEvent} does: `unknown_event_type` or `invalid_event`.
  */
 export function encodeSSE(event: AguiEventInput): string {
-  return `data: ${JSON.stringify(parseEvent(event))}\n\n`;
+  return encodeValidSSE(parseEvent(event));
+}
+
+/**
+ * Encodes as one SSE message an event the model has already judged valid (a decoder's output, or
+ * `parseEvent`'s), without judging it again: for a relay that decoded the event a moment ago.
+ * Internal to the package. Anything else must go through {@link encodeSSE}.
+ *
+ * @throws Nothing for a valid event.
+ */
+export function encodeValidSSE(valid: AguiEvent): string {
+  return `data: ${JSON.stringify(valid)}\n\n`;
 }
