@@ -12,6 +12,7 @@ import { finalize } from "../model/check.js";
 import { int } from "../model/int.js";
 import { formatIssues } from "../model/issues.js";
 import { runSchema } from "../model/run-schema.js";
+import { TOKEN } from "../server/cors.js";
 
 /** An agent's name: a URL path segment of letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -22,13 +23,11 @@ const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
  */
 export const BEARER_TOKEN = /^[\x21-\x7E]+$/;
 
-/** An HTTP token (RFC 9110 §5.6.2): what a header name is made of. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 const positive = int(1, "expected a positive integer");
 const headerName = z.string().check(
   z.superRefine((value, ctx) => {
-    if (!HEADER_NAME.test(value)) {
+    if (!TOKEN.test(value)) {
       ctx.addIssue({ code: "custom", message: `expected a header name (letters, digits and !#$%&'*+-.^_\`|~), found ${JSON.stringify(value)}`, input: value });
     }
   }),

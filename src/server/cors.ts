@@ -64,8 +64,11 @@ export type PreflightAnswer = { ok: true; headers: Record<string, string> } | { 
 
 const KEYS = new Set(["origins", "credentials", "maxAgeSeconds"]);
 
-/** An HTTP token (RFC 9110 §5.6.2): what a header name is made of. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/**
+ * An HTTP token (RFC 9110 §5.6.2): what a header name is made of. Internal to the package (the
+ * proxy's configuration checks header names with it).
+ */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A preflight's answer depends on these request headers, so caches must key on them. */
 const PREFLIGHT_VARY = "Origin, Access-Control-Request-Method, Access-Control-Request-Headers";
