@@ -29,6 +29,8 @@ import type { core } from "zod";
  *   `resume` does not answer them all (or answers an expired one other than by cancelling it).
  * - `not_supported`: the agent cannot do what was asked (e.g. `connectAgent` on an agent without
  *   `connect`).
+ * - `run_exists`, `store_full`, `store_unavailable`, `run_too_large`, `run_lost`, `unknown_run`,
+ *   `seq_past_end`: a run store refused or failed (a `RunStoreError`; see `RunStore`).
  */
 export type ErrorCode =
   | "invalid_event"
@@ -45,7 +47,14 @@ export type ErrorCode =
   | "aborted"
   | "timeout"
   | "pending_interrupts"
-  | "not_supported";
+  | "not_supported"
+  | "run_exists"
+  | "store_full"
+  | "store_unavailable"
+  | "run_too_large"
+  | "run_lost"
+  | "unknown_run"
+  | "seq_past_end";
 
 /** Options accepted by every error constructor of the family. */
 export interface AguiWireErrorOptions {

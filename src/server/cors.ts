@@ -205,9 +205,9 @@ export function parseHeaderNames(value: string | null | undefined): string[] | u
 }
 
 /**
- * Answers a preflight. Allowed when the origin is allowed and the method asked for is POST:
- * then 204 headers allowing POST and exactly the request headers the browser asked for. Echoing
- * them, rather than a fixed list, keeps working whatever headers a page adds (an
+ * Answers a preflight. Allowed when the origin is allowed and the method asked for is one of
+ * `methods` (POST, or with a run store "POST, GET, DELETE"): then 204 headers allowing them and
+ * exactly the request headers the browser asked for. Echoing them, rather than a fixed list, keeps working whatever headers a page adds (an
  * `Authorization`, an API key) and grants nothing the origin itself was not granted: the origin
  * is the gate. Otherwise a refusal, which the handler sends as 403 with a JSON `{ error }`
  * rather than a 204 without allow headers: the browser blocks either way, and a 403 tells whoever
@@ -218,14 +218,15 @@ export function parseHeaderNames(value: string | null | undefined): string[] | u
  *
  * @throws Never.
  */
-export function preflight(cors: ResolvedCors, request: PreflightRequest): PreflightAnswer {
+export function preflight(cors: ResolvedCors, request: PreflightRequest, methods = "POST"): PreflightAnswer {
   const vary = { Vary: PREFLIGHT_VARY };
   const allowOrigin = allowedOrigin(cors, request.origin);
   if (allowOrigin === undefined) {
     return { ok: false, message: `CORS preflight refused: origin ${JSON.stringify(request.origin)} is not allowed`, headers: vary };
   }
-  if (request.requestMethod !== "POST") {
-    return { ok: false, message: `CORS preflight refused: method ${JSON.stringify(request.requestMethod)} is not allowed: expected POST`, headers: vary };
+  const allowed = methods.split(", ");
+  if (!allowed.includes(request.requestMethod)) {
+    return { ok: false, message: `CORS preflight refused: method ${JSON.stringify(request.requestMethod)} is not allowed: expected ${allowed.join(" or ")}`, headers: vary };
   }
   const names = parseHeaderNames(request.requestHeaders);
   if (names === undefined) {
@@ -237,7 +238,7 @@ export function preflight(cors: ResolvedCors, request: PreflightRequest): Prefli
   }
   const headers: Record<string, string> = {
     "Access-Control-Allow-Origin": allowOrigin,
-    "Access-Control-Allow-Methods": "POST",
+    "Access-Control-Allow-Methods": methods,
   };
   if (names.length > 0) headers["Access-Control-Allow-Headers"] = names.join(", ");
   if (cors.credentials) headers["Access-Control-Allow-Credentials"] = "true";
@@ -251,17 +252,20 @@ export function preflight(cors: ResolvedCors, request: PreflightRequest): Prefli
  * `Vary: Origin`, since the answer depends on it; for an allowed origin also
  * `Access-Control-Allow-Origin` and, with `credentials`, `Access-Control-Allow-Credentials`.
  *
- * No `Access-Control-Expose-Headers`: a client reads only the status, the body and
- * `Content-Type`, which browsers always expose.
+ * `Access-Control-Expose-Headers` only for `expose`: a client otherwise reads only the status,
+ * the body and `Content-Type`, which browsers always expose; a resumable run's client also reads
+ * `AG-UI-Run-Id`.
  *
  * @param origin - The request's `Origin` header, `null` or `undefined` when absent.
+ * @param expose - Response headers a page of that origin may read, comma-separated.
  * @throws Never.
  */
-export function responseCorsHeaders(cors: ResolvedCors, origin: string | null | undefined): Record<string, string> {
+export function responseCorsHeaders(cors: ResolvedCors, origin: string | null | undefined, expose?: string): Record<string, string> {
   const allowOrigin = allowedOrigin(cors, origin);
   if (allowOrigin === undefined) return { Vary: "Origin" };
   const headers: Record<string, string> = { "Access-Control-Allow-Origin": allowOrigin };
   if (cors.credentials) headers["Access-Control-Allow-Credentials"] = "true";
+  if (expose !== undefined) headers["Access-Control-Expose-Headers"] = expose;
   headers.Vary = "Origin";
   return headers;
 }

@@ -33,8 +33,11 @@ export class EventTooLargeError extends AguiWireError {
   }
 }
 
-/** Bytes of `text` in UTF-8 (a lone surrogate counts as U+FFFD, as TextEncoder encodes it). */
-function utf8Length(text: string): number {
+/**
+ * Bytes of `text` in UTF-8 (a lone surrogate counts as U+FFFD, as TextEncoder encodes it).
+ * Internal to the package.
+ */
+export function utf8Length(text: string): number {
   let n = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -96,8 +99,11 @@ function nextTurn(): Promise<undefined> {
   });
 }
 
-/** Events encoded into one chunk of one transport. Internal to the package (the proxy batches too). */
-export interface Batch {
+/**
+ * Events encoded into one chunk: bytes of one transport, or a run store's entries. Internal to the
+ * package (the proxy batches too).
+ */
+export interface Batch<T = Uint8Array> {
   /**
    * Validates and encodes one event into the batch; throws as the transport's encoder does, or
    * an {@link EventTooLargeError} (leaving the batch as it was) when the encoded event is over
@@ -109,7 +115,7 @@ export interface Batch {
   /** About how large the chunk will be: bytes (binary) or UTF-16 units (SSE). */
   readonly size: number;
   /** The batch as one chunk (undefined when empty), leaving the batch empty. */
-  take(): Uint8Array | undefined;
+  take(): T | undefined;
 }
 
 const utf8 = new TextEncoder();
@@ -206,10 +212,13 @@ export interface AgentEventStreamParams<R> {
 }
 
 /** A running agent's byte stream, and the way to stop it when the client leaves. */
-export interface AgentEventStream {
-  body: ReadableStream<Uint8Array>;
-  /** Stops the run because the client went away; see `StreamResult.abort`. */
-  abort(): void;
+export interface AgentEventStream<T = Uint8Array> {
+  body: ReadableStream<T>;
+  /**
+   * Stops the run because the client went away (or, with `reason`, for that reason); see
+   * `StreamResult.abort`.
+   */
+  abort(reason?: string): void;
 }
 
 /** The outcome of one `next()` of the agent, as a value, so that a rejection is never unhandled. */
@@ -263,15 +272,31 @@ function describeType(type: unknown): string {
  * @throws Never; errors end the stream as described.
  */
 export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEventStream {
+  const keepAliveMs =
+    params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
+  // A copy each time: a chunk belongs to its reader, which may keep or transfer it.
+  return eventChunks(params, batchFor(params.contentType), keepAliveMs, () => KEEP_ALIVE_BYTES.slice());
+}
+
+/**
+ * {@link agentEventStream}'s engine, over any kind of batch: the handlers' byte chunks, or a run
+ * store's entries (where nobody waits for a keep-alive: `keepAliveMs` 0). Internal to the package.
+ *
+ * @param keepAliveMs - Silence after which a read gets `keepAlive()` instead; 0 for never.
+ * @throws Never; errors end the stream as {@link agentEventStream} says.
+ */
+export function eventChunks<R, T>(
+  params: Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request">,
+  batch: Batch<T>,
+  keepAliveMs: number,
+  keepAlive: () => T,
+): AgentEventStream<T> {
   const { input, request, maxEventBytes } = params;
-  const batch = batchFor(params.contentType);
   /** Sends what is batched, if anything, as one chunk. */
   const flush = (): void => {
     const chunk = batch.take();
     if (chunk !== undefined) streamController.enqueue(chunk);
   };
-  const keepAliveMs =
-    params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
   const run = new AbortController();
   const iterator = startRun(params.agent, input, run.signal);
   let pending: Promise<Step> | undefined;
@@ -280,7 +305,7 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
   let runEndedWith: string | undefined;
   /** Set when a chunk closed full: the next pull waits for it before asking the agent again. */
   let pause: Promise<undefined> | undefined;
-  let streamController!: ReadableStreamDefaultController<Uint8Array>;
+  let streamController!: ReadableStreamDefaultController<T>;
   /** Ends a keep-alive wait at once, when the client leaves during one. */
   let wake: (() => void) | undefined;
 
@@ -333,11 +358,11 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
       void promise.then(settle);
     });
 
-  const abort = (): void => {
+  const abort = (reason = "the client went away"): void => {
     if (ended) return;
     ended = true;
     wake?.();
-    stopAgent("the client went away");
+    stopAgent(reason);
     void pending?.then((outcome) => {
       if (!outcome.ok && !isAbort(outcome.error, run.signal)) report(outcome.error);
     });
@@ -351,7 +376,7 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
     }
   };
 
-  const body = new ReadableStream<Uint8Array>(
+  const body = new ReadableStream<T>(
     {
       start(controller) {
         streamController = controller;
@@ -368,8 +393,7 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
         const outcome = keepAliveMs ? await waitAtMost(pending, keepAliveMs) : await pending;
         if (ended) return;
         if (outcome === undefined) {
-          // A copy: a chunk belongs to its reader, which may keep or transfer it.
-          controller.enqueue(KEEP_ALIVE_BYTES.slice());
+          controller.enqueue(keepAlive());
           return;
         }
         pending = undefined;

@@ -88,6 +88,7 @@ export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<R
   return async (request) => {
     const result = await handleRun(agent, resolved, {
       method: request.method,
+      url: request.url,
       header: (name) => request.headers.get(name),
       readBody: (limit) => readRequestBody(request.body, limit),
       discardBody: () => discardRequestBody(request),

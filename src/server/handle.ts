@@ -12,6 +12,7 @@ import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors
 import { agentEventStream } from "./event-stream.js";
 import type { ResolvedOptions } from "./options.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
+import { cancelRun, reattach, RESUMABLE_METHODS, RUN_ID_HEADER, startStoredRun } from "./resumable.js";
 
 /** The request headers the core reads. */
 export type RequestHeaderName =
@@ -20,12 +21,15 @@ export type RequestHeaderName =
   | "content-type"
   | "origin"
   | "access-control-request-method"
-  | "access-control-request-headers";
+  | "access-control-request-headers"
+  | "last-event-id";
 
 /** A request as the core sees it. */
 export interface IncomingRun<R> {
   /** The HTTP method, upper case. */
   method: string;
+  /** The request target: an absolute URL, or a path with its query (`/agent?runId=r1`). */
+  url: string;
   /**
    * A request header's value, `null` or `undefined` when absent; a repeated header as its values
    * joined with ", ".
@@ -62,18 +66,27 @@ export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, in
   const requestMethod = incoming.header("access-control-request-method");
   if (isPreflight(incoming.method, origin, requestMethod)) {
     incoming.discardBody();
-    const answer = preflight(cors, { origin: origin!, requestMethod: requestMethod!, requestHeaders: incoming.header("access-control-request-headers") });
+    const answer = preflight(
+      cors,
+      { origin: origin!, requestMethod: requestMethod!, requestHeaders: incoming.header("access-control-request-headers") },
+      options.store ? RESUMABLE_METHODS : "POST",
+    );
     return answer.ok ? emptyAnswer(204, answer.headers) : jsonError(403, answer.message, false, answer.headers);
   }
   const result = await answerRun(agent, options, incoming);
-  return { ...result, headers: withHeaders(result.headers, responseCorsHeaders(cors, origin)) };
+  // A page of another origin reads the run's id only if the response exposes it.
+  return { ...result, headers: withHeaders(result.headers, responseCorsHeaders(cors, origin, options.store ? RUN_ID_HEADER : undefined)) };
 }
 
 /** {@link handleRun} without CORS. */
 async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  const { store } = options;
   if (incoming.method !== "POST") {
     incoming.discardBody();
-    return jsonError(405, `method ${incoming.method} not allowed: expected POST`, false, { Allow: "POST" });
+    if (store !== undefined && incoming.method === "GET") return reattach(options, store, incoming);
+    if (store !== undefined && incoming.method === "DELETE") return cancelRun(store, incoming);
+    const allowed = store === undefined ? "POST" : RESUMABLE_METHODS;
+    return jsonError(405, `method ${incoming.method} not allowed: expected ${allowed.replace(", DELETE", " or DELETE")}`, false, { Allow: allowed });
   }
   const declared = declaredLength(incoming.header("content-length"));
   // Before anything is read: a body of another type may come from any web page (a CORS simple
@@ -94,6 +107,7 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
   const parsed = parseRunBody(read);
   if (!parsed.ok) return jsonError(422, parsed.error, false);
   const contentType = negotiate(incoming.header("accept"));
+  if (store !== undefined) return startStoredRun(agent, options, store, incoming, parsed.input, contentType);
   const { body, abort } = agentEventStream({
     agent,
     input: parsed.input,

@@ -136,6 +136,7 @@ async function writeStream(result: StreamResult, res: ServerResponse): Promise<v
 async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedOptions<IncomingMessage>, req: R, res: ServerResponse): Promise<void> {
   const result = await handleRun(agent, options, {
     method: req.method ?? "",
+    url: req.url ?? "/",
     header: (name) => headerOf(req, name),
     readBody: (limit) => readNodeBody(req, limit),
     // Node reads and discards an unread body itself once the response is done.

@@ -6,6 +6,7 @@
 import type { Agent } from "../agent.js";
 import type { RunAgentInput } from "../model/input.js";
 import { DEFAULT_MAX_EVENT_BYTES } from "../sse/parser.js";
+import type { RunStore } from "../store/run-store.js";
 import { resolveCors, type CorsOptions, type ResolvedCors } from "./cors.js";
 
 /** Default bound on a request body: 1 MiB. */
@@ -62,6 +63,15 @@ export interface AgentHandlerOptions<R = Request> {
    * browser lets only pages of the handler's own origin read a run.
    */
   cors?: CorsOptions;
+  /**
+   * Makes runs resumable: each run's events are kept in this store (`memoryStore()`, or
+   * `redisStore()` to share runs between instances) and numbered (SSE `id:`); the response
+   * carries `AG-UI-Run-Id`; the agent runs to its end even when its client goes away; and the
+   * handler also answers `GET ?runId=` (reattach, after `Last-Event-ID`) and `DELETE ?runId=`
+   * (cancel). A POST whose runId the store holds already gets 409. Default: none, and runs are
+   * tied to their connection, as with `@ag-ui/*` servers.
+   */
+  store?: RunStore;
 }
 
 /** Options with defaults applied and checked. */
@@ -72,6 +82,8 @@ export interface ResolvedOptions<R> {
   onError: (error: unknown, context: RunErrorContext<R>) => void;
   /** `undefined` when CORS is off. */
   cors: ResolvedCors | undefined;
+  /** `undefined` without resumable runs. */
+  store: RunStore | undefined;
 }
 
 function defaultOnError(error: unknown): void {
@@ -93,6 +105,7 @@ function byteBound(name: string, value: number): number {
  *   `Infinity`), or `keepAliveMs` is negative or not a number.
  * @throws {TypeError} when `onError` is given and is not a function.
  * @throws {TypeError|RangeError} when `cors` is malformed (see `resolveCors`).
+ * @throws {TypeError} when `store` is given and is not a run store.
  */
 export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
   const maxBodyBytes = byteBound("maxBodyBytes", options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -106,7 +119,18 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
     throw new TypeError(`onError must be a function, found ${typeof onError}`);
   }
   const cors = resolveCors(options?.cors);
-  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors };
+  const store = options?.store;
+  if (store !== undefined && !isStore(store)) {
+    throw new TypeError(`store must be a run store (memoryStore() or redisStore()): an object with create, read and cancel methods, found ${store === null ? "null" : typeof store}`);
+  }
+  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors, store };
+}
+
+/** Whether `value` has a run store's methods. */
+function isStore(value: unknown): value is RunStore {
+  if (typeof value !== "object" || value === null) return false;
+  const { create, read, cancel } = value as Partial<RunStore>;
+  return typeof create === "function" && typeof read === "function" && typeof cancel === "function";
 }
 
 /**

@@ -1,0 +1,116 @@
+/**
+ * A detached run: the agent runs to its end into a run store, whoever reads it, and a cancel
+ * from any instance stops it.
+ *
+ * @module
+ */
+import { whenAborted } from "../abort.js";
+import { encodeValidFrame } from "../binary/codec.js";
+import { isAguiWireError } from "../errors.js";
+import { EventType } from "../model/event-type.js";
+import type { AguiEvent } from "../model/events.js";
+import { validEvent } from "../model/exact.js";
+import type { RunEvent, RunWriter } from "../store/run-store.js";
+import { EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
+
+/** The RUN_ERROR code a cancelled run ends with. */
+export const RUN_CANCELLED = { code: "cancelled", message: "the run was cancelled" } as const;
+
+/** Events validated and encoded as frames, for a store. */
+function runEventBatch(): Batch<RunEvent[]> {
+  let events: RunEvent[] = [];
+  let size = 0;
+  return {
+    add(event, max) {
+      const valid = validEvent(event);
+      const frame = encodeValidFrame(valid);
+      if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
+      events.push({ event: valid, frame });
+      size += frame.length;
+    },
+    get count() {
+      return events.length;
+    },
+    get size() {
+      return size;
+    },
+    take() {
+      if (events.length === 0) return undefined;
+      const taken = events;
+      events = [];
+      size = 0;
+      return taken;
+    },
+  };
+}
+
+/**
+ * A RUN_ERROR of the server's, as a store entry. Internal to the package.
+ *
+ * @throws Never.
+ */
+export function serverRunError(code: string, message: string): RunEvent {
+  const event = { type: EventType.RUN_ERROR, code, message } as AguiEvent;
+  return { event, frame: encodeValidFrame(event) };
+}
+
+/** What {@link recordRun} needs: the event stream's parameters, and where the events go. */
+export type RecordRunParams<R> = Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request"> & {
+  writer: RunWriter;
+};
+
+/**
+ * Starts the agent and writes its events to `writer` until the run ends, however long nobody
+ * reads it. Everything the handler's own stream does holds here too (validation, batching,
+ * RUN_ERROR for an agent that throws or yields an invalid event; see `agentEventStream`), and:
+ * - a cancel (`writer.cancelled`) stops the agent and ends the run with RUN_ERROR `cancelled`,
+ *   unless the agent's run had ended already;
+ * - an append the store refuses as too large stops the agent and ends the run with RUN_ERROR
+ *   `run_too_large`; a store that fails stops the agent. Both go to `onError`.
+ *
+ * @returns A promise that settles when the run is over and written (it never rejects).
+ */
+export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
+  const { writer, input, request } = params;
+  const report = (error: unknown): void => {
+    try {
+      params.onError(error, { input, request });
+    } catch {
+      // A failing error hook must not take the server down with it.
+    }
+  };
+  const chunks = eventChunks(params, runEventBatch(), 0, () => []);
+  const reader = chunks.body.getReader();
+  let cancelled = false;
+  const unlink = whenAborted(writer.cancelled, () => {
+    cancelled = true;
+    chunks.abort("the run was cancelled");
+  });
+  /** Whether what the store holds ends with a run's end (RUN_FINISHED or RUN_ERROR). */
+  let runEnded = false;
+  let last: RunEvent | undefined;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await writer.append(value);
+      for (let i = 0; i < value.length; i++) {
+        const type = value[i]!.event.type;
+        if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) runEnded = true;
+        else if (type === EventType.RUN_STARTED) runEnded = false;
+      }
+    }
+    if (cancelled && !runEnded) last = serverRunError(RUN_CANCELLED.code, RUN_CANCELLED.message);
+  } catch (error) {
+    chunks.abort(isAguiWireError(error, "run_too_large") ? "the run outgrew the store" : "the run store failed");
+    report(error);
+    if (isAguiWireError(error, "run_too_large") && !runEnded) last = serverRunError("run_too_large", (error as Error).message);
+  } finally {
+    unlink();
+  }
+  try {
+    await writer.end(last);
+  } catch (error) {
+    report(error);
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * A stored run as a response body: its events from a run store, encoded in the negotiated
+ * transport, SSE events numbered with `id:`, until the run ends.
+ *
+ * @module
+ */
+import { decodeEvent } from "../binary/codec.js";
+import { concatBytes } from "../bytes.js";
+import { AguiWireError, isAguiWireError } from "../errors.js";
+import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
+import { EventType } from "../model/event-type.js";
+import { encodeValidSSE } from "../sse/encode.js";
+import type { RunReader, StoredEvent } from "../store/run-store.js";
+import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, utf8Length } from "./event-stream.js";
+
+/** What the client is told when the store fails while its run is read. */
+export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run store became unavailable" } as const;
+
+const utf8 = new TextEncoder();
+
+/**
+ * Stored events as one chunk: their frames as they are, or SSE text with each event's `seq` as
+ * its `id`, so that a client (a browser's EventSource among them) reattaches after the last one
+ * it saw.
+ *
+ * @throws {EventTooLargeError} For an SSE event whose `data:` line is over `max` bytes.
+ */
+function chunkOf(events: readonly StoredEvent[], contentType: EventMediaType, max: number): Uint8Array {
+  if (contentType !== SSE_MEDIA_TYPE) {
+    if (events.length === 1) return events[0]!.frame;
+    const frames = new Array<Uint8Array>(events.length);
+    for (let i = 0; i < events.length; i++) frames[i] = events[i]!.frame;
+    return concatBytes(frames);
+  }
+  let text = "";
+  for (let i = 0; i < events.length; i++) {
+    const stored = events[i]!;
+    // The frame was encoded from a valid event: decoding it gives that event back.
+    const sse = encodeValidSSE(stored.event ?? decodeEvent(stored.frame, 4));
+    const units = sse.length - 2;
+    if (units * 3 > max) {
+      const size = utf8Length(sse) - 2;
+      if (size > max) throw new EventTooLargeError(size, max);
+    }
+    text += `id: ${stored.seq}\n${sse}`;
+  }
+  return utf8.encode(text);
+}
+
+/** What {@link replayStream} needs. */
+export interface ReplayParams {
+  reader: RunReader;
+  /** Stops the reader's wait for live events (the store's `read` was given its signal). */
+  stop: AbortController;
+  contentType: EventMediaType;
+  /** 0 or Infinity: no keep-alive comments. Ignored for the binary transport. */
+  keepAliveMs: number;
+  maxEventBytes: number;
+  /** Told of a store failure or an event over `maxEventBytes`. */
+  onError(error: unknown): void;
+}
+
+/** One step of the reader, as a value, so that a rejection is never unhandled. */
+type Step = { ok: true; result: IteratorResult<readonly StoredEvent[]> } | { ok: false; error: unknown };
+
+/**
+ * A byte stream of a stored run: one chunk per batch the store gives, read only as the client
+ * reads (`highWaterMark` 0). For SSE, a wait longer than `keepAliveMs` for the next live event
+ * sends a keep-alive comment. A store that fails while the run is read, or an SSE event over
+ * `maxEventBytes`, ends the stream with a RUN_ERROR (`store_unavailable`, `frame_too_large`)
+ * that has no `id` (it is not part of the stored run) and goes to `onError`. Cancelling the
+ * stream, or `abort()`, stops reading, and nothing else: the run goes on in the store.
+ *
+ * @throws Never.
+ */
+export function replayStream(params: ReplayParams): { body: ReadableStream<Uint8Array>; abort(): void } {
+  const { contentType, maxEventBytes, stop } = params;
+  const keepAliveMs = contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
+  const iterator = params.reader[Symbol.asyncIterator]();
+  let pending: Promise<Step> | undefined;
+  let ended = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+
+  const step = (): Promise<Step> =>
+    iterator.next().then(
+      (result) => ({ ok: true as const, result }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+
+  /** Waits for `promise`, or `ms` of silence (then `undefined`), or the end (then `undefined`). */
+  const waitAtMost = (promise: Promise<Step>, ms: number): Promise<Step | undefined> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), ms);
+      void promise.then((outcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      });
+    });
+
+  /** Ends the stream with one RUN_ERROR of the server's, outside the stored run. */
+  const endWith = (error: unknown, runError: { code: string; message: string }): void => {
+    ended = true;
+    params.onError(error);
+    const batch = batchFor(contentType);
+    batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
+    controller.enqueue(batch.take()!);
+    controller.close();
+    stop.abort();
+  };
+
+  const abort = (): void => {
+    if (ended) return;
+    ended = true;
+    stop.abort();
+    void iterator.return?.(undefined)?.catch(() => {});
+    try {
+      controller.close();
+    } catch {
+      // Cancelled: nothing is reading.
+    }
+  };
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      async pull() {
+        if (ended) return;
+        pending ??= step();
+        const outcome = keepAliveMs ? await waitAtMost(pending, keepAliveMs) : await pending;
+        if (ended) return;
+        if (outcome === undefined) {
+          controller.enqueue(KEEP_ALIVE_BYTES.slice());
+          return;
+        }
+        pending = undefined;
+        if (!outcome.ok) {
+          const error = outcome.error;
+          const unavailable = isAguiWireError(error, "store_unavailable")
+            ? error
+            : new AguiWireError("store_unavailable", `the run store failed while the run was read: ${String((error as Error)?.message ?? error)}`, { cause: error });
+          endWith(unavailable, STORE_UNAVAILABLE);
+          return;
+        }
+        if (outcome.result.done) {
+          ended = true;
+          controller.close();
+          return;
+        }
+        try {
+          controller.enqueue(chunkOf(outcome.result.value, contentType, maxEventBytes));
+        } catch (error) {
+          void iterator.return?.(undefined)?.catch(() => {});
+          if (error instanceof EventTooLargeError) endWith(error, { code: error.code, message: error.message });
+          else endWith(error, STORE_UNAVAILABLE);
+        }
+      },
+      cancel() {
+        abort();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { body, abort };
+}

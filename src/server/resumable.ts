@@ -1,0 +1,148 @@
+/**
+ * The three answers of a handler with a run store: a run started into the store (POST), a
+ * reattach (GET `?runId=`), a cancel (DELETE `?runId=`).
+ *
+ * @module
+ */
+import type { Agent } from "../agent.js";
+import { isAguiWireError } from "../errors.js";
+import type { EventMediaType } from "../media-types.js";
+import type { RunAgentInput } from "../model/input.js";
+import { negotiate } from "../negotiate.js";
+import type { RunStore } from "../store/run-store.js";
+import type { IncomingRun } from "./handle.js";
+import type { ResolvedOptions } from "./options.js";
+import { recordRun, serverRunError } from "./record.js";
+import { replayStream, STORE_UNAVAILABLE } from "./replay.js";
+import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
+
+/** The response header that names a resumable run: a client may reattach to it. */
+export const RUN_ID_HEADER = "AG-UI-Run-Id";
+
+/** The methods a handler with a store answers. */
+export const RESUMABLE_METHODS = "POST, GET, DELETE";
+
+/** A sequence number as `Last-Event-ID` carries it: digits, no sign, no leading zero. */
+const SEQ = /^(?:0|[1-9][0-9]{0,15})$/;
+
+/** A store's refusal or failure as an answer: 404, 409, 400, else 503. */
+function storeAnswer(error: unknown): HandlerResult {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isAguiWireError(error, "unknown_run")) return jsonError(404, message, false);
+  if (isAguiWireError(error, "run_exists")) return jsonError(409, message, false);
+  if (isAguiWireError(error, "seq_past_end")) return jsonError(400, message, false);
+  // The store's own words say what failed (a connection refused, say) without any secret.
+  return jsonError(503, isAguiWireError(error) ? message : `the run store is unavailable: ${message}`, false, { "Retry-After": "1" });
+}
+
+/** The `runId` query parameter, or an answer saying it is missing. */
+function runIdOf(incoming: IncomingRun<unknown>): string | HandlerResult {
+  const runId = new URL(incoming.url, "http://localhost").searchParams.get("runId");
+  if (runId === null || runId === "") {
+    return jsonError(400, `${incoming.method} needs the run: expected a runId query parameter (?runId=…), found ${runId === null ? "none" : "an empty one"}`, false);
+  }
+  return runId;
+}
+
+/** The run's stream as the answer, read from the store after `after`. */
+async function streamFrom<R>(
+  store: RunStore,
+  options: ResolvedOptions<R>,
+  runId: string,
+  after: number,
+  contentType: EventMediaType,
+  report: (error: unknown) => void,
+): Promise<HandlerResult> {
+  const stop = new AbortController();
+  let reader;
+  try {
+    reader = await store.read(runId, after, stop.signal);
+  } catch (error) {
+    return storeAnswer(error);
+  }
+  if (reader.exhausted) return emptyAnswer(204, { [RUN_ID_HEADER]: runId, "Cache-Control": "no-store" });
+  const { body, abort } = replayStream({ reader, stop, contentType, keepAliveMs: options.keepAliveMs, maxEventBytes: options.maxEventBytes, onError: report });
+  return { kind: "stream", status: 200, headers: { ...streamHeaders(contentType), [RUN_ID_HEADER]: runId }, body, abort };
+}
+
+/**
+ * Starts a run into the store and answers with its stream, read back from the store: 409 when
+ * the store holds the runId already, 503 when it is full or unavailable. The agent runs to its end
+ * whatever happens to this response.
+ *
+ * @throws Never: every failure is an answer.
+ */
+export async function startStoredRun<R>(
+  agent: Agent,
+  options: ResolvedOptions<R>,
+  store: RunStore,
+  incoming: IncomingRun<R>,
+  input: RunAgentInput,
+  contentType: EventMediaType,
+): Promise<HandlerResult> {
+  const report = (error: unknown): void => {
+    try {
+      options.onError(error, { input, request: incoming.request });
+    } catch {
+      // A failing error hook must not take the server down with it.
+    }
+  };
+  let writer;
+  try {
+    writer = await store.create(input.runId);
+  } catch (error) {
+    return storeAnswer(error);
+  }
+  // Opened before the agent starts, so that a store that cannot be read never runs an agent.
+  const answer = await streamFrom(store, options, input.runId, -1, contentType, report);
+  if (answer.kind !== "stream") {
+    await writer.end(serverRunError(STORE_UNAVAILABLE.code, STORE_UNAVAILABLE.message)).catch(report);
+    return answer;
+  }
+  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request });
+  return answer;
+}
+
+/**
+ * Answers GET `?runId=<id>`: the run's events after `Last-Event-ID` (or the `lastEventId` query
+ * parameter; neither means from the start) in the transport `Accept` picks, then the live ones
+ * until it ends. 204 when the run has ended and there is nothing after; 400 for a missing runId,
+ * a Last-Event-ID that is not a sequence number, or one past the end of an ended run; 404 for an
+ * unknown or expired run; 503 when the store is unavailable.
+ *
+ * @throws Never: every failure is an answer.
+ */
+export async function reattach<R>(options: ResolvedOptions<R>, store: RunStore, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  const runId = runIdOf(incoming);
+  if (typeof runId !== "string") return runId;
+  const given = incoming.header("last-event-id") ?? new URL(incoming.url, "http://localhost").searchParams.get("lastEventId");
+  let after = -1;
+  if (given !== null && given !== undefined && given !== "") {
+    const text = given.trim();
+    if (!SEQ.test(text) || !Number.isSafeInteger(Number(text))) {
+      return jsonError(400, `Last-Event-ID must be the sequence number of an event of the run (0, 1, 2, …), found ${JSON.stringify(given.slice(0, 64))}`, false);
+    }
+    after = Number(text);
+  }
+  // A reattach has no input for onError's context: what fails here (the store, mostly) is the
+  // writer's to report, and the client is told with a RUN_ERROR.
+  return streamFrom(store, options, runId, after, negotiate(incoming.header("accept")), () => {});
+}
+
+/**
+ * Answers DELETE `?runId=<id>`: 204 once the run's writer is told to stop (the run ends with
+ * RUN_ERROR `cancelled`; an ended run stays as it was), 404 for an unknown run, 503 when the
+ * store is unavailable.
+ *
+ * @throws Never: every failure is an answer.
+ */
+export async function cancelRun<R>(store: RunStore, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  const runId = runIdOf(incoming);
+  if (typeof runId !== "string") return runId;
+  try {
+    await store.cancel(runId);
+  } catch (error) {
+    return storeAnswer(error);
+  }
+  return emptyAnswer(204, { [RUN_ID_HEADER]: runId });
+}

@@ -1,0 +1,210 @@
+/**
+ * `memoryStore`: runs kept in this process, the embedded default. Bounded three ways: how long an
+ * ended run stays (`ttlMs`), how many runs (`maxRuns`), how many bytes one run may hold
+ * (`maxBytesPerRun`).
+ *
+ * @module
+ */
+import { AguiWireError } from "../errors.js";
+import { RunStoreError, type RunEvent, type RunReader, type RunStore, type RunWriter, type StoredEvent } from "./run-store.js";
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** How long a run is kept after it ends, in ms; then asking for it is a 404. Default 5 minutes. */
+  ttlMs?: number;
+  /**
+   * The most runs kept at once. A new run past it pushes out the oldest ended run; when every run
+   * is live, the new one is refused (`store_full`, a 503). Default 1,000.
+   */
+  maxRuns?: number;
+  /**
+   * The most bytes of events (binary frames) one run may hold; the event that would pass it is
+   * refused (`run_too_large`) and the run ends with a RUN_ERROR of that code. Default 16 MiB.
+   */
+  maxBytesPerRun?: number;
+}
+
+/** Default {@link MemoryStoreOptions.ttlMs}: 5 minutes. */
+export const DEFAULT_MEMORY_TTL_MS = 5 * 60_000;
+/** Default {@link MemoryStoreOptions.maxRuns}. */
+export const DEFAULT_MEMORY_MAX_RUNS = 1000;
+/** Default {@link MemoryStoreOptions.maxBytesPerRun}: 16 MiB. */
+export const DEFAULT_MEMORY_MAX_BYTES_PER_RUN = 16 * 1024 * 1024;
+
+/** The most events one step of a reader yields. */
+const READ_BATCH = 256;
+
+/** One run as this store keeps it. */
+interface Run {
+  readonly id: string;
+  readonly frames: Uint8Array[];
+  bytes: number;
+  ended: boolean;
+  /** When the run ended (`now()`), for its expiry. */
+  endedAt: number;
+  /** Readers waiting for the next event or the end. */
+  readonly waiters: Set<() => void>;
+  readonly cancel: AbortController;
+}
+
+/** A positive safe integer or Infinity, else a RangeError naming the option. */
+function bound(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(value === Infinity || (Number.isSafeInteger(value) && value > 0))) {
+    throw new RangeError(`memoryStore: ${name} must be a positive integer or Infinity, found ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Makes a run store that keeps runs in this process's memory: what a single instance needs, and
+ * nothing to install or run beside it. Runs do not survive the process and are not shared
+ * between instances (use `redisStore` for that).
+ *
+ * @param options - `ttlMs` (default 5 min), `maxRuns` (default 1,000), `maxBytesPerRun` (default 16 MiB).
+ * @param now - The clock, in ms (for tests); default `Date.now`.
+ * @throws {RangeError} When an option is not a positive integer (or Infinity).
+ */
+export function memoryStore(options: MemoryStoreOptions = {}, now: () => number = Date.now): RunStore {
+  const ttlMs = bound("ttlMs", options.ttlMs, DEFAULT_MEMORY_TTL_MS);
+  const maxRuns = bound("maxRuns", options.maxRuns, DEFAULT_MEMORY_MAX_RUNS);
+  const maxBytesPerRun = bound("maxBytesPerRun", options.maxBytesPerRun, DEFAULT_MEMORY_MAX_BYTES_PER_RUN);
+  /** In creation order, which is the order the oldest ended run is looked for in. */
+  const runs = new Map<string, Run>();
+  let closed = false;
+
+  const expired = (run: Run): boolean => run.ended && now() - run.endedAt >= ttlMs;
+
+  /** Drops expired runs. Ended runs are few next to the appends, so a sweep per create is cheap. */
+  const sweep = (): void => {
+    for (const run of runs.values()) if (expired(run)) runs.delete(run.id);
+  };
+
+  /** The live run of this id, or a RunStoreError `unknown_run`. */
+  const find = (runId: string): Run => {
+    const run = runs.get(runId);
+    if (run === undefined || expired(run)) {
+      if (run !== undefined) runs.delete(runId);
+      throw new RunStoreError("unknown_run", `no run ${JSON.stringify(runId)} in the store: it never started here, or it ended more than ${ttlMs} ms ago`);
+    }
+    return run;
+  };
+
+  const wake = (run: Run): void => {
+    if (run.waiters.size === 0) return;
+    const waiters = [...run.waiters];
+    run.waiters.clear();
+    for (const w of waiters) w();
+  };
+
+  const add = (run: Run, event: RunEvent): void => {
+    run.frames.push(event.frame);
+    run.bytes += event.frame.length;
+  };
+
+  const writer = (run: Run): RunWriter => ({
+    runId: run.id,
+    cancelled: run.cancel.signal,
+    append(events) {
+      if (run.ended) return Promise.resolve();
+      let size = 0;
+      for (let i = 0; i < events.length; i++) size += events[i]!.frame.length;
+      if (run.bytes + size > maxBytesPerRun) {
+        return Promise.reject(
+          new RunStoreError("run_too_large", `the run outgrew the store: expected at most ${maxBytesPerRun} bytes of events (maxBytesPerRun), found ${run.bytes + size}`),
+        );
+      }
+      for (let i = 0; i < events.length; i++) add(run, events[i]!);
+      wake(run);
+      return Promise.resolve();
+    },
+    end(last) {
+      if (run.ended) return Promise.resolve();
+      if (last !== undefined) add(run, last);
+      run.ended = true;
+      run.endedAt = now();
+      wake(run);
+      return Promise.resolve();
+    },
+  });
+
+  const reader = (run: Run, after: number, signal: AbortSignal | undefined): RunReader => ({
+    exhausted: run.ended && after === run.frames.length - 1,
+    async *[Symbol.asyncIterator]() {
+      let next = after + 1;
+      let stop: (() => void) | undefined;
+      const onAbort = (): void => stop?.();
+      signal?.addEventListener("abort", onAbort);
+      try {
+        while (!signal?.aborted) {
+          if (closed) throw new RunStoreError("store_unavailable", "the store was closed while the run was read");
+          const { frames } = run;
+          if (next < frames.length) {
+            const batch: StoredEvent[] = [];
+            // Bounded, so that a long run replays in chunks of a reasonable size.
+            const stop = Math.min(frames.length, next + READ_BATCH);
+            for (; next < stop; next++) batch.push({ seq: next, frame: frames[next]!, event: undefined });
+            yield batch;
+            continue;
+          }
+          if (run.ended) return;
+          await new Promise<void>((resolve) => {
+            stop = resolve;
+            run.waiters.add(resolve);
+          });
+          run.waiters.delete(stop!);
+          stop = undefined;
+        }
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+        if (stop) run.waiters.delete(stop);
+      }
+    },
+  });
+
+  return {
+    create(runId) {
+      sweep();
+      if (runs.has(runId)) return Promise.reject(new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`));
+      if (runs.size >= maxRuns) {
+        let oldest: Run | undefined;
+        for (const run of runs.values()) {
+          if (run.ended && (oldest === undefined || run.endedAt < oldest.endedAt)) oldest = run;
+        }
+        if (oldest === undefined) {
+          return Promise.reject(new RunStoreError("store_full", `the store is full: expected fewer than ${maxRuns} live runs (maxRuns), found ${runs.size}`));
+        }
+        runs.delete(oldest.id);
+      }
+      const run: Run = { id: runId, frames: [], bytes: 0, ended: false, endedAt: 0, waiters: new Set(), cancel: new AbortController() };
+      runs.set(runId, run);
+      return Promise.resolve(writer(run));
+    },
+    read(runId, after, signal) {
+      try {
+        const run = find(runId);
+        if (run.ended && after > run.frames.length - 1) {
+          throw new RunStoreError("seq_past_end", `run ${JSON.stringify(runId)} ended with event ${run.frames.length - 1}: expected a sequence number up to it, found ${after}`);
+        }
+        return Promise.resolve(reader(run, after, signal));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    cancel(runId) {
+      try {
+        const run = find(runId);
+        if (!run.ended) run.cancel.abort(new AguiWireError("aborted", "the run was cancelled"));
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    close() {
+      closed = true;
+      for (const run of runs.values()) wake(run);
+      runs.clear();
+      return Promise.resolve();
+    },
+  };
+}

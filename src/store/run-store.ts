@@ -1,0 +1,129 @@
+/**
+ * What a run store is: the contract between the handlers, which record and replay runs, and the
+ * stores that keep them (in memory, in Redis). A store never sees HTTP; the handlers never see
+ * how a store keeps its runs.
+ *
+ * A run is a log of events numbered 0, 1, 2, … (their `seq`), written by one writer (the
+ * instance whose agent runs it) and read by any number of readers (the client that started it,
+ * and clients that reattach, on any instance), until it ends.
+ *
+ * @module
+ */
+import { AguiWireError, type AguiWireErrorOptions } from "../errors.js";
+import type { AguiEvent } from "../model/events.js";
+
+/** An event on its way into a store: validated, and encoded once as a binary frame. */
+export interface RunEvent {
+  /**
+   * The event, as the model's parser returned it. It may share objects with what the agent
+   * yielded, which the agent may change later: a store keeps `frame`, not this.
+   */
+  readonly event: AguiEvent;
+  /** The same event as one binary frame: a 4-byte big-endian length, then the protobuf payload. */
+  readonly frame: Uint8Array;
+}
+
+/** An event as a store gives it back. */
+export interface StoredEvent {
+  /** Its place in the run: 0 for the first event. */
+  readonly seq: number;
+  /** The event as one binary frame (length prefix included). */
+  readonly frame: Uint8Array;
+  /**
+   * The event decoded from `frame`, when the store has it at hand; `undefined` otherwise (decode
+   * `frame` then). Never the agent's own object, which the agent may change after yielding it.
+   */
+  readonly event: AguiEvent | undefined;
+}
+
+/** The writing side of one run: held by the instance whose agent runs it. */
+export interface RunWriter {
+  /** The run's id. */
+  readonly runId: string;
+  /**
+   * Fires when the run is cancelled with {@link RunStore.cancel}, from this instance or another.
+   * The writer then stops its agent and ends the run with a RUN_ERROR `cancelled`.
+   */
+  readonly cancelled: AbortSignal;
+  /**
+   * Adds events to the run, in order: the first gets the next `seq`. Readers see them once the
+   * promise resolves (or before).
+   *
+   * @throws {RunStoreError} `run_too_large` when the run would outgrow the store's bound (nothing
+   *   of `events` is added; the writer then ends the run with {@link end}); `store_unavailable`
+   *   when the store cannot be reached; `run_lost` when the run was taken from this writer (its
+   *   lease expired and another instance ended it).
+   */
+  append(events: readonly RunEvent[]): Promise<void>;
+  /**
+   * Ends the run, after `last` when given (a RUN_ERROR of the server's: it is added whatever the
+   * store's bounds). Readers end once they have delivered everything. Idempotent.
+   *
+   * @throws {RunStoreError} `store_unavailable` or `run_lost`, as {@link append}.
+   */
+  end(last?: RunEvent): Promise<void>;
+}
+
+/** The reading side of one run, from a given point: its events in batches, live until the run ends. */
+export interface RunReader extends AsyncIterable<readonly StoredEvent[]> {
+  /**
+   * True when, as the reader was opened, the run had ended and held nothing after the point asked
+   * for: the handler then answers 204 (what stops a browser's `EventSource` from reconnecting).
+   */
+  readonly exhausted: boolean;
+}
+
+/**
+ * A place where runs are kept, so that they outlive the connection that started them: the
+ * handlers' `store` option. `memoryStore()` keeps them in this process; `redisStore()` in Redis,
+ * shared by every instance that uses it.
+ */
+export interface RunStore {
+  /**
+   * Starts a new run.
+   *
+   * @throws {RunStoreError} `run_exists` when the store already holds a run of this id;
+   *   `store_full` when it has no room (every run it may hold is live); `store_unavailable`.
+   */
+  create(runId: string): Promise<RunWriter>;
+  /**
+   * Opens a run for reading: every event with a `seq` greater than `after` (-1 for all of them),
+   * then the live ones until the run ends. Iterating the reader yields non-empty batches in order
+   * and returns when the run has ended and everything is delivered; `signal` (or `return()`)
+   * stops it. A run whose writer's instance died is ended, once its lease has expired, with a
+   * RUN_ERROR `instance_lost`, which the reader yields like any event.
+   *
+   * @throws {RunStoreError} `unknown_run` when the store holds no run of this id (never had one,
+   *   or it expired); `seq_past_end` when the run has ended and `after` is past its last event;
+   *   `store_unavailable`. Iteration throws `store_unavailable` when the store goes away.
+   */
+  read(runId: string, after: number, signal?: AbortSignal): Promise<RunReader>;
+  /**
+   * Cancels a run: its writer's `cancelled` fires, whichever instance holds it. A run that has
+   * ended already is left as it is.
+   *
+   * @throws {RunStoreError} `unknown_run` when the store holds no run of this id;
+   *   `store_unavailable`.
+   */
+  cancel(runId: string): Promise<void>;
+  /** Lets go of what the store holds open (connections, timers). Never rejects. */
+  close(): Promise<void>;
+}
+
+/** What went wrong in a store; see the methods of {@link RunStore} for when each is thrown. */
+export type RunStoreErrorCode = "run_exists" | "store_full" | "store_unavailable" | "run_too_large" | "run_lost" | "unknown_run" | "seq_past_end";
+
+/** A store's refusal or failure. `code` is stable; `message` says what was expected and found. */
+export class RunStoreError extends AguiWireError {
+  declare readonly code: RunStoreErrorCode;
+
+  /**
+   * @param code - The stable code.
+   * @param message - What was asked and what the store found.
+   * @param options - `cause`: the underlying error (a Redis client's, say).
+   */
+  constructor(code: RunStoreErrorCode, message: string, options?: AguiWireErrorOptions) {
+    super(code, message, options);
+    this.name = "RunStoreError";
+  }
+}
