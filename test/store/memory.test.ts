@@ -1,0 +1,170 @@
+/**
+ * memoryStore's bounds: expiry after the run's end, the number of runs, the bytes of one run; and
+ * each seen through the handler as the client meets it (404, 503, RUN_ERROR run_too_large).
+ */
+import { describe, expect, it } from "vitest";
+import { encodeFrame, EventType, parseEvent, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
+import type { RunContext } from "../../src/agent.js";
+import { memoryStore, RunStoreError, type RunEvent, type RunStore } from "../../src/server/index.js";
+import { HANDLERS, SSE, post, readEvents, runInput, waitFor } from "../server/helpers.js";
+
+const runEvent = (input: AguiEventInput): RunEvent => ({ event: parseEvent(input), frame: encodeFrame(input) });
+const tick = (i: number): RunEvent => runEvent({ type: EventType.CUSTOM, name: "tick", value: i });
+
+/** Every event a reader gives, until the run ends. */
+async function readAll(store: RunStore, runId: string, after = -1): Promise<number[]> {
+  const seqs: number[] = [];
+  for await (const batch of await store.read(runId, after)) for (const e of batch) seqs.push(e.seq);
+  return seqs;
+}
+
+const codeOf = async (promise: Promise<unknown>): Promise<string | undefined> => {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(RunStoreError);
+    return (error as RunStoreError).code;
+  }
+};
+
+describe("memoryStore", () => {
+  it("keeps an ended run for ttlMs from its end, then it is unknown", async () => {
+    let now = 1_000;
+    const store = memoryStore({ ttlMs: 500 }, () => now);
+    const writer = await store.create("r");
+    await writer.append([tick(0), tick(1)]);
+    now += 10_000; // a live run never expires
+    const live = (await store.read("r", 0))[Symbol.asyncIterator]();
+    expect((await live.next()).value.map((e: { seq: number }) => e.seq)).toEqual([1]);
+    await live.return!();
+    await writer.end();
+    now += 499;
+    expect(await readAll(store, "r")).toEqual([0, 1]);
+    now += 1;
+    expect(await codeOf(store.read("r", -1))).toBe("unknown_run");
+    expect(await codeOf(store.cancel("r"))).toBe("unknown_run");
+  });
+
+  it("pushes out the oldest ended run when maxRuns is reached, and refuses a run when every one is live", async () => {
+    let now = 0;
+    const store = memoryStore({ maxRuns: 2 }, () => now);
+    const a = await store.create("a");
+    const b = await store.create("b");
+    expect(await codeOf(store.create("c"))).toBe("store_full");
+    now = 5;
+    await b.end();
+    now = 6;
+    await a.end();
+    // b ended first: it goes, a stays.
+    await store.create("c");
+    expect(await codeOf(store.read("b", -1))).toBe("unknown_run");
+    expect(await readAll(store, "a")).toEqual([]);
+    expect(await codeOf(store.create("d"))).toBe(undefined);
+    expect(await codeOf(store.read("a", -1))).toBe("unknown_run");
+    expect(await codeOf(store.create("e"))).toBe("store_full");
+  });
+
+  it("refuses an append past maxBytesPerRun, whole, and still takes the run's last event", async () => {
+    const frame = tick(0).frame.length;
+    const store = memoryStore({ maxBytesPerRun: frame * 3 });
+    const writer = await store.create("big");
+    await writer.append([tick(0), tick(1)]);
+    const refused = await codeOf(writer.append([tick(2), tick(3)]));
+    expect(refused).toBe("run_too_large");
+    await writer.end(runEvent({ type: EventType.RUN_ERROR, message: "too large", code: "run_too_large" }));
+    expect(await readAll(store, "big")).toEqual([0, 1, 2]);
+  });
+
+  it("yields a long run in batches of at most 256 events, in order", async () => {
+    const store = memoryStore();
+    const writer = await store.create("long");
+    await writer.append(Array.from({ length: 1000 }, (_, i) => tick(i)));
+    await writer.end();
+    const sizes: number[] = [];
+    const seqs: number[] = [];
+    for await (const batch of await store.read("long", -1)) {
+      sizes.push(batch.length);
+      for (const e of batch) seqs.push(e.seq);
+    }
+    expect(sizes).toEqual([256, 256, 256, 232]);
+    expect(seqs).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
+  it("checks its options", () => {
+    expect(() => memoryStore({ ttlMs: 0 })).toThrow("memoryStore: ttlMs must be a positive integer or Infinity, found 0");
+    expect(() => memoryStore({ maxRuns: 1.5 })).toThrow("memoryStore: maxRuns must be a positive integer or Infinity, found 1.5");
+    expect(() => memoryStore({ maxBytesPerRun: -1 })).toThrow(RangeError);
+  });
+});
+
+/** An agent of `count` CUSTOM events of `size` characters each. */
+function sized(count: number, size: number, trace: { aborted: boolean; finallyRan: boolean }) {
+  return async function* (input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
+    signal.addEventListener("abort", () => (trace.aborted = true));
+    try {
+      yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
+      for (let i = 0; i < count; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield { type: EventType.CUSTOM, name: "blob", value: "x".repeat(size) };
+      }
+      yield { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId };
+    } finally {
+      trace.finallyRan = true;
+    }
+  };
+}
+
+for (const { name, serve } of HANDLERS) {
+  describe(`the memory store's bounds through ${name}`, () => {
+    it("a run over maxBytesPerRun ends with RUN_ERROR run_too_large, and its agent is stopped", async () => {
+      const trace = { aborted: false, finallyRan: false };
+      const errors: unknown[] = [];
+      const store = memoryStore({ maxBytesPerRun: 10_000 });
+      const served = await serve(sized(1000, 1000, trace), { store, onError: (e) => void errors.push(e) });
+      try {
+        const events: AguiEvent[] = await readEvents(await post(served.url, runInput({ runId: "big" }), SSE));
+        const last = events.at(-1)!;
+        expect(last.type).toBe(EventType.RUN_ERROR);
+        expect(last).toMatchObject({ code: "run_too_large" });
+        expect((last as { message: string }).message).toMatch(/expected at most 10000 bytes of events \(maxBytesPerRun\), found \d+/);
+        // RUN_STARTED and as many ~1 KB events as fit in 10 KB.
+        expect(events.length).toBeLessThan(12);
+        await waitFor(() => trace.finallyRan, 3000, "the agent to stop");
+        expect(trace.aborted).toBe(true);
+        expect(errors.some((e) => e instanceof RunStoreError && e.code === "run_too_large")).toBe(true);
+      } finally {
+        await served.close();
+        await store.close();
+      }
+    });
+
+    it("a POST when every run the store may hold is live gets 503; an expired run is a 404", async () => {
+      let now = 0;
+      const store = memoryStore({ maxRuns: 1, ttlMs: 1000 }, () => now);
+      const gate = { open: () => {} };
+      const waiting = async function* (input: RunAgentInput): AsyncGenerator<AguiEventInput> {
+        yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
+        await new Promise<void>((resolve) => (gate.open = resolve));
+        yield { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId };
+      };
+      const served = await serve(waiting, { store });
+      try {
+        const live = await post(served.url, runInput({ runId: "live" }), SSE);
+        const refused = await post(served.url, runInput({ runId: "other" }), SSE);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get("retry-after")).toBe("1");
+        expect((await refused.json()).error).toBe("the store is full: expected fewer than 1 live runs (maxRuns), found 1");
+        gate.open();
+        await live.arrayBuffer();
+        now += 1000;
+        const expired = await fetch(`${served.url}?runId=live`, { headers: { accept: SSE } });
+        expect(expired.status).toBe(404);
+        expect((await expired.json()).error).toContain("ended more than 1000 ms ago");
+      } finally {
+        await served.close();
+        await store.close();
+      }
+    });
+  });
+}
