@@ -59,7 +59,16 @@ export async function readRequestBody(body: ReadableStream<Uint8Array> | null, l
  *   `Cache-Control: no-cache`, `Vary: Accept` and `X-Accel-Buffering: no`.
  *
  * Every error answer is `application/json`, `{ "error": "…" }`, naming the problem (for a 422,
- * the path that failed). Once the stream is open, failures become one final RUN_ERROR event: an
+ * the path that failed).
+ *
+ * With a `store` (see `AgentHandlerOptions.store`), runs are resumable: the run is recorded into
+ * the store and runs to its end whether or not its client stays, the response carries
+ * `AG-UI-Run-Id`, SSE events carry `id: <seq>`, and the handler also answers `GET ?runId=`
+ * (the run again after `Last-Event-ID`, then live; 204 when nothing is left; 404 for an unknown
+ * run) and `DELETE ?runId=` (cancel: 204, and the run ends with RUN_ERROR `cancelled`). A POST
+ * whose runId the store holds already gets 409, and one the store has no room for 503.
+ *
+ * Once the stream is open, failures become one final RUN_ERROR event: an
  * error the agent throws is sent as `agent_error` / "the agent failed" (its message never reaches
  * the client; it goes to `onError`), an event the model rejects as `invalid_event`. An agent
  * that wants the client to see its own message yields a RUN_ERROR event itself.
@@ -74,9 +83,10 @@ export async function readRequestBody(body: ReadableStream<Uint8Array> | null, l
  *   { signal })`; see `startRun` for the forms the events may take.
  * @param options - `maxBodyBytes` (default 1 MiB), `keepAliveMs` (default 15 s, SSE only),
  *   `maxEventBytes` (default 16 MiB: a larger event ends the run with RUN_ERROR `frame_too_large`),
- *   `onError(error, { input, request })`, `cors` (default off; see `CorsOptions`).
+ *   `onError(error, { input, request })`, `cors` (default off; see `CorsOptions`), `store`
+ *   (default none; see above).
  * @throws {TypeError} (at once, not per request) when `agent` is not an agent, `onError` is not
- *   a function, or `cors` has a wrong type or an unknown key.
+ *   a function, `cors` has a wrong type or an unknown key, or `store` is not a run store.
  * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of
  *   range, or `cors` lists no origin, something that is not an origin, or `"*"` with
  *   `credentials`.

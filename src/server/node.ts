@@ -173,7 +173,7 @@ export async function respond(result: HandlerResult, res: ServerResponse): Promi
  *
  * It answers exactly as `createAgentHandler` does (405, 415, 413, 400, 422 with a JSON
  * `{ "error" }` body; CORS with the `cors` option; 200 with the negotiated event stream; a final
- * RUN_ERROR on failure), and:
+ * RUN_ERROR on failure; resumable runs, GET and DELETE with the `store` option), and:
  * - a body that middleware already parsed is used as is: `req.body` set by `express.json()`
  *   (the limit is then that middleware's), or by `express.raw()`/`express.text()` (bytes and
  *   text are parsed and bounded here). The request's Content-Type must still be
@@ -192,9 +192,9 @@ export async function respond(result: HandlerResult, res: ServerResponse): Promi
  * @param options - `maxBodyBytes` (default 1 MiB), `keepAliveMs` (default 15 s, SSE only),
  *   `maxEventBytes` (default 16 MiB: a larger event ends the run with RUN_ERROR `frame_too_large`),
  *   `onError(error, { input, request })` with `request` the `IncomingMessage`, `cors` (default
- *   off; see `CorsOptions`).
- * @throws {TypeError} (at once) when `agent` is not an agent, `onError` is not a function, or
- *   `cors` has a wrong type or an unknown key.
+ *   off; see `CorsOptions`), `store` (default none; see `AgentHandlerOptions.store`).
+ * @throws {TypeError} (at once) when `agent` is not an agent, `onError` is not a function,
+ *   `cors` has a wrong type or an unknown key, or `store` is not a run store.
  * @throws {RangeError} (at once) when `maxBodyBytes`, `maxEventBytes` or `keepAliveMs` is out of
  *   range, or `cors` lists no origin, something that is not an origin, or `"*"` with
  *   `credentials`.
