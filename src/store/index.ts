@@ -6,3 +6,12 @@
  */
 export { memoryStore, DEFAULT_MEMORY_TTL_MS, DEFAULT_MEMORY_MAX_RUNS, DEFAULT_MEMORY_MAX_BYTES_PER_RUN, type MemoryStoreOptions } from "./memory.js";
 export { RunStoreError, type RunStore, type RunWriter, type RunReader, type RunEvent, type StoredEvent, type RunStoreErrorCode } from "./run-store.js";
+export {
+  redisStore,
+  DEFAULT_REDIS_LEASE_MS,
+  DEFAULT_REDIS_TTL_MS,
+  DEFAULT_REDIS_MAX_EVENTS_PER_RUN,
+  DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_BLOCK_MS,
+  type RedisStoreOptions,
+} from "./redis.js";
