@@ -6,6 +6,7 @@
  */
 import type { AgentLike, AgentRunResult, RunContext } from "../agent.js";
 import { AguiWireError, isAguiWireError } from "../errors.js";
+import { DETACHED } from "./errors.js";
 import type { AguiEvent, Interrupt, Message, RunAgentInput } from "../model/index.js";
 import { observableIterable } from "../subscribable.js";
 import { EventApplier } from "./apply.js";
@@ -200,14 +201,14 @@ export abstract class AbstractAgent implements AgentLike {
    * middleware).
    *
    * @throws {AguiWireError} `not_supported` when the agent does not implement `connect` (the
-   *   default, and `HttpAgent` in this release); otherwise what {@link runAgent} throws.
+   *   default; `HttpAgent` does); otherwise what {@link runAgent} throws.
    */
   connectAgent(parameters?: RunAgentParameters, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
     const connect = (input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> =>
       localRunEvents({ run: (i, context) => this.connect(i, context) }, input, signal);
     // Refused up front, before any callback: there is nothing to run.
     if (this.connect === AbstractAgent.prototype.connect) {
-      return Promise.reject(new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect() (reattaching over HTTP comes with resumable runs)`));
+      return Promise.reject(new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect()`));
     }
     return drive(this, parameters ?? {}, subscriber, connect);
   }
@@ -399,7 +400,7 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     const me = internalsOf(agent);
     let detached = false;
     let finished!: () => void;
-    const active = { detach: () => ((detached = true), stream.abort()), done: new Promise<void>((resolve) => (finished = resolve)) };
+    const active = { detach: () => ((detached = true), stream.abort(DETACHED)), done: new Promise<void>((resolve) => (finished = resolve)) };
     me.active = active;
     let failure: unknown;
     let failed = false;

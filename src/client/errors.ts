@@ -37,6 +37,12 @@ export class HttpStatusError extends AguiWireError {
   }
 }
 
+/**
+ * The reason a run's signal fires with when `detachActiveRun` stops following it: the client
+ * stops reading, but the run is not cancelled (a resumable run goes on on the server).
+ */
+export const DETACHED = new AguiWireError("aborted", "the run was detached: the client stopped following it");
+
 /** The `aborted` error of a run cancelled by `abortRun()`, a signal or an unsubscribe; its `cause` is the signal's reason. Never throws. */
 export function abortedError(signal: AbortSignal): AguiWireError {
   return new AguiWireError("aborted", "the run was aborted", { cause: signal.reason });

@@ -9,13 +9,13 @@ import type { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
-import { decodeEventStream, idleTimeoutOf } from "../stream/decode.js";
+import { idleTimeoutOf } from "../stream/decode.js";
 import { handlerOf, type UnknownEventHandler } from "../unknown-event.js";
 import { AbstractAgent, type AgentConfig, type RunAgentResult } from "./abstract-agent.js";
 import type { RunAgentParameters } from "./input.js";
 import type { AgentSubscriber } from "./subscriber.js";
-import { httpStatusError } from "./errors.js";
-import { sendRun, type RedirectPolicy } from "./send.js";
+import { resumableRun, resumeOptionsOf, withRunId, type ResolvedResume, type ResumableRunParams, type ResumeOptions } from "./resume.js";
+import { sendRun, type RedirectPolicy, type SendRun } from "./send.js";
 
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
 export type Transport = "auto" | "binary" | "sse";
@@ -57,6 +57,22 @@ export interface HttpAgentConfig extends AgentConfig {
    * new HttpAgent({ url, onUnknownEvent: (e) => console.warn(`skipped an unknown ${e.type ?? `field ${e.field}`} event`) });
    */
   onUnknownEvent?: UnknownEventHandler;
+  /**
+   * Resumable runs, on by default: when a run's response names the run (`AG-UI-Run-Id`, sent by
+   * an agui-wire server with a run store) and its body is then cut — the connection fails or is
+   * reset, the server goes quiet for `idleTimeoutMs`, or the body ends before the run does —
+   * the run reattaches with `GET <url>?runId=<id>` and `Last-Event-ID: <last event's number>`
+   * and goes on: the consumer sees every event once, in order. Reconnections wait `backoffMs`
+   * (default 200 ms), doubling each time up to 10 s; after `retries` (default 5) in a row that
+   * fail or bring nothing, the run fails with the last error. A 404 (the run is unknown or
+   * expired) or 400 on reattaching ends the run with an `http_status` error (429, 502, 503 and
+   * 504 are retried). Never resumed: a run the caller cancelled, an HTTP status error of the
+   * POST, an invalid event, a stream that ended after the run's end event; a cut after a
+   * RUN_ERROR just ends the run, one after a RUN_FINISHED asks once whether another run follows
+   * in the stream. `false` turns it off. Against a server that does not name its runs (one
+   * without a store, an `@ag-ui` one) nothing changes. See {@link ResumeOptions}.
+   */
+  resume?: false | ResumeOptions;
 }
 
 /** What `HttpAgent.runAgent` takes: `@ag-ui/client`'s parameters and its `abortController`. */
@@ -97,6 +113,11 @@ export const ACCEPT: Readonly<Record<Transport, string>> = {
  * Two defences are on by default: a redirect to another origin is refused (`redirect`), and a
  * server that sends nothing for 60 s ends the run with a `timeout` error (`idleTimeoutMs`).
  *
+ * Against an agui-wire server with a run store, runs are resumable (`resume`): a cut stream is
+ * read on from where it stopped; `connectAgent({ runId })` reattaches to a run from its start
+ * (after a page reload, say); and cancelling a run (`abortRun()`, `abortController.abort()`)
+ * also cancels it on the server (`DELETE <url>?runId=`).
+ *
  * @example
  * const agent = new HttpAgent({ url: "/agent" });
  * for await (const event of agent.runAgent({ messages })) console.log(event.type);
@@ -114,6 +135,8 @@ export class HttpAgent extends AbstractAgent {
   readonly idleTimeoutMs: number;
   /** Told of each event of an unknown type that runs skip; runs fail on such events when unset. */
   readonly onUnknownEvent: UnknownEventHandler | undefined;
+  /** How runs resume after a cut (defaults applied); `undefined` when `resume: false`. */
+  readonly resume: ResolvedResume | undefined;
   /** The fetch runs use: the one given, or the global `fetch` (looked up per run). */
   fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** Cancels the current `runAgent` run; replaced by each (see {@link RunHttpAgentConfig}). */
@@ -121,10 +144,12 @@ export class HttpAgent extends AbstractAgent {
 
   /**
    * @param config - `url`, and optionally `agentId`, `threadId`, `headers`, `transport`, `fetch`,
-   *   `redirect`, `idleTimeoutMs`, `onUnknownEvent`, `initialMessages`, `initialState`.
+   *   `redirect`, `idleTimeoutMs`, `onUnknownEvent`, `resume`, `initialMessages`, `initialState`.
    * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`, `redirect` not
-   *   `same-origin`, `follow` or `error`, or `onUnknownEvent` not a function.
-   * @throws {RangeError} When `idleTimeoutMs` is negative or not a number.
+   *   `same-origin`, `follow` or `error`, `onUnknownEvent` not a function, or `resume` neither
+   *   `false` nor an object of numbers.
+   * @throws {RangeError} When `idleTimeoutMs` is negative or not a number, `resume.retries` not
+   *   an integer 0 or more, or `resume.backoffMs` not a finite number 0 or more.
    */
   constructor(config: HttpAgentConfig) {
     super(config);
@@ -134,6 +159,7 @@ export class HttpAgent extends AbstractAgent {
     this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
     this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.onUnknownEvent = handlerOf(config.onUnknownEvent);
+    this.resume = resumeOptionsOf(config.resume);
     // Called as a plain function: a browser's fetch throws "Illegal invocation" as a method of another object.
     const given = config.fetch;
     this.fetch = given ? (url, init) => given(url, init) : (url, init) => fetch(url, init);
@@ -153,7 +179,11 @@ export class HttpAgent extends AbstractAgent {
     return super.runAgent({ ...rest, signal: controller.signal }, subscriber).finally(unlink);
   }
 
-  /** Cancels every run of the agent, and aborts {@link abortController}. Never throws. */
+  /**
+   * Cancels every run of the agent, and aborts {@link abortController}; a run the server named
+   * (`AG-UI-Run-Id`) and that has not ended is cancelled on the server too (`DELETE`, in the
+   * background). Never throws.
+   */
   override abortRun(): void {
     this.abortController.abort();
     super.abortRun();
@@ -171,58 +201,92 @@ export class HttpAgent extends AbstractAgent {
   /**
    * POSTs `input` and yields the answer's validated events, without checking their order (that
    * is {@link runAgent}'s job). Lets an `HttpAgent` be served by `agui-wire/server` as a proxy.
+   * A cut stream of a run the server names is read on (see {@link HttpAgentConfig.resume}); when
+   * `signal` fires before such a run ended, the server is asked to cancel it (`DELETE`, in the
+   * background; its failure is ignored).
    *
    * @param input - The complete run input, sent as it is.
    * @param context - `signal` cancels the request.
-   * @throws (during iteration) {@link HttpStatusError} `http_status` for a non-2xx answer or a
-   *   redirect that `redirect` refuses; {@link AguiWireError} `network_error` when the request
-   *   fails (naming the cause, e.g. `connect ECONNREFUSED 127.0.0.1:4000`) or the connection
-   *   drops, `timeout` when the server sends nothing for `idleTimeoutMs`, `aborted` when
-   *   `signal` fires, `unsupported_media_type` for an answer of neither transport, and every
-   *   error of `decodeEventStream` for a malformed or truncated body (`unknown_event_type` only
-   *   when `onUnknownEvent` is unset).
+   * @throws (during iteration) {@link HttpStatusError} `http_status` for a non-2xx answer, a
+   *   redirect that `redirect` refuses, or a reattach answered with a status other than 429, 502,
+   *   503, 504; {@link AguiWireError} `network_error` when the request fails (naming the cause,
+   *   e.g. `connect ECONNREFUSED 127.0.0.1:4000`) or the connection drops, `timeout` when the
+   *   server sends nothing for `idleTimeoutMs` (for a resumable run: the last of these once the
+   *   retries are spent), `aborted` when `signal` fires, `unsupported_media_type` for an answer
+   *   of neither transport, and every error of `decodeEventStream` for a malformed or truncated
+   *   body (`unknown_event_type` only when `onUnknownEvent` is unset).
    */
   async *run(input: RunAgentInput, context?: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     const signal = context?.signal;
-    const headers = new Headers({ "content-type": "application/json", accept: ACCEPT[this.transport] });
-    new Headers(this.headers).forEach((value, name) => headers.set(name, value));
-    const idleMs = this.idleTimeoutMs;
-    // The request has its own controller, so that the idle timer can end it too.
-    const request = new AbortController();
-    const unlink = whenAborted(signal, () => request.abort(signal!.reason));
-    try {
-      const response = await sendRun({
-        fetch: this.fetch as typeof fetch,
-        url: String(this.url),
-        headers,
-        body: JSON.stringify(input),
-        redirect: this.redirect,
-        idleMs,
-        signal,
-        request,
-      });
-      if (!response.ok) throw await httpStatusError(response, idleMs);
-      // No body (a 204) holds no run; the run's verification reports that as truncated.
-      if (!response.body) return;
-      let events: AsyncIterable<AguiEvent>;
-      try {
-        events = decodeEventStream(response.body, response.headers.get("content-type"), {
-          signal,
-          idleTimeoutMs: idleMs,
-          onUnknownEvent: this.onUnknownEvent,
-        });
-      } catch (err) {
-        await response.body.cancel().catch(() => {});
-        throw err;
-      }
-      yield* events;
-    } finally {
-      unlink();
-    }
+    const headers = headersOf(this, { "content-type": "application/json" });
+    const body = JSON.stringify(input);
+    yield* resumableRun({
+      ...resumableOf(this, signal),
+      open: (request) => sendRun({ ...sendingOf(this, headers, signal, request), body }),
+    });
+  }
+
+  /**
+   * Reattaches to the run `input.runId` from its start, with `GET <url>?runId=<runId>` (no
+   * `Last-Event-ID`), for {@link connectAgent}: a page reloaded in the middle of a run gets the
+   * whole run, then its live events, and applies them as `runAgent` would. Resumes and cancels
+   * as {@link run} does. Needs an agui-wire server with a run store.
+   *
+   * @throws (during iteration) {@link HttpStatusError} `http_status`: 404 for a run the server
+   *   does not know (or no longer keeps), another status from a server that cannot reattach (one
+   *   without a store); what {@link run} throws otherwise.
+   */
+  protected override async *connect(input: RunAgentInput, context: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
+    const { signal } = context;
+    const params = resumableOf(this, signal);
+    yield* resumableRun({ ...params, open: (request) => params.reattach(input.runId, -1, request) });
   }
 
   /** The events of {@link run}, which its decoders validated already. */
   protected override openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
     return this.run(input, { signal });
   }
+}
+
+// Functions rather than #private methods: `clone()` builds its copy without the constructor, so
+// a copy would lack the class's private brand.
+
+/** A run's request headers: the defaults, `extra`, then the agent's own, which win. */
+function headersOf(agent: HttpAgent, extra: Record<string, string>): Headers {
+  const headers = new Headers({ ...extra, accept: ACCEPT[agent.transport] });
+  new Headers(agent.headers).forEach((value, name) => headers.set(name, value));
+  return headers;
+}
+
+/** What every request of a run shares: fetch, URL, redirect policy, idle timeout. */
+function sendingOf(agent: HttpAgent, headers: Headers, signal: AbortSignal | undefined, request: AbortController): SendRun {
+  return { fetch: agent.fetch as typeof fetch, url: String(agent.url), headers, redirect: agent.redirect, idleMs: agent.idleTimeoutMs, signal, request };
+}
+
+/** What {@link resumableRun} needs besides the first request: reattach, cancel, the options. */
+function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined): Omit<ResumableRunParams, "open"> {
+  const url = String(agent.url);
+  return {
+    signal,
+    resume: agent.resume,
+    idleMs: agent.idleTimeoutMs,
+    onUnknownEvent: agent.onUnknownEvent,
+    reattach: (runId, lastSeq, request) => {
+      const headers = headersOf(agent, {});
+      if (lastSeq >= 0) headers.set("last-event-id", String(lastSeq));
+      return sendRun({ ...sendingOf(agent, headers, signal, request), url: withRunId(url, runId), method: "GET" });
+    },
+    cancel: (runId) => {
+      // A request of its own, since the run's signal has fired. Its failure is nobody's to
+      // handle: the run then goes on to its end on the server, as if the page had closed.
+      try {
+        sendRun({ ...sendingOf(agent, headersOf(agent, {}), undefined, new AbortController()), url: withRunId(url, runId), method: "DELETE" }).then(
+          (response) => void response.body?.cancel().catch(() => {}),
+          () => {},
+        );
+      } catch {
+        // Never thrown at the one cancelling.
+      }
+    },
+  };
 }

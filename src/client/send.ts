@@ -1,5 +1,5 @@
 /**
- * Sending a run's request: the wait for the response headers bounded by the idle timeout,
+ * Sending a run's requests (the POST, and a resumable run's GET and DELETE): the wait for the response headers bounded by the idle timeout,
  * redirects followed or refused by policy, and failures told by their cause.
  *
  * @module
@@ -13,7 +13,8 @@ import { abortedError, HttpStatusError } from "./errors.js";
  * - `same-origin` (the default): follows a 307 or 308 to the same origin, up to
  *   {@link MAX_REDIRECTS} times, with the same method, body and headers; refuses one to another
  *   origin, where the conversation and the custom headers would go, and a 301, 302 or 303, which
- *   would turn the run's POST into a GET without its input. In a browser, where fetch hides a
+ *   would turn the run's POST into a GET without its input (a resumable run's reattaching GET
+ *   follows those too: it stays a GET). In a browser, where fetch hides a
  *   redirect's target from the page, every redirect is refused.
  * - `follow`: whatever fetch does by itself (any origin; in a browser, under CORS).
  * - `error`: refuses every redirect.
@@ -30,8 +31,11 @@ export const MAX_REDIRECTS = 20;
 export interface SendRun {
   fetch: typeof fetch;
   url: string;
+  /** Default `POST`; a resumable run also reattaches (`GET`) and cancels (`DELETE`). */
+  method?: "POST" | "GET" | "DELETE";
   headers: Headers;
-  body: string;
+  /** The POST's body; none for the other methods. */
+  body?: string;
   redirect: RedirectPolicy;
   /** The longest wait for each response's headers; 0 for none. */
   idleMs: number;
@@ -82,23 +86,26 @@ async function fetchWithin(run: SendRun, url: string, init: RequestInit): Promis
     void response.body?.cancel().catch(() => {});
   } catch (error) {
     if (run.signal?.aborted) throw abortedError(run.signal);
-    if (!timedOut) throw new AguiWireError("network_error", `POST ${url} failed: ${describeFailure(error)}`, { cause: error });
+    if (!timedOut) throw new AguiWireError("network_error", `${run.method ?? "POST"} ${url} failed: ${describeFailure(error)}`, { cause: error });
   } finally {
     clearTimeout(timer);
   }
-  throw new AguiWireError("timeout", `POST ${url}: nothing received for ${run.idleMs} ms (idleTimeoutMs)`);
+  throw new AguiWireError("timeout", `${run.method ?? "POST"} ${url}: nothing received for ${run.idleMs} ms (idleTimeoutMs)`);
 }
 
 /**
- * POSTs a run and returns the response, after the redirects that `run.redirect` allows.
+ * Sends a run's request (a POST unless `run.method` says otherwise) and returns the response,
+ * after the redirects that `run.redirect` allows. A GET may follow a 301, 302 or 303 too, since
+ * it stays a GET with nothing lost.
  *
  * @throws {AguiWireError} As {@link fetchWithin} does.
  * @throws {HttpStatusError} `http_status` for a redirect the policy refuses (see
  *   {@link RedirectPolicy}), or more than {@link MAX_REDIRECTS} of them.
  */
 export async function sendRun(run: SendRun): Promise<Response> {
+  const method = run.method ?? "POST";
   const init: RequestInit = {
-    method: "POST",
+    method,
     headers: run.headers,
     body: run.body,
     redirect: run.redirect === "follow" ? "follow" : "manual",
@@ -121,11 +128,11 @@ export async function sendRun(run: SendRun): Promise<Response> {
     // A redirect's body is not worth reading; cancelling it frees the connection.
     void response.body?.cancel().catch(() => {});
     const refuse = (why: string): HttpStatusError =>
-      new HttpStatusError(status, undefined, `HTTP ${status}: POST ${url} redirects ${why}: refused (redirect: "${run.redirect}"; "follow" allows it)`);
+      new HttpStatusError(status, undefined, `HTTP ${status}: ${method} ${url} redirects ${why}: refused (redirect: "${run.redirect}"; "follow" allows it)`);
     if (opaque) throw refuse("where the browser does not say, so its origin is unknown");
     if (run.redirect === "error") throw refuse(`to ${target!.origin}`);
     if (target!.origin !== new URL(base).origin) throw refuse(`to another origin, ${target!.origin}`);
-    if (status < 307) throw refuse(`to ${target!.href} with a ${status}, which turns the POST into a GET without the run's input`);
+    if (status < 307 && method !== "GET") throw refuse(`to ${target!.href} with a ${status}, which turns the ${method} into a GET${method === "POST" ? " without the run's input" : ""}`);
     if (redirects === MAX_REDIRECTS) throw refuse(`more than ${MAX_REDIRECTS} times`);
     url = target!.href;
   }

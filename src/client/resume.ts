@@ -1,0 +1,276 @@
+/**
+ * Resumable runs, the client's side: a run whose response names it (`AG-UI-Run-Id`) and whose
+ * body is cut is read on with `GET ?runId=` after the last event seen, so that the consumer sees
+ * every event once, in order; a cancelled one is cancelled on the server too (`DELETE ?runId=`).
+ *
+ * @module
+ */
+import { untilAborted, whenAborted } from "../abort.js";
+import { AguiWireError, isAguiWireError } from "../errors.js";
+import { EventType } from "../model/event-type.js";
+import type { AguiEvent } from "../model/events.js";
+import { decodeEventStream } from "../stream/decode.js";
+import type { UnknownEventHandler } from "../unknown-event.js";
+import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
+
+/** Options of resumable runs: `HttpAgentConfig.resume`. */
+export interface ResumeOptions {
+  /**
+   * How many reconnections in a row may fail (or make no progress) before the run fails with the
+   * last error; a reconnection that delivers an event starts the count again. Default
+   * {@link DEFAULT_RESUME_RETRIES}; 0 never reconnects.
+   */
+  retries?: number;
+  /**
+   * The wait before the first reconnection of a row, in milliseconds; it doubles with each one
+   * after, up to {@link MAX_RESUME_BACKOFF_MS} (or `backoffMs` itself when that is more). Default
+   * {@link DEFAULT_RESUME_BACKOFF_MS}.
+   */
+  backoffMs?: number;
+}
+
+/** {@link ResumeOptions} checked, with the defaults applied. */
+export interface ResolvedResume {
+  readonly retries: number;
+  readonly backoffMs: number;
+}
+
+/** The default {@link ResumeOptions.retries}: 5 reconnections in a row. */
+export const DEFAULT_RESUME_RETRIES = 5;
+
+/** The default {@link ResumeOptions.backoffMs}: 200 ms, so 200, 400, 800, 1600, 3200 ms for 5 retries. */
+export const DEFAULT_RESUME_BACKOFF_MS = 200;
+
+/** The longest wait between two reconnections, unless `backoffMs` itself is longer: 10 s. */
+export const MAX_RESUME_BACKOFF_MS = 10_000;
+
+/** The response header by which a server says its run can be reattached to, and names it. */
+export const RUN_ID_HEADER = "AG-UI-Run-Id";
+
+/**
+ * Checks `HttpAgentConfig.resume` and applies its defaults: `undefined` (the default) and `true`
+ * resume with the default options, `false` never resumes.
+ *
+ * @returns The options, or `undefined` for `false`.
+ * @throws {TypeError} When `resume` is neither `false` nor an object, or `retries` or
+ *   `backoffMs` is not a number.
+ * @throws {RangeError} When `retries` is not an integer 0 or more, or `backoffMs` not a finite
+ *   number 0 or more.
+ */
+export function resumeOptionsOf(resume: unknown): ResolvedResume | undefined {
+  if (resume === false) return undefined;
+  if (resume === undefined || resume === true) return { retries: DEFAULT_RESUME_RETRIES, backoffMs: DEFAULT_RESUME_BACKOFF_MS };
+  if (typeof resume !== "object" || resume === null || Array.isArray(resume)) {
+    throw new TypeError(`resume must be false or an object { retries?, backoffMs? }; found ${resume === null ? "null" : Array.isArray(resume) ? "an array" : typeof resume}`);
+  }
+  const { retries = DEFAULT_RESUME_RETRIES, backoffMs = DEFAULT_RESUME_BACKOFF_MS } = resume as ResumeOptions;
+  if (typeof retries !== "number") throw new TypeError(`resume.retries must be a number; found ${typeof retries}`);
+  if (!Number.isSafeInteger(retries) || retries < 0) throw new RangeError(`resume.retries must be an integer, 0 or more; found ${retries}`);
+  if (typeof backoffMs !== "number") throw new TypeError(`resume.backoffMs must be a number of milliseconds; found ${typeof backoffMs}`);
+  if (!Number.isFinite(backoffMs) || backoffMs < 0) throw new RangeError(`resume.backoffMs must be a finite number of milliseconds, 0 or more; found ${backoffMs}`);
+  return { retries, backoffMs };
+}
+
+/**
+ * The wait before reconnection number `attempt` (0 for the first) of a row: `backoffMs` doubled
+ * `attempt` times, at most {@link MAX_RESUME_BACKOFF_MS} (or `backoffMs` when that is more).
+ *
+ * @throws Never.
+ */
+export function resumeDelay(attempt: number, backoffMs: number): number {
+  return Math.min(backoffMs * 2 ** attempt, Math.max(backoffMs, MAX_RESUME_BACKOFF_MS));
+}
+
+/**
+ * `url` with the query parameter `runId` set to `runId` (replacing one it has), the fragment
+ * dropped. Works on relative URLs too (`/agent`), as a browser's fetch takes them.
+ *
+ * @throws Never.
+ */
+export function withRunId(url: string, runId: string): string {
+  const hash = url.indexOf("#");
+  const bare = hash < 0 ? url : url.slice(0, hash);
+  const question = bare.indexOf("?");
+  const path = question < 0 ? bare : bare.slice(0, question);
+  const params = new URLSearchParams(question < 0 ? "" : bare.slice(question + 1));
+  params.set("runId", runId);
+  return `${path}?${params}`;
+}
+
+/**
+ * Whether a reconnection may mend `error`: the connection failed or was reset
+ * (`network_error`), the server went quiet (`timeout`), or the body ended inside a frame or an
+ * SSE event (`truncated_stream`). Never a cancel, a status, or a malformed or invalid event.
+ */
+function mendable(error: unknown): boolean {
+  return isAguiWireError(error, "network_error") || isAguiWireError(error, "timeout") || isAguiWireError(error, "truncated_stream");
+}
+
+/**
+ * Whether a reconnection answered with `status` may be tried again: the server or a gateway in
+ * front of it is briefly unable (502, 503 — the store unavailable —, 504) or asks the client to
+ * slow down (429). Any other status (404: the run is unknown or expired; 400: past its end) ends
+ * the run.
+ */
+function retryableStatus(status: number): boolean {
+  return status === 429 || status === 502 || status === 503 || status === 504;
+}
+
+/** Whether `event` ends a run. */
+function endsRun(event: AguiEvent): boolean {
+  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+}
+
+/** Waits `ms`, or rejects with `aborted` as soon as `signal` fires. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  if (signal === undefined) return waited;
+  return untilAborted(waited, signal, abortedError).finally(() => clearTimeout(timer));
+}
+
+/** What {@link resumableRun} needs: how to send each request, and the run's options. */
+export interface ResumableRunParams {
+  /** Sends the first request, the run's POST (or `connect`'s GET), on `request`. */
+  open(request: AbortController): Promise<Response>;
+  /** Sends a reattaching GET of `runId` for the events after `lastSeq` (-1: from the start), on `request`. */
+  reattach(runId: string, lastSeq: number, request: AbortController): Promise<Response>;
+  /** Asks the server to cancel `runId` (DELETE), in the background; must never throw nor reject. */
+  cancel(runId: string): void;
+  /** The caller's signal: cancels the run, and the server's run with it. */
+  signal: AbortSignal | undefined;
+  /** `undefined`: never resume. */
+  resume: ResolvedResume | undefined;
+  /** The idle timeout of the bodies, in milliseconds; 0 for none. */
+  idleMs: number;
+  /** Skips events of unknown types (they still count for the sequence); unset: they fail the run. */
+  onUnknownEvent: UnknownEventHandler | undefined;
+}
+
+/**
+ * The events of one run over HTTP, read on across cuts when the server allows it.
+ *
+ * The first response's body is decoded as it comes. When that response named the run
+ * (`AG-UI-Run-Id`) and resuming is on, a body that fails in a way a reconnection can mend (see
+ * `mendable`), or ends before an event that ends the run, is followed by a `GET ?runId=` with
+ * `Last-Event-ID` set to the sequence number of the last event seen (events are numbered 0, 1,
+ * 2, … without a gap; over binary the client counts frames, over SSE too since each event's
+ * `id:` is its number; an event skipped by `onUnknownEvent` counts as well), or without it when
+ * none was seen; the answer's events are the ones after it. An event cut in the middle is dropped
+ * with its connection's decoder: the server sends it again whole. Reconnections wait
+ * {@link resumeDelay} first; a network failure, a timeout or a 429/502/503/504 counts against
+ * `retries`, another status ends the run with it, a 204 ends the run there.
+ *
+ * Never resumed: after the caller's signal fires, after an HTTP status error of the first
+ * request, after an invalid or malformed event, and once the body ended cleanly after the run's
+ * end event. A body cut after a RUN_ERROR ends the iteration quietly: the run is whole (and the
+ * RUN_ERROR a server adds when its store fails has no sequence number to resume after). A body
+ * cut after a RUN_FINISHED reattaches, since a stream may hold another run after it; the server
+ * answers 204 when nothing follows, and if reattaching fails the iteration ends quietly there,
+ * the run being whole. When the caller's signal fires while a named run has not ended, the
+ * server is asked to cancel it (`cancel`).
+ *
+ * @throws (during iteration) What the first request and its decoding throw (see
+ *   `HttpAgent.run`); after the retries, the last error; an {@link HttpStatusError} for a
+ *   reconnection answered with a status that is not retried; `aborted` when the signal fires.
+ */
+export async function* resumableRun(params: ResumableRunParams): AsyncGenerator<AguiEvent, void, undefined> {
+  const { signal, resume, idleMs } = params;
+  let request = new AbortController();
+  /** The run's id from the answer's header, when the server keeps the run: what a cancel names. */
+  let named: string | undefined;
+  /** `named` when runs resume: what a reattach names. */
+  let runId: string | undefined;
+  /** Events of the run seen so far, skipped ones included: the next event's sequence number. */
+  let seen = 0;
+  /** The type of the last event seen, when it ended the run (RUN_FINISHED or RUN_ERROR). */
+  let ended: string | undefined;
+  // Either cancels the request under way; the server's run too once it is known and not over,
+  // unless the client only stopped following it (detachActiveRun).
+  const cancelOnServer = (): void => {
+    if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named);
+  };
+  const unlink = whenAborted(signal, () => {
+    request.abort(signal!.reason);
+    cancelOnServer();
+  });
+  const user = params.onUnknownEvent;
+  const onUnknownEvent: UnknownEventHandler | undefined = user
+    ? (event) => {
+        seen++;
+        user(event);
+      }
+    : undefined;
+  try {
+    let response: Response | undefined = await params.open(request);
+    if (!response.ok) throw await httpStatusError(response, idleMs);
+    named = response.headers.get(RUN_ID_HEADER) ?? undefined;
+    if (resume) runId = named;
+    // Fired between the answer and now: the listener did not know the run yet.
+    if (signal?.aborted) cancelOnServer();
+    /** Reconnections in a row without a new event. */
+    let attempt = 0;
+    let last: unknown;
+    for (;;) {
+      if (response) {
+        // No body (a 204) holds no more of the run; the run's verification says if it is short.
+        if (!response.body) return;
+        const before = seen;
+        let events: AsyncIterable<AguiEvent>;
+        try {
+          events = decodeEventStream(response.body, response.headers.get("content-type"), { signal, idleTimeoutMs: idleMs, onUnknownEvent });
+        } catch (err) {
+          await response.body.cancel().catch(() => {});
+          throw err;
+        }
+        try {
+          for await (const event of events) {
+            seen++;
+            ended = event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR ? event.type : undefined;
+            yield event;
+          }
+          if (ended !== undefined || runId === undefined) return;
+          last = new AguiWireError(
+            "truncated_stream",
+            `the stream of run ${runId} ended after ${seen} events, before RUN_FINISHED or RUN_ERROR, and reattaching did not get the rest`,
+          );
+        } catch (err) {
+          if (runId === undefined || signal?.aborted || !mendable(err)) throw err;
+          if (ended === EventType.RUN_ERROR) return;
+          last = err;
+        }
+        if (seen > before) attempt = 0;
+        response = undefined;
+      }
+      if (attempt >= resume!.retries) {
+        if (ended !== undefined) return;
+        throw last;
+      }
+      await pause(resumeDelay(attempt, resume!.backoffMs), signal);
+      attempt++;
+      request = new AbortController();
+      if (signal?.aborted) throw abortedError(signal);
+      let answer: Response;
+      try {
+        answer = await params.reattach(runId!, seen - 1, request);
+      } catch (err) {
+        if (signal?.aborted || !mendable(err)) throw err;
+        last = err;
+        continue;
+      }
+      if (!answer.ok) {
+        const found = await httpStatusError(answer, idleMs);
+        const error = new HttpStatusError(found.status, found.body, `${found.message} (reattaching to run ${runId} ${seen ? `after event ${seen - 1}` : "from its start"})`);
+        if (retryableStatus(answer.status)) {
+          last = error;
+          continue;
+        }
+        if (ended !== undefined) return;
+        throw error;
+      }
+      response = answer;
+    }
+  } finally {
+    unlink();
+  }
+}
