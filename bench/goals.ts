@@ -160,7 +160,44 @@ export const GOALS: Goal[] = [
     met: (ms) => ms < 1,
     show: (ms) => `${ms.toFixed(2)} ms`,
   },
+  ...(["memory", "redis"] as const).map(
+    (store): Goal => ({
+      path: `resumable run, ${store === "memory" ? "memoryStore()" : "redisStore()"}, events/s`,
+      comparedWith: "the same handler without a store",
+      goal: store === "memory" ? "at least 0.8x" : "at least 0.5x",
+      how: `the lower of two events/s ratios (each the median over rounds of the paired ratio: the no-store run's time over the store's, same round), one long run (the http suite's) through createNodeHandler with ${store === "memory" ? "memoryStore()" : "redisStore({ url }) on a local redis-server"} over the same without a store, for each transport (binary, sse); the server in a process of its own, read by fetch and decodeEventStream in the bench process, on loopback (store suite)`,
+      suite: "store",
+      measure: (v) => {
+        const ratios = (["binary", "sse"] as const).map((t) => v[`store/long ${t}/${store}/x none`]);
+        return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+      },
+      met: (r) => r >= (store === "memory" ? 0.8 : 0.5),
+    }),
+  ),
+  ...(["memory", "redis"] as const).map(
+    (store): Goal => ({
+      path: `resumable run, time to reattach, ${store === "memory" ? "memoryStore()" : "redisStore()"}`,
+      comparedWith: "-",
+      goal: "under 5 ms",
+      how: `the highest median ms, over both transports and over a run that has ended and one that is live, from sending GET ?runId= with Last-Event-ID (on a new connection) to the first event decoded, on loopback (store suite); shown with the highest p90`,
+      suite: "store",
+      measure: (v) => {
+        const medians = cases(store).map((c) => v[`${c}/median ms`]);
+        return medians.some((m) => m === undefined) ? undefined : Math.max(...(medians as number[]));
+      },
+      met: (ms) => ms < 5,
+      show: (ms, v) => {
+        const p90 = Math.max(...cases(store).map((c) => v[`${c}/p90 ms`] ?? NaN));
+        return `${ms.toFixed(2)} ms${Number.isFinite(p90) ? ` (p90 ${p90.toFixed(2)} ms)` : ""}`;
+      },
+    }),
+  ),
 ];
+
+/** The store suite's reattach cases of one store, as its values name them. */
+function cases(store: "memory" | "redis"): string[] {
+  return (["ended", "live"] as const).flatMap((state) => (["binary", "sse"] as const).map((t) => `store/reattach ${state} ${t}/${store}`));
+}
 
 export interface GoalResult {
   path: string;

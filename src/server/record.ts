@@ -10,22 +10,28 @@ import { isAguiWireError } from "../errors.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent } from "../model/exact.js";
+import { parseEvent } from "../model/parse.js";
 import type { RunEvent, RunWriter } from "../store/run-store.js";
+import { encodeValidSSE } from "../sse/encode.js";
 import { EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
 
 /** The RUN_ERROR code a cancelled run ends with. */
 export const RUN_CANCELLED = { code: "cancelled", message: "the run was cancelled" } as const;
 
-/** Events validated and encoded as frames, for a store. */
-function runEventBatch(): Batch<RunEvent[]> {
+/**
+ * Events validated and encoded as frames, for a store; and as SSE text too when `sse`, for a run
+ * an SSE client started: encoded now, before the agent can change what it yielded.
+ */
+function runEventBatch(sse: boolean): Batch<RunEvent[]> {
   let events: RunEvent[] = [];
   let size = 0;
   return {
     add(event, max) {
-      const valid = validEvent(event);
+      // SSE text keeps the model's key order, as the handler's own SSE does: parseEvent's copy.
+      const valid = sse ? parseEvent(event) : validEvent(event);
       const frame = encodeValidFrame(valid);
       if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
-      events.push({ event: valid, frame });
+      events.push(sse ? { event: valid, frame, sse: encodeValidSSE(valid) } : { event: valid, frame });
       size += frame.length;
     },
     get count() {
@@ -57,6 +63,8 @@ export function serverRunError(code: string, message: string): RunEvent {
 /** What {@link recordRun} needs: the event stream's parameters, and where the events go. */
 export type RecordRunParams<R> = Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request"> & {
   writer: RunWriter;
+  /** The client that started the run reads SSE: each event's SSE text is made as it is recorded. */
+  sse: boolean;
 };
 
 /**
@@ -79,7 +87,7 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
       // A failing error hook must not take the server down with it.
     }
   };
-  const chunks = eventChunks(params, runEventBatch(), 0, () => []);
+  const chunks = eventChunks(params, runEventBatch(params.sse), 0, () => []);
   const reader = chunks.body.getReader();
   let cancelled = false;
   const unlink = whenAborted(writer.cancelled, () => {

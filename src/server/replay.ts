@@ -36,7 +36,7 @@ function chunkOf(events: readonly StoredEvent[], contentType: EventMediaType, ma
   for (let i = 0; i < events.length; i++) {
     const stored = events[i]!;
     // The frame was encoded from a valid event: decoding it gives that event back.
-    const sse = encodeValidSSE(stored.event ?? decodeEvent(stored.frame, 4));
+    const sse = stored.sse ?? encodeValidSSE(decodeEvent(stored.frame, 4));
     const units = sse.length - 2;
     if (units * 3 > max) {
       const size = utf8Length(sse) - 2;

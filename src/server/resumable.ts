@@ -6,7 +6,7 @@
  */
 import type { Agent } from "../agent.js";
 import { isAguiWireError } from "../errors.js";
-import type { EventMediaType } from "../media-types.js";
+import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import type { RunAgentInput } from "../model/input.js";
 import { negotiate } from "../negotiate.js";
 import type { RunStore } from "../store/run-store.js";
@@ -99,7 +99,7 @@ export async function startStoredRun<R>(
     await writer.end(serverRunError(STORE_UNAVAILABLE.code, STORE_UNAVAILABLE.message)).catch(report);
     return answer;
   }
-  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request });
+  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request, sse: contentType === SSE_MEDIA_TYPE });
   return answer;
 }
 

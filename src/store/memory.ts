@@ -18,8 +18,10 @@ export interface MemoryStoreOptions {
    */
   maxRuns?: number;
   /**
-   * The most bytes of events (binary frames) one run may hold; the event that would pass it is
-   * refused (`run_too_large`) and the run ends with a RUN_ERROR of that code. Default 16 MiB.
+   * The most bytes of events one run may hold: their binary frames, and their SSE text when an
+   * SSE client started the run (kept so that SSE readers need not decode again). The event that
+   * would pass it is refused (`run_too_large`) and the run ends with a RUN_ERROR of that code.
+   * Default 16 MiB.
    */
   maxBytesPerRun?: number;
 }
@@ -38,6 +40,8 @@ const READ_BATCH = 256;
 interface Run {
   readonly id: string;
   readonly frames: Uint8Array[];
+  /** Each event's SSE text, where the writer gave it (a run an SSE client started). */
+  readonly texts: (string | undefined)[];
   bytes: number;
   ended: boolean;
   /** When the run ended (`now()`), for its expiry. */
@@ -46,6 +50,9 @@ interface Run {
   readonly waiters: Set<() => void>;
   readonly cancel: AbortController;
 }
+
+/** What an event costs the store: its frame's bytes, and its SSE text's (UTF-16 units) when kept. */
+const sizeOf = (event: RunEvent): number => event.frame.length + (event.sse?.length ?? 0);
 
 /** A positive safe integer or Infinity, else a RangeError naming the option. */
 function bound(name: string, value: number | undefined, fallback: number): number {
@@ -99,7 +106,8 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
 
   const add = (run: Run, event: RunEvent): void => {
     run.frames.push(event.frame);
-    run.bytes += event.frame.length;
+    run.texts.push(event.sse);
+    run.bytes += sizeOf(event);
   };
 
   const writer = (run: Run): RunWriter => ({
@@ -108,7 +116,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     append(events) {
       if (run.ended) return Promise.resolve();
       let size = 0;
-      for (let i = 0; i < events.length; i++) size += events[i]!.frame.length;
+      for (let i = 0; i < events.length; i++) size += sizeOf(events[i]!);
       if (run.bytes + size > maxBytesPerRun) {
         return Promise.reject(
           new RunStoreError("run_too_large", `the run outgrew the store: expected at most ${maxBytesPerRun} bytes of events (maxBytesPerRun), found ${run.bytes + size}`),
@@ -143,7 +151,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
             const batch: StoredEvent[] = [];
             // Bounded, so that a long run replays in chunks of a reasonable size.
             const stop = Math.min(frames.length, next + READ_BATCH);
-            for (; next < stop; next++) batch.push({ seq: next, frame: frames[next]!, event: undefined });
+            for (; next < stop; next++) batch.push({ seq: next, frame: frames[next]!, sse: run.texts[next] });
             yield batch;
             continue;
           }
@@ -176,7 +184,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
         }
         runs.delete(oldest.id);
       }
-      const run: Run = { id: runId, frames: [], bytes: 0, ended: false, endedAt: 0, waiters: new Set(), cancel: new AbortController() };
+      const run: Run = { id: runId, frames: [], texts: [], bytes: 0, ended: false, endedAt: 0, waiters: new Set(), cancel: new AbortController() };
       runs.set(runId, run);
       return Promise.resolve(writer(run));
     },

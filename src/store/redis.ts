@@ -634,7 +634,7 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
             break;
           }
           cursor = idNumber(id) - 1;
-          batch.push({ seq: cursor, frame: fields[1]!, event: undefined });
+          batch.push({ seq: cursor, frame: fields[1]!, sse: undefined });
         }
         if (batch.length > 0) yield batch;
         if (done) return;

@@ -21,6 +21,12 @@ export interface RunEvent {
   readonly event: AguiEvent;
   /** The same event as one binary frame: a 4-byte big-endian length, then the protobuf payload. */
   readonly frame: Uint8Array;
+  /**
+   * The same event as SSE text (`data: …` and the blank line, no `id:`), when the run was started
+   * by an SSE client: made as the event was recorded, so that its SSE readers need not decode the
+   * frame again. A store may keep it (the memory store does) or drop it.
+   */
+  readonly sse?: string;
 }
 
 /** An event as a store gives it back. */
@@ -29,11 +35,8 @@ export interface StoredEvent {
   readonly seq: number;
   /** The event as one binary frame (length prefix included). */
   readonly frame: Uint8Array;
-  /**
-   * The event decoded from `frame`, when the store has it at hand; `undefined` otherwise (decode
-   * `frame` then). Never the agent's own object, which the agent may change after yielding it.
-   */
-  readonly event: AguiEvent | undefined;
+  /** The event's SSE text, when the store kept {@link RunEvent.sse}; else `undefined` (decode `frame`). */
+  readonly sse: string | undefined;
 }
 
 /** The writing side of one run: held by the instance whose agent runs it. */

@@ -199,6 +199,34 @@ for (const { name, serve } of HANDLERS) {
   });
 }
 
+describe("SSE text with a store", () => {
+  it("is the same as without one, whoever started the run, keys in the model's order", async () => {
+    // Keys out of the model's order, as an agent may write them.
+    const scrambled = async function* (input: RunAgentInput): AsyncGenerator<AguiEventInput> {
+      yield { runId: input.runId, threadId: input.threadId, type: EventType.RUN_STARTED } as AguiEventInput;
+      yield { value: { b: 1, a: 2 }, name: "n", type: EventType.CUSTOM } as AguiEventInput;
+      yield { runId: input.runId, threadId: input.threadId, type: EventType.RUN_FINISHED } as AguiEventInput;
+    };
+    const store = memoryStore();
+    const plain = await HANDLERS[1]!.serve(scrambled);
+    const stored = await HANDLERS[1]!.serve(scrambled, { store });
+    try {
+      const strip = (text: string) => text.replace(/^id: \d+\n/gm, "");
+      const expected = await (await post(plain.url, runInput({ runId: "k" }), SSE)).text();
+      expect(expected).toContain('data: {"type":"CUSTOM","name":"n","value":{"b":1,"a":2}}');
+      expect(strip(await (await post(stored.url, runInput({ runId: "k-sse" }), SSE)).text())).toBe(expected.replaceAll('"k"', '"k-sse"'));
+      await (await post(stored.url, runInput({ runId: "k-bin" }), BINARY)).arrayBuffer();
+      for (const runId of ["k-sse", "k-bin"]) {
+        expect(strip(await (await get(stored.url, runId, SSE)).text())).toBe(expected.replaceAll('"k"', `"${runId}"`));
+      }
+    } finally {
+      await plain.close();
+      await stored.close();
+      await store.close();
+    }
+  });
+});
+
 describe("without a store", () => {
   it("GET and DELETE stay 405, and no run id is sent", async () => {
     const served = await HANDLERS[1]!.serve(agent);

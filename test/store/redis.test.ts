@@ -112,7 +112,7 @@ describe("redisStore", () => {
       ["0-2", "f"],
       ["0-3", "end"],
     ]);
-    expect((await collect(await s.read(id, -1))).map((e) => e.event)).toEqual([undefined, undefined]);
+    expect((await collect(await s.read(id, -1))).map((e) => e.sse)).toEqual([undefined, undefined]);
   });
 
   it("shares runs between two stores on one Redis: write on A, read live on B, cancel from B", async () => {
