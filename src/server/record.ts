@@ -15,6 +15,11 @@ import type { RunEvent, RunWriter } from "../store/run-store.js";
 import { encodeValidSSE } from "../sse/encode.js";
 import { EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
 
+/** The most events gathered for the next append while one is under way. */
+const MAX_GATHERED = 1024;
+
+const NOTHING = (): undefined => undefined;
+
 /** The RUN_ERROR code a cancelled run ends with. */
 export const RUN_CANCELLED = { code: "cancelled", message: "the run was cancelled" } as const;
 
@@ -97,13 +102,38 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
   /** Whether what the store holds ends with a run's end (RUN_FINISHED or RUN_ERROR). */
   let runEnded = false;
   let last: RunEvent | undefined;
+  /** A read of the agent's next chunk, begun while an append was under way. */
+  let nextRead: Promise<ReadableStreamReadResult<RunEvent[]>> | undefined;
+  let agentDone = false;
+  /** What the next append writes. */
+  let batch: RunEvent[] = [];
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      await writer.append(value);
-      for (let i = 0; i < value.length; i++) {
-        const type = value[i]!.event.type;
+      if (batch.length === 0) {
+        if (agentDone) break;
+        const read = await (nextRead ?? reader.read());
+        nextRead = undefined;
+        if (read.done) break;
+        batch = read.value;
+      }
+      const written = batch;
+      batch = [];
+      let settled = false;
+      const appending = writer.append(written).finally(() => (settled = true));
+      // Group commit: what the agent makes while a store's round trip is under way goes into the
+      // next append, so that a slow store gets fewer, larger appends instead of holding the agent
+      // back a round trip per chunk. Bounded, so that a store that stalls slows the agent.
+      while (!settled && !agentDone && batch.length < MAX_GATHERED) {
+        nextRead ??= reader.read();
+        const read = await Promise.race([nextRead, appending.then(NOTHING, NOTHING)]);
+        if (read === undefined) break;
+        nextRead = undefined;
+        if (read.done) agentDone = true;
+        else for (let i = 0; i < read.value.length; i++) batch.push(read.value[i]!);
+      }
+      await appending;
+      for (let i = 0; i < written.length; i++) {
+        const type = written[i]!.event.type;
         if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) runEnded = true;
         else if (type === EventType.RUN_STARTED) runEnded = false;
       }
