@@ -6,7 +6,9 @@
  * the transport used (counted by the agent's `fetch`) and the time it took (with how much of it
  * was the scripted agent's pacing). With "through the proxy" checked, both runs go through the
  * secure proxy, which transcodes its SSE-only upstream for the binary panel; "Try a wrong token"
- * shows the proxy's refusal.
+ * shows the proxy's refusal. "Drop the connections mid-run" asks the server to cut both runs'
+ * connections; each `HttpAgent` reattaches (GET with `Last-Event-ID`), and the panel says after
+ * which event, and how many events the store sent back at once: those the agent made meanwhile.
  */
 import { EventType, HttpAgent, type AguiEvent, type Message, type Transport } from "../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../src/index.js";
@@ -26,6 +28,8 @@ interface Panel {
   /** `agent.state`, as JSON. */
   state: HTMLElement;
   list: HTMLOListElement;
+  /** What reattaching after a dropped connection did. */
+  resumed: HTMLElement;
 }
 
 /** What one transport's run measured. */
@@ -51,6 +55,7 @@ function panel(id: string): Panel {
     conversation: find("ol.conversation"),
     state: find(".state"),
     list: find("ol.events"),
+    resumed: find(".resumed"),
   };
 }
 
@@ -122,21 +127,45 @@ interface Route {
 const DIRECT: Route = { url: "/agent" };
 const PROXIED: Route = { url: "/proxy/agents/demo", headers: { authorization: "Bearer demo-token" } };
 
+/** A reattach the agent made: after which event, and how many the store sent back at once. */
+interface Reattach {
+  lastEventId: string | null;
+  replayed: number;
+}
+
+/** Whole events at the start of `chunk`: binary frames by their length prefixes, SSE by `data:` lines. */
+function eventsIn(chunk: Uint8Array, transport: Exclude<Transport, "auto">): number {
+  if (transport === "sse") return new TextDecoder().decode(chunk).match(/^data:/gm)?.length ?? 0;
+  const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  let count = 0;
+  for (let at = 0; at + 4 <= chunk.byteLength; count++) {
+    at += 4 + view.getUint32(at);
+    if (at > chunk.byteLength) break;
+  }
+  return count;
+}
+
 /**
  * An `HttpAgent` for `transport` whose `fetch` counts the bytes of each answer as they arrive and
- * checks that the answer came in the transport asked for.
+ * checks that the answer came in the transport asked for. A GET is the agent reattaching after a
+ * dropped connection: `onReattach` hears its `Last-Event-ID` and the events of its first chunk,
+ * which the store sends at once (the agent's later events come one by one, as it makes them).
  */
-function countingAgent(transport: Exclude<Transport, "auto">, route: Route, onBytes: (total: number) => void): HttpAgent {
+function countingAgent(transport: Exclude<Transport, "auto">, route: Route, onBytes: (total: number) => void, onReattach: (reattach: Reattach) => void): HttpAgent {
   let total = 0;
   const counted = async (url: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const response = await fetch(url, init);
     const contentType = response.headers.get("content-type");
     if (response.ok && contentType !== MEDIA_TYPE[transport]) throw new Error(`asked for ${MEDIA_TYPE[transport]}, got ${contentType}`);
     if (!response.body) return response;
+    const reattaching = init?.method === "GET";
+    let first = true;
     const counter = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         total += chunk.byteLength;
         onBytes(total);
+        if (reattaching && first) onReattach({ lastEventId: new Headers(init?.headers).get("last-event-id"), replayed: eventsIn(chunk, transport) });
+        first = false;
         controller.enqueue(chunk);
       },
     });
@@ -163,13 +192,27 @@ async function runTransport(target: Panel, transport: Exclude<Transport, "auto">
   target.bytes.textContent = "0";
   target.time.textContent = "–";
   target.pacing.textContent = "";
+  target.resumed.textContent = "";
+  delete target.root.dataset.replayed;
   let bytes = 0;
   let events = 0;
   let last: AguiEvent | undefined;
-  const agent = countingAgent(transport, route, (total) => {
-    bytes = total;
-    target.bytes.textContent = bytes.toLocaleString("en-US");
-  });
+  const reattaches: Reattach[] = [];
+  const agent = countingAgent(
+    transport,
+    route,
+    (total) => {
+      bytes = total;
+      target.bytes.textContent = bytes.toLocaleString("en-US");
+    },
+    (reattach) => {
+      reattaches.push(reattach);
+      const after = reattach.lastEventId === null ? "before the first event" : `after event ${reattach.lastEventId}`;
+      target.resumed.textContent = `Reattached ${after}: ${reattach.replayed} missed event${reattach.replayed === 1 ? "" : "s"} replayed.`;
+      target.resumed.title = "The connection was dropped; the client reattached with Last-Event-ID, the server's run store sent back what the agent had made meanwhile, and the rest followed live.";
+      target.root.dataset.replayed = String(reattaches.reduce((sum, r) => sum + r.replayed, 0));
+    },
+  );
   const showConversation = (messages: readonly Message[]): void => following([target.conversation], () => renderConversation(target.conversation, messages));
   showConversation(agent.messages);
   renderState(target.state, agent.state, 0);
@@ -199,6 +242,10 @@ async function runTransport(target: Panel, transport: Exclude<Transport, "auto">
     });
     // runAgent resolves on RUN_ERROR too: the last event says whether the run finished.
     if (last?.type !== EventType.RUN_FINISHED) throw new Error(last ? `the run ended with ${last.type}` : "the run sent no events");
+    if (reattaches.length > 0) {
+      // The client counted every event once by its sequence number: the run arrived whole.
+      target.resumed.textContent += ` All ${events} once.`;
+    }
     target.root.dataset.state = "done";
     target.status.textContent = "done";
     Object.assign(target.root.dataset, { bytes: String(bytes), ms: ms.toFixed(1), events: String(events) });
@@ -217,18 +264,27 @@ const button = document.getElementById("run") as HTMLButtonElement;
 const comparison = document.getElementById("comparison")!;
 const viaProxy = document.getElementById("via-proxy") as HTMLInputElement;
 const wrongToken = document.getElementById("wrong-token") as HTMLButtonElement;
+const drop = document.getElementById("drop") as HTMLButtonElement;
 let runs = 0;
+/** This page's own part of its runs' ids. */
+const session = Math.random().toString(36).slice(2, 6);
 
 async function runBoth(): Promise<void> {
   button.disabled = true;
   viaProxy.disabled = true;
   comparison.textContent = "";
   runs++;
-  const runId = `demo-run-${runs}`;
+  const runId = `run-${runs}`;
   const route = viaProxy.checked ? PROXIED : DIRECT;
   document.body.dataset.route = viaProxy.checked ? "proxy" : "direct";
+  // Only the direct agent keeps its runs in a store; the proxy's upstream does not.
+  drop.disabled = viaProxy.checked;
   try {
-    const [b, s] = await Promise.all([runTransport(binary, "binary", route, runId), runTransport(sse, "sse", route, runId)]);
+    // Each run has an id of its own, whatever page started it: the store keeps runs by id.
+    const [b, s] = await Promise.all([
+      runTransport(binary, "binary", route, `${runId}b-${session}`),
+      runTransport(sse, "sse", route, `${runId}s-${session}`),
+    ]);
     const via = viaProxy.checked ? " Through the proxy: the upstream answered SSE, and the proxy re-encoded each event as a binary frame for the binary panel." : "";
     comparison.textContent = `Binary used ${b.bytes.toLocaleString("en-US")} bytes, ${((100 * b.bytes) / s.bytes).toFixed(1)}% of SSE's ${s.bytes.toLocaleString("en-US")}, for the same ${b.events} events.${via}`;
   } catch {
@@ -236,7 +292,16 @@ async function runBoth(): Promise<void> {
   } finally {
     button.disabled = false;
     viaProxy.disabled = false;
+    drop.disabled = true;
   }
+}
+
+/** Asks the server to cut the connections of the runs in progress, as a flaky network would. */
+async function dropConnections(): Promise<void> {
+  drop.disabled = true;
+  const response = await fetch("/demo/drop", { method: "POST" });
+  const { dropped } = (await response.json()) as { dropped: number };
+  comparison.dataset.dropped = String(dropped);
 }
 
 /** Asks the proxy for a run with a token it does not know, and shows its answer. */
@@ -254,4 +319,5 @@ async function tryWrongToken(): Promise<void> {
 button.addEventListener("click", () => void runBoth());
 viaProxy.addEventListener("change", () => void runBoth());
 wrongToken.addEventListener("click", () => void tryWrongToken());
+drop.addEventListener("click", () => void dropConnections());
 void runBoth();

@@ -1,9 +1,10 @@
 /**
  * The demo's HTTP server: the page, its script (bundled from `page.ts` with esbuild at startup),
- * the demo agent at `POST /agent`, served by `createNodeHandler`, and the same agent behind the
- * secure proxy at `/proxy/agents/demo` (`createNodeProxyHandler`), whose upstream answers SSE only,
- * as an agent written with another library might: a client asking for binary then sees the proxy
- * transcode.
+ * the demo agent at `/agent`, served by `createNodeHandler` with a memory store (so its runs are
+ * resumable: `POST /demo/drop` cuts the connections of the runs in progress, and the page's
+ * clients reattach), and the same agent behind the secure proxy at `/proxy/agents/demo`
+ * (`createNodeProxyHandler`), whose upstream answers SSE only, as an agent written with another
+ * library might: a client asking for binary then sees the proxy transcode.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -11,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { browserFiles } from "../scripts/browser-files.js";
-import { createNodeHandler } from "../src/server/index.js";
+import { createNodeHandler, memoryStore } from "../src/server/index.js";
 import { createNodeProxyHandler } from "../src/proxy/index.js";
 import { createDemoAgent } from "./agent.js";
 
@@ -67,9 +68,12 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 /**
  * Starts the demo: builds the page's script, then serves `GET /` (the page), `GET /page.js` (its
- * script), `POST /agent` (the demo agent, both transports), `POST /sse-agent` (the same, SSE
- * only) and the proxy under `/proxy/` (`GET /proxy/agents`, `POST /proxy/agents/demo`, with the
- * bearer token {@link DEMO_TOKEN}); anything else is 404.
+ * script), `/agent` (the demo agent, both transports, resumable: `POST` runs, `GET ?runId=`
+ * reattaches, `DELETE ?runId=` cancels), `POST /demo/drop` (cuts every connection `/agent` is
+ * streaming on, as a network would; answers `{ "dropped": n }`), `POST /sse-agent` (the agent,
+ * SSE only, not resumable: the proxy's upstream) and the proxy under `/proxy/` (`GET
+ * /proxy/agents`, `POST /proxy/agents/demo`, with the bearer token {@link DEMO_TOKEN}); anything
+ * else is 404.
  *
  * @throws {Error} when the script does not build, or the port cannot be bound (`EADDRINUSE`,
  *   `EACCES`), as the underlying esbuild or node:http error.
@@ -80,18 +84,32 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   // The page says how the agent is paced, so that it can tell its reader how much of a run's
   // time is that pacing.
   const html = page.replace(/(<meta name="agent-delay-ms" content=")\d+(")/, `$1${delayMs}$2`);
-  const agent = createNodeHandler(createDemoAgent(delayMs), {
-    onError: (error) => console.error("demo agent failed:", error),
-  });
+  const onError = (error: unknown): void => console.error("demo agent failed:", error);
+  const store = memoryStore();
+  const agent = createNodeHandler(createDemoAgent(delayMs), { store, onError });
+  const upstream = createNodeHandler(createDemoAgent(delayMs), { onError });
+  /** The responses `/agent` is streaming, so that `/demo/drop` can cut their connections. */
+  const streaming = new Set<ServerResponse>();
 
   let proxy: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (path === "/agent") return agent(req, res);
+    if (path === "/agent") {
+      streaming.add(res);
+      res.on("close", () => streaming.delete(res));
+      return agent(req, res);
+    }
+    if (path === "/demo/drop" && req.method === "POST") {
+      // What a flaky network does: the connections go, the runs go on in the store.
+      const dropped = streaming.size;
+      for (const open of streaming) open.socket?.destroy();
+      streaming.clear();
+      return send(res, 200, "application/json", JSON.stringify({ dropped }));
+    }
     if (path === "/sse-agent") {
       // The proxy's upstream: the same agent, deaf to the binary transport.
       req.headers.accept = "text/event-stream";
-      return agent(req, res);
+      return upstream(req, res);
     }
     if (path.startsWith("/proxy/") && proxy) {
       req.url = req.url!.slice("/proxy".length);
@@ -127,6 +145,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         server.close((error) => (error ? reject(error) : resolve()));
         // Streams in progress would hold close() open until they end.
         server.closeAllConnections();
+        void store.close();
       }),
   };
 }

@@ -49,21 +49,45 @@ describe("startDemoServer", () => {
     expect(script).toContain("/agent");
   });
 
-  it.each([BINARY, SSE])("runs the scripted conversation over %s", async (accept) => {
+  it.each([BINARY, SSE])("runs the scripted conversation over %s, resumably", async (accept) => {
+    // The agent's store keeps runs by id: each run here has its own.
+    const run = { ...input, runId: `r-${accept === BINARY ? "binary" : "sse"}` };
     const response = await fetch(new URL("/agent", server.url), {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: accept },
-      body: JSON.stringify(input),
+      body: JSON.stringify(run),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe(accept);
+    expect(response.headers.get("ag-ui-run-id")).toBe(run.runId);
     const events: AguiEvent[] = [];
     for await (const event of decodeEventStream(response.body!, accept)) events.push(event);
-    const expected = [...conversationRun(input)].map((e) => parseEvent(e));
+    const expected = [...conversationRun(run)].map((e) => parseEvent(e));
     // Timestamps differ between runs; everything else must match.
     const strip = ({ timestamp: _, ...rest }: AguiEvent & { timestamp?: number }) => rest;
     expect(events.map(strip)).toEqual(expected.map(strip));
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
+  });
+
+  it("cuts the connections of the runs in progress on POST /demo/drop; the run goes on, and a GET reattaches after the last event seen", async () => {
+    const run = { ...input, runId: "dropped" };
+    const response = await fetch(new URL("/agent", server.url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: SSE },
+      body: JSON.stringify(run),
+    });
+    const seen: AguiEvent[] = [];
+    const reading = (async () => {
+      for await (const event of decodeEventStream(response.body!, SSE)) seen.push(event);
+    })().catch((error: unknown) => error);
+    while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    const drop = await fetch(new URL("/demo/drop", server.url), { method: "POST" });
+    expect(await drop.json()).toEqual({ dropped: 1 });
+    expect(await reading).toMatchObject({ code: expect.stringMatching(/network_error|truncated_stream/) });
+    const rest = await fetch(new URL(`/agent?runId=dropped`, server.url), { headers: { Accept: BINARY, "Last-Event-ID": String(seen.length - 1) } });
+    const after: AguiEvent[] = [];
+    for await (const event of decodeEventStream(rest.body!, BINARY)) after.push(event);
+    expect([...seen, ...after].map((e) => e.type)).toEqual([...conversationRun(run)].map((e) => e.type));
   });
 
   it("serves the agent through the proxy: SSE-only upstream, binary to the client with the demo token, 401 without it", async () => {
@@ -89,7 +113,10 @@ describe("startDemoServer", () => {
   it("answers 404 to other paths and 405 to other methods", async () => {
     expect((await fetch(new URL("/nope", server.url))).status).toBe(404);
     expect((await fetch(server.url, { method: "POST", body: "x" })).status).toBe(405);
-    expect((await fetch(new URL("/agent", server.url))).status).toBe(405);
+    // The agent's handler has a store: GET reattaches, and needs the run's id.
+    expect((await fetch(new URL("/agent", server.url))).status).toBe(400);
+    expect((await fetch(new URL("/agent", server.url), { method: "PUT" })).status).toBe(405);
+    expect((await fetch(new URL("/demo/drop", server.url))).status).toBe(404);
   });
 });
 

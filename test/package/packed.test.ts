@@ -96,6 +96,40 @@ console.log(JSON.stringify({ event, started, code, server: typeof server, client
     });
   });
 
+  it("serves resumable runs with memoryStore, and redisStore says ioredis is missing (an optional peer not installed)", () => {
+    writeFileSync(
+      join(consumer, "resume.mjs"),
+      `import { createServer } from "node:http";
+import { createNodeHandler, memoryStore, redisStore } from "agui-wire/server";
+import { HttpAgent } from "agui-wire/client";
+async function* agent(input) {
+  yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
+  for (let i = 0; i < 5; i++) yield { type: "CUSTOM", name: "n", value: i };
+  yield { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId };
+}
+const server = createServer(createNodeHandler(agent, { store: memoryStore() }));
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const url = "http://127.0.0.1:" + server.address().port + "/agent";
+const first = await new HttpAgent({ url }).runAgent({ runId: "r1" });
+const again = [];
+await new HttpAgent({ url }).connectAgent({ runId: "r1" }, { onEvent: ({ event }) => void again.push(event.type) });
+const tail = await fetch(url + "?runId=r1", { headers: { accept: "text/event-stream", "last-event-id": "4" } });
+let redis;
+try { await redisStore({ url: "redis://127.0.0.1:1" }).create("x"); } catch (err) { redis = { code: err.code, names: err.message.includes("ioredis") }; }
+server.close();
+console.log(JSON.stringify({ result: first.result ?? null, again, tail: tail.status, ids: (await tail.text()).match(/^id: \\d+$/gm), redis }));
+`,
+    );
+    const out = JSON.parse(run(process.execPath, ["resume.mjs"], consumer));
+    expect(out).toEqual({
+      result: null,
+      again: ["RUN_STARTED", "CUSTOM", "CUSTOM", "CUSTOM", "CUSTOM", "CUSTOM", "RUN_FINISHED"],
+      tail: 200,
+      ids: ["id: 5", "id: 6"],
+      redis: { code: "store_unavailable", names: true },
+    });
+  });
+
   it("installs the agui-wire command, which serves a proxy from a configuration", async () => {
     writeFileSync(
       join(consumer, "proxy.json"),
