@@ -106,3 +106,17 @@ export function chunk(bytes: Uint8Array, size: number): Uint8Array[] {
 export async function* asyncChunks(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const c of chunks) yield c;
 }
+
+/**
+ * One long run: RUN_STARTED, then the turns of the mixed trace (the 998 events between its
+ * RUN_STARTED and RUN_FINISHED) `blocks` times over, then RUN_FINISHED. Not `mixedTrace(10_000)`,
+ * whose message snapshots re-send the growing conversation every turn (see above).
+ */
+export function longRun(blocks: number): AguiEventInput[] {
+  const run = runTrace();
+  const body = run.slice(1, -1);
+  const out: AguiEventInput[] = [run[0]!];
+  for (let i = 0; i < blocks; i++) out.push(...body);
+  out.push(run.at(-1)!);
+  return out;
+}

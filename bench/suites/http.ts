@@ -39,7 +39,7 @@ import { readInAnotherProcess } from "../../test/server/fixtures/read-in-another
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
-import { runTrace } from "../trace.js";
+import { longRun } from "../trace.js";
 import { median, timeStats } from "../stats.js";
 
 const TRANSPORTS = ["binary", "sse"] as const;
@@ -85,19 +85,6 @@ interface Scenario {
   runs: number;
 }
 
-/**
- * One long run: RUN_STARTED, then the turns of the mixed trace (the 998 events between its
- * RUN_STARTED and RUN_FINISHED) `blocks` times over, then RUN_FINISHED. Not `mixedTrace(10_000)`,
- * whose message snapshots re-send the growing conversation every turn (see bench/trace.ts).
- */
-function longRun(blocks: number): AguiEventInput[] {
-  const run = runTrace();
-  const body = run.slice(1, -1);
-  const out: AguiEventInput[] = [run[0]!];
-  for (let i = 0; i < blocks; i++) out.push(...body);
-  out.push(run.at(-1)!);
-  return out;
-}
 
 /** A server on 127.0.0.1 that counts what it writes. */
 interface Served {

@@ -20,21 +20,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AguiEventInput } from "../../../src/index.js";
 import { createNodeHandler } from "../../../src/server/index.js";
 import { memoryStore, type RunStore } from "../../../src/store/index.js";
-import { runTrace } from "../../trace.js";
+import { longRun, runTrace } from "../../trace.js";
 import { announce, argument, serve, stringField } from "../proxy/serve.js";
 
 /** How long the live run waits at its midpoint when nobody cancels it. */
 const LIVE_WAIT_MS = 60_000;
 
-/** The http suite's long run (bench/suites/http.ts `longRun`): the mixed trace's body `blocks` times between one RUN_STARTED and one RUN_FINISHED. */
-function longRun(blocks: number): AguiEventInput[] {
-  const run = runTrace();
-  const body = run.slice(1, -1);
-  const out: AguiEventInput[] = [run[0]!];
-  for (let i = 0; i < blocks; i++) out.push(...body);
-  out.push(run.at(-1)!);
-  return out;
-}
 
 /** `events` in two halves, with a wait between them that only the run's signal (or LIVE_WAIT_MS) ends. */
 async function* pausedHalfway(events: readonly AguiEventInput[], signal: AbortSignal): AsyncGenerator<AguiEventInput> {
