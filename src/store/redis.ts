@@ -4,9 +4,12 @@
  *
  * Key layout (prefix `agui:` by default; `<id>` is the run id):
  *
- * - `<prefix>run:<id>:events`: a stream, one entry per event, entry id `0-<seq+1>`, field `f` =
- *   the binary frame. An ended run's stream closes with one more entry, field `end`, at the id the
- *   next event would have had: it wakes every blocked reader and tells it the run is over.
+ * - `<prefix>run:<id>:events`: a stream, one entry per append, entry id `0-<seq+1>` where seq is
+ *   that of the append's last event, field `f` = the append's binary frames back to back (each
+ *   carries its length, so a reader splits them and numbers them back from the last). Ids still
+ *   grow with seq, so a stale writer's XADD fails. An ended run's stream closes with one more
+ *   entry, field `end`, at the id the next event would have had: it wakes every blocked reader and
+ *   tells it the run is over.
  * - `<prefix>run:<id>:meta`: a hash: `state` (`live` | `ended`), `count` (events so far),
  *   `owner` (the writing store's random token), `cancel` (`1` once cancelled), `endedBy`.
  * - `<prefix>run:<id>:lease`: the owner's token, `PX leaseMs`, refreshed every `leaseMs / 3`.
@@ -16,6 +19,12 @@
  * that notices a dead owner and a cancel never interleave halfway. An expired lease of a live run
  * always means the run is lost: whoever meets it first (a reader, `read`, `cancel`, or the writer
  * itself) ends it with a RUN_ERROR `instance_lost` (`cancelled` when it is `cancel`).
+ *
+ * A run this store writes is also kept in memory, its latest appends only (`localBytesPerRun`),
+ * for the readers on this instance (the POST's own stream, mostly): each append is handed to them
+ * once Redis has accepted it, with no round trip and no connection of their own; whatever is
+ * older than that window, or whatever Redis may hold that this instance does not know (after a
+ * failed append, a lost lease), they read from Redis.
  *
  * @module
  */
@@ -40,6 +49,13 @@ export interface RedisStoreOptions {
   keyPrefix?: string;
   /** How long one blocking read waits for new events before checking the writer's lease, in ms (10 to 10,000). Default 1 s. */
   blockMs?: number;
+  /**
+   * How many bytes (frames, and SSE text where the writer made it) of its latest events a run this
+   * store writes keeps in memory, so that readers on this instance get them without Redis; the
+   * latest append is kept whatever its size. 0 keeps none: every reader reads Redis. An ended
+   * run's stay 2 s more (64 ended runs' at most), for a client that reattaches at once. Default 1 MiB.
+   */
+  localBytesPerRun?: number;
 }
 
 /** Default {@link RedisStoreOptions.leaseMs}: 10 s. */
@@ -52,13 +68,30 @@ export const DEFAULT_REDIS_MAX_EVENTS_PER_RUN = 100_000;
 export const DEFAULT_REDIS_KEY_PREFIX = "agui:";
 /** Default {@link RedisStoreOptions.blockMs}: 1 s. */
 export const DEFAULT_REDIS_BLOCK_MS = 1000;
+/** Default {@link RedisStoreOptions.localBytesPerRun}: 1 MiB. */
+export const DEFAULT_REDIS_LOCAL_BYTES_PER_RUN = 1024 * 1024;
 
 /** Longest wait for a reply to a non-blocking command before the store counts Redis as gone. */
 const COMMAND_TIMEOUT_MS = 5000;
 /** Added to `blockMs` for a blocking read's reply (so a silent, half-open connection fails in < 20 s). */
 const BLOCK_GRACE_MS = 5000;
-/** The most entries one read of the stream asks for: a reader's memory is bounded by it, not by the run. */
-const READ_BATCH = 256;
+/**
+ * The most entries (appends) one read of the stream asks for: a reader's memory is bounded by it
+ * (times the largest append), not by the run.
+ */
+const READ_BATCH = 32;
+/**
+ * The most events one step of a reader yields, however large the appends (the recorder's group
+ * commits make them up to 1,024 events): each step becomes one chunk of the response, and chunks
+ * of this size reach the client, and get decoded there, while the next is made, where one of a
+ * whole large append would wait for all of it (and a large chunk of SSE text costs more than its
+ * share to encode).
+ */
+const YIELD = 256;
+/** How long an ended run's window stays for new readers on this instance (at most half of ttlMs). */
+const LOCAL_GRACE_MS = 2000;
+/** The most ended runs whose windows are kept (for LOCAL_GRACE_MS) at once: the oldest go first. */
+const LOCAL_ENDED_RUNS = 64;
 
 // Scripts. KEYS are always meta, events, lease. `finish` ends a live run: an optional last event,
 // then the end entry, then the keys' expiry switches from the live one to ttlMs.
@@ -88,9 +121,9 @@ return 1
 `;
 
 /**
- * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, frames…. The new count; -1 when the run
- * is not this writer's live run any more (ending it as lost if its lease expired); -2 - count when
- * the events do not fit.
+ * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, n, frames (n of them, back to back).
+ * The new count; -1 when the run is not this writer's live run any more (ending it as lost if its
+ * lease expired); -2 - count when the events do not fit. One entry for the whole append.
  */
 const APPEND = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count')
@@ -100,17 +133,19 @@ if redis.call('EXISTS', KEYS[3]) == 0 then
   finish(count, ARGV[6], 'instance_lost', ARGV[5], ARGV[3])
   return -1
 end
-local n = #ARGV - 6
+local n = tonumber(ARGV[7])
 if count + n > tonumber(ARGV[2]) then return -2 - count end
-for i = 1, n do
-  redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], '0-' .. (count + i), 'f', ARGV[6 + i])
-end
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], '0-' .. (count + n), 'f', ARGV[8])
 redis.call('HSET', KEYS[1], 'count', count + n)
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+-- The first append makes the stream: it takes the live expiry, which the lease refresh renews.
+if count == 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 return count + n
 `;
 
-/** ARGV: token, ttl, maxlen, lostFrame, [last]. 1 ended now, 0 ended by this writer already, -1 lost. */
+/**
+ * ARGV: token, ttl, maxlen, lostFrame, [last]. 1 + the final count when ended now, 0 when ended
+ * by this writer already, -1 lost.
+ */
 const END = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count', 'endedBy')
 if m[2] ~= ARGV[1] then return -1 end
@@ -122,8 +157,7 @@ if redis.call('EXISTS', KEYS[3]) == 0 then
   finish(tonumber(m[3]), ARGV[4], 'instance_lost', ARGV[2], ARGV[3])
   return -1
 end
-finish(tonumber(m[3]), ARGV[5], ARGV[1], ARGV[2], ARGV[3])
-return 1
+return 1 + finish(tonumber(m[3]), ARGV[5], ARGV[1], ARGV[2], ARGV[3])
 `;
 
 /** ARGV: lostFrame, ttl, maxlen. {state, count}: state -1 unknown, 0 ended, 1 live, 2 ended now as lost. */
@@ -252,6 +286,7 @@ interface Settings {
   readonly maxEvents: number;
   readonly prefix: string;
   readonly blockMs: number;
+  readonly localBytes: number;
 }
 
 function settings(options: RedisStoreOptions | undefined): Settings {
@@ -268,6 +303,7 @@ function settings(options: RedisStoreOptions | undefined): Settings {
     maxEvents: integer("maxEventsPerRun", o.maxEventsPerRun, DEFAULT_REDIS_MAX_EVENTS_PER_RUN, 1, 2 ** 31 - 1),
     prefix: o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX,
     blockMs: integer("blockMs", o.blockMs, DEFAULT_REDIS_BLOCK_MS, 10, 10_000),
+    localBytes: integer("localBytesPerRun", o.localBytesPerRun, DEFAULT_REDIS_LOCAL_BYTES_PER_RUN, 0, Number.MAX_SAFE_INTEGER),
   };
 }
 
@@ -391,22 +427,118 @@ function entriesOf(reply: unknown): Entry[] {
   return [];
 }
 
-/** The number after `0-` in an entry id: the seq plus one. */
+/** The number after `0-` in an entry id (the seq of its last event plus one), read from the bytes. */
 function idNumber(id: Buffer): number {
-  const s = id.toString("latin1");
-  return Number(s.slice(s.indexOf("-") + 1));
+  let n = 0;
+  for (let i = id.indexOf(0x2d) + 1; i < id.length; i++) n = n * 10 + (id[i]! - 0x30);
+  return n;
+}
+
+const F = 0x66; // "f"
+
+/**
+ * Adds to `out` the events of one entry's frames (`blob`, back to back, the last of them event
+ * `last`) that come after `cursor`, and returns `last`.
+ *
+ * @throws {RunStoreError} `store_unavailable` when the frames' lengths do not tile the field.
+ */
+function splitFrames(blob: Buffer, last: number, cursor: number, out: StoredEvent[]): number {
+  // Two walks over the lengths (no copy): the first counts the frames, which numbers the first one.
+  let n = 0;
+  let at = 0;
+  while (at + 4 <= blob.length) {
+    at += 4 + blob.readUInt32BE(at);
+    n++;
+  }
+  if (at !== blob.length) {
+    throw new RunStoreError("store_unavailable", `redisStore: expected the frames of event ${last} and those before it to fill their stream entry, found ${blob.length} bytes that frames do not tile`);
+  }
+  let seq = last - n + 1;
+  at = 0;
+  while (at < blob.length) {
+    const end = at + 4 + blob.readUInt32BE(at);
+    if (seq > cursor) out.push({ seq, frame: blob.subarray(at, end), sse: undefined });
+    at = end;
+    seq++;
+  }
+  return last;
 }
 
 /** A writer of this store, as the lease refresh sees it. */
 interface LocalWriter {
   readonly runId: string;
   readonly cancel: AbortController;
+  /** What the store keeps of its run in memory. */
+  readonly run: LocalRun;
+}
+
+/**
+ * What this store keeps in memory of a run it writes, for the readers on this instance: the
+ * latest appends Redis has accepted, and whether Redis may know more.
+ */
+interface LocalRun {
+  readonly runId: string;
+  /** The latest appends Redis has accepted, oldest first, as the StoredEvents readers get (shared). */
+  readonly batches: StoredEvent[][];
+  /** The bytes of each of `batches`: frames, and SSE text where kept. */
+  readonly sizes: number[];
+  bytes: number;
+  /** How many events Redis holds: the next event's seq. */
+  count: number;
+  /** Redis holds the run's end: nothing follows `count`. */
+  ended: boolean;
+  /**
+   * Redis may hold what this does not (an append whose outcome is unknown, a run ended by another
+   * instance): every reader goes to Redis from where it is.
+   */
+  detached: boolean;
+  /** `Date.now()` past which a new reader no longer uses it (an ended run's grace). */
+  until: number;
+  /** Readers waiting for the next append, the end, or a nudge to check on Redis. */
+  readonly waiters: Set<() => void>;
+}
+
+/** The seq of the first event a local run still holds in memory. */
+const windowStart = (run: LocalRun): number => (run.batches.length > 0 ? run.batches[0]![0]!.seq : run.count);
+
+/** Wakes every reader waiting on a local run. */
+function wake(run: LocalRun): void {
+  if (run.waiters.size === 0) return;
+  const waiters = [...run.waiters];
+  run.waiters.clear();
+  for (const w of waiters) w();
+}
+
+/**
+ * The events of a local run after `cursor` (which must be within its window, and before its
+ * count), YIELD at most: from the append that holds `cursor + 1`, shared as it is when whole and
+ * small enough; several small appends joined when the reader is behind.
+ */
+function localBatch(run: LocalRun, cursor: number): readonly StoredEvent[] {
+  const next = cursor + 1;
+  const { batches } = run;
+  // A reader is mostly at the tail: look from the newest append back.
+  let b = batches.length - 1;
+  while (b > 0 && batches[b]![0]!.seq > next) b--;
+  const batch = batches[b]!;
+  const offset = next - batch[0]!.seq;
+  if (batch.length - offset >= YIELD) return batch.slice(offset, offset + YIELD);
+  if (b === batches.length - 1) return offset === 0 ? batch : batch.slice(offset);
+  const out = batch.slice(offset);
+  for (let i = b + 1; i < batches.length && out.length < YIELD; i++) {
+    const more = batches[i]!;
+    const take = Math.min(more.length, YIELD - out.length);
+    for (let j = 0; j < take; j++) out.push(more[j]!);
+  }
+  return out;
 }
 
 /**
  * Makes a run store on Redis Streams, shared by every instance using the same Redis: one stream
  * per run, a lease per live run so that a dead instance's runs end with a RUN_ERROR
- * `instance_lost`, and cancels that reach the writer whichever instance it is on.
+ * `instance_lost`, and cancels that reach the writer whichever instance it is on. The latest
+ * appends of the runs it writes stay in memory a while (`localBytesPerRun`), so that the readers
+ * of those runs on this instance wait for no round trip and hold no connection of their own.
  *
  * With `{ url }` the store makes its connections (loading `ioredis`, an optional peer dependency,
  * on first use) and `close()` quits them all. With `{ client }` it sends its commands on that
@@ -421,28 +553,48 @@ interface LocalWriter {
  */
 export function redisStore(connection: { url: string } | { client: Redis }, options?: RedisStoreOptions): RunStore {
   const conn = connectionOf(connection);
-  const { leaseMs, ttlMs, maxEvents, prefix, blockMs } = settings(options);
+  const { leaseMs, ttlMs, maxEvents, prefix, blockMs, localBytes } = settings(options);
   const owned = "url" in conn;
   const liveTtl = leaseMs + ttlMs;
-  // Room for end(last) past the bound and the end entry: trimming is a safety net, never expected.
+  // Entries, not events: one per append (so one event at least), then end's last event and the
+  // end entry. A run the count allows never reaches it: trimming is a safety net, never expected.
   const maxlen = maxEvents + 2;
   const channel = `${prefix}cancel`;
   const token = randomToken(12);
+  // Well within ttlMs, so that a run's window is gone before its keys can be.
+  const grace = Math.min(LOCAL_GRACE_MS, Math.floor(ttlMs / 2));
   const keys = (runId: string): [meta: string, events: string, lease: string] => [`${prefix}run:${runId}:meta`, `${prefix}run:${runId}:events`, `${prefix}run:${runId}:lease`];
 
   let closed = false;
   let mainPromise: Promise<Redis> | undefined;
+  /** The main connection, once there is one. */
+  let mainClient: Redis | undefined;
   let subPromise: Promise<Redis> | undefined;
   /** Connections the store made and quits on close: the main one when owned, the subscriber. */
   const made = new Set<Redis>();
   /** Readers' blocking connections: dropped at once on close (a QUIT would wait out the XREAD BLOCK). */
   const readerConnections = new Set<Redis>();
   const writers = new Map<string, LocalWriter>();
+  /** The runs this store writes, and for a grace those it has ended: what readers here get from memory. */
+  const locals = new Map<string, LocalRun>();
+  /** The ended ones among `locals`, oldest end first. */
+  const endedLocals = new Map<string, LocalRun>();
   let refreshTimer: ReturnType<typeof setInterval> | undefined;
+  let sweepTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * The main connection dropped: Redis may be gone. Readers waiting here look at once (their check
+   * fails at once if it is), as a reader blocked on a connection of its own would fail.
+   */
+  const nudge = (): void => {
+    for (const run of locals.values()) wake(run);
+  };
 
   const main = (): Promise<Redis> => {
     if (!mainPromise) {
       if ("client" in conn) {
+        conn.client.on("close", nudge);
+        mainClient = conn.client;
         mainPromise = Promise.resolve(conn.client);
       } else {
         const url = conn.url;
@@ -451,7 +603,9 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
             const client = new m.Redis(url, { ...FAIL_FAST, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: COMMAND_TIMEOUT_MS });
             // Errors reach the commands that meet them; without a listener ioredis would log each.
             client.on("error", noop);
+            client.on("close", nudge);
             made.add(client);
+            mainClient = client;
             return client;
           },
           (cause: unknown) => {
@@ -492,6 +646,94 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
     return client;
   };
 
+  /** Forgets a local run (readers that hold it finish what it has, then go to Redis). */
+  const drop = (run: LocalRun): void => {
+    if (locals.get(run.runId) === run) locals.delete(run.runId);
+    endedLocals.delete(run.runId);
+  };
+
+  /**
+   * Sends the readers of a local run to Redis, from where each is: Redis may hold what this
+   * store does not know (an append whose outcome is unknown, a run ended by another instance).
+   */
+  const detach = (run: LocalRun): void => {
+    if (run.detached) return;
+    run.detached = true;
+    run.batches.length = 0;
+    run.sizes.length = 0;
+    run.bytes = 0;
+    drop(run);
+    wake(run);
+  };
+
+  /** Drops the windows of ended runs whose grace is over (or past LOCAL_ENDED_RUNS), and comes back for the next. */
+  const sweep = (): void => {
+    if (sweepTimer !== undefined) clearTimeout(sweepTimer);
+    sweepTimer = undefined;
+    const now = Date.now();
+    for (const run of endedLocals.values()) {
+      if (run.until > now && endedLocals.size <= LOCAL_ENDED_RUNS) break;
+      drop(run);
+    }
+    const oldest = endedLocals.values().next().value;
+    if (oldest !== undefined && !closed) {
+      sweepTimer = setTimeout(sweep, Math.max(1, oldest.until - now));
+      sweepTimer.unref();
+    }
+  };
+
+  /** A local run readers may still use: live, or ended less than `grace` ago. */
+  const localOf = (runId: string): LocalRun | undefined => {
+    const run = locals.get(runId);
+    if (run !== undefined && run.ended && Date.now() >= run.until) {
+      drop(run);
+      return undefined;
+    }
+    return run;
+  };
+
+  /**
+   * Adds an append Redis has accepted (its first event is `first`) to its run's window, drops the
+   * oldest appends past `localBytes`, and wakes the run's readers.
+   */
+  const commit = (run: LocalRun, first: number, events: readonly RunEvent[]): void => {
+    if (run.detached) return;
+    // Appends that crossed on the way: Redis knows the order, this store does not.
+    if (first !== run.count) return detach(run);
+    const n = events.length;
+    if (localBytes > 0) {
+      const stored = new Array<StoredEvent>(n);
+      let size = 0;
+      for (let i = 0; i < n; i++) {
+        const e = events[i]!;
+        stored[i] = { seq: first + i, frame: e.frame, sse: e.sse };
+        size += e.frame.byteLength + (e.sse === undefined ? 0 : e.sse.length);
+      }
+      run.batches.push(stored);
+      run.sizes.push(size);
+      run.bytes += size;
+      while (run.bytes > localBytes && run.batches.length > 1) {
+        run.batches.shift();
+        run.bytes -= run.sizes.shift()!;
+      }
+    }
+    run.count = first + n;
+    wake(run);
+  };
+
+  /** Marks a local run ended (Redis holds its end), wakes its readers, and keeps it for `grace`. */
+  const ended = (run: LocalRun): void => {
+    run.ended = true;
+    run.until = Date.now() + grace;
+    wake(run);
+    endedLocals.set(run.runId, run);
+    if (endedLocals.size > LOCAL_ENDED_RUNS || grace === 0) sweep();
+    else if (sweepTimer === undefined) {
+      sweepTimer = setTimeout(sweep, grace);
+      sweepTimer.unref();
+    }
+  };
+
   const onCancelMessage = (_channel: string, runId: string): void => {
     writers.get(runId)?.cancel.abort(new AguiWireError("aborted", "the run was cancelled"));
   };
@@ -523,8 +765,12 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
       command("refresh a lease", (c) => evalScript(c, SCRIPTS.refresh, keys(w.runId), [token, leaseMs, liveTtl, ttlMs, maxlen, lost])).then(
         (result) => {
           if (result === 1) w.cancel.abort(new AguiWireError("aborted", "the run was cancelled"));
-          // A lost run keeps its writer until end(), which reports run_lost; no more refreshing.
-          else if (result === -1) writers.delete(w.runId);
+          // A lost run keeps its writer until end(), which reports run_lost; no more refreshing,
+          // and its readers here read the instance_lost end from Redis.
+          else if (result === -1) {
+            writers.delete(w.runId);
+            detach(w.run);
+          }
         },
         // Redis is away: the next tick tries again, and the lease runs out if it stays away.
         noop,
@@ -541,36 +787,72 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
 
   const makeWriter = (runId: string, local: LocalWriter): RunWriter => {
     const k = keys(runId);
-    let ended = false;
+    const run = local.run;
+    let done = false;
     return {
       runId,
       cancelled: local.cancel.signal,
       async append(events) {
-        if (ended || events.length === 0) return;
-        const args: Arg[] = [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost];
-        for (const e of events) args.push(Buffer.from(e.frame.buffer, e.frame.byteOffset, e.frame.byteLength));
-        const result = await command("append to a run", (c) => evalScript(c, SCRIPTS.append, k, args));
+        if (done || events.length === 0) return;
+        const n = events.length;
+        // One field for the whole append: the frames back to back, copied once.
+        let size = 0;
+        for (let i = 0; i < n; i++) size += events[i]!.frame.byteLength;
+        const blob = Buffer.allocUnsafe(size);
+        for (let i = 0, at = 0; i < n; i++) {
+          const frame = events[i]!.frame;
+          blob.set(frame, at);
+          at += frame.byteLength;
+        }
+        let result: unknown;
+        try {
+          result = await command("append to a run", (c) => evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, blob]));
+        } catch (error) {
+          // Redis may have taken it or not: readers here go and ask.
+          detach(run);
+          throw error;
+        }
         if (result === -1) {
           writers.delete(runId);
+          detach(run);
           throw lostError(runId);
         }
-        if (typeof result === "number" && result <= -2) {
+        if (typeof result !== "number") {
+          detach(run);
+          throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected the new count from Redis, found ${typeof result}`);
+        }
+        if (result <= -2) {
           throw new RunStoreError(
             "run_too_large",
-            `run ${JSON.stringify(runId)} outgrew the store: expected at most ${maxEvents} events (maxEventsPerRun), found ${-2 - result} and ${events.length} more`,
+            `run ${JSON.stringify(runId)} outgrew the store: expected at most ${maxEvents} events (maxEventsPerRun), found ${-2 - result} and ${n} more`,
           );
         }
+        commit(run, result - n, events);
       },
       async end(last?: RunEvent) {
-        if (ended) return;
+        if (done) return;
         // Stop refreshing first: if this end never gets through, the lease runs out and the run
         // still ends (as lost) instead of staying live for ever.
         writers.delete(runId);
         const args: Arg[] = [token, ttlMs, maxlen, frames().lost];
         if (last !== undefined) args.push(Buffer.from(last.frame.buffer, last.frame.byteOffset, last.frame.byteLength));
-        const result = await command("end a run", (c) => evalScript(c, SCRIPTS.end, k, args));
-        if (result === -1) throw lostError(runId);
-        ended = true;
+        let result: unknown;
+        try {
+          result = await command("end a run", (c) => evalScript(c, SCRIPTS.end, k, args));
+        } catch (error) {
+          detach(run);
+          throw error;
+        }
+        if (result === -1) {
+          detach(run);
+          throw lostError(runId);
+        }
+        done = true;
+        // 1 + the final count when ended now; 0 when an end whose answer was lost had done it.
+        const count = Number(result) - 1;
+        if (last !== undefined) commit(run, count - 1, [last]);
+        if (count < 0 || run.detached || run.count !== count) detach(run);
+        else ended(run);
       },
     };
   };
@@ -586,16 +868,57 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
 
   const closedWhileRead = (): RunStoreError => new RunStoreError("store_unavailable", "redisStore: expected the store to stay open while the run was read, found it closed");
 
-  async function* iterate(runId: string, after: number, signal: AbortSignal | undefined): AsyncGenerator<readonly StoredEvent[], void, undefined> {
+  /**
+   * A reader's steps. With `local` (a run this store writes), the events of its window come from
+   * memory, each append as soon as Redis has accepted it; what is older than the window, and
+   * everything once the run is detached, comes from Redis, as for any other run.
+   */
+  async function* iterate(runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined): AsyncGenerator<readonly StoredEvent[], void, undefined> {
     const eventsKey = keys(runId)[1];
     let cursor = after;
-    /** The reader's own connection for blocking reads, opened once it has caught up with the run. */
+    /** The reader's own connection for blocking reads, opened once it has caught up with a run written elsewhere. */
     let blocking: Redis | undefined;
-    const onAbort = (): void => blocking?.disconnect();
+    /** Ends a wait for the local run's next append. */
+    let interrupt: (() => void) | undefined;
+    const onAbort = (): void => {
+      blocking?.disconnect();
+      interrupt?.();
+    };
     signal?.addEventListener("abort", onAbort);
     try {
       while (!signal?.aborted) {
         if (closed) throw closedWhileRead();
+        if (local?.detached) local = undefined;
+        if (local !== undefined && cursor + 1 >= windowStart(local)) {
+          if (cursor + 1 < local.count) {
+            const batch = localBatch(local, cursor);
+            cursor = batch[batch.length - 1]!.seq;
+            yield batch;
+            continue;
+          }
+          if (local.ended) return;
+          const run = local;
+          const count = run.count;
+          await new Promise<void>((resolve) => {
+            const woken = (): void => {
+              clearTimeout(timer);
+              run.waiters.delete(woken);
+              interrupt = undefined;
+              resolve();
+            };
+            const timer = setTimeout(woken, blockMs);
+            run.waiters.add(woken);
+            interrupt = woken;
+          });
+          if (signal?.aborted || closed || run.detached || run.ended || run.count !== count) continue;
+          // Nothing for blockMs, or the connection dropped: look at Redis, as a blocked reader
+          // would (this fails at once when Redis is gone).
+          const [state] = await check(runId, "read a run");
+          if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+          // Ended in Redis, not here (its lease ran out): Redis knows how.
+          if (state !== 1 && !run.ended) detach(run);
+          continue;
+        }
         let reply: unknown;
         if (blocking === undefined) {
           reply = await command("read a run", (c) => c.xreadBuffer("COUNT", READ_BATCH, "STREAMS", eventsKey, `0-${cursor + 1}`));
@@ -610,9 +933,16 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
         }
         const entries = entriesOf(reply);
         if (entries.length === 0) {
+          if (local !== undefined) {
+            // Behind the window, yet Redis holds nothing after the cursor: its keys went. This
+            // reader goes on as any other, which finds out how.
+            local = undefined;
+            continue;
+          }
           if (blocking === undefined) {
             try {
-              blocking = await duplicate({ commandTimeout: blockMs + BLOCK_GRACE_MS, retryStrategy: () => null }, readerConnections);
+              // No ready check (an INFO and its answer): the main connection has just answered.
+              blocking = await duplicate({ commandTimeout: blockMs + BLOCK_GRACE_MS, retryStrategy: () => null, enableReadyCheck: false }, readerConnections);
             } catch (error) {
               if (closed) throw closedWhileRead();
               throw unavailable("open a connection for reading", error);
@@ -628,15 +958,21 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
         }
         const batch: StoredEvent[] = [];
         let done = false;
-        for (const [id, fields] of entries) {
-          if (fields[0]?.toString("latin1") !== "f") {
+        for (let i = 0; i < entries.length; i++) {
+          const [id, fields] = entries[i]!;
+          const name = fields[0];
+          if (name === undefined || name.length !== 1 || name[0] !== F) {
             done = true;
             break;
           }
-          cursor = idNumber(id) - 1;
-          batch.push({ seq: cursor, frame: fields[1]!, sse: undefined });
+          cursor = splitFrames(fields[1]!, idNumber(id) - 1, cursor, batch);
         }
-        if (batch.length > 0) yield batch;
+        // In steps of YIELD at most, as from memory.
+        if (batch.length <= YIELD) {
+          if (batch.length > 0) yield batch;
+        } else {
+          for (let i = 0; i < batch.length; i += YIELD) yield batch.slice(i, i + YIELD);
+        }
         if (done) return;
       }
     } finally {
@@ -655,6 +991,14 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
     return runId;
   };
 
+  const reader = (runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined, exhausted: boolean): RunReader => {
+    const generator = exhausted ? (async function* () {})() : iterate(runId, after, signal, local);
+    return Object.assign(generator, { exhausted }) satisfies RunReader;
+  };
+
+  const pastEnd = (runId: string, count: number, after: number): RunStoreError =>
+    new RunStoreError("seq_past_end", `run ${JSON.stringify(runId)} ended with event ${count - 1}: expected a sequence number up to it, found ${after}`);
+
   return {
     async create(runId) {
       validRunId(runId);
@@ -666,7 +1010,11 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
       }
       const created = await command("create a run", (c) => evalScript(c, SCRIPTS.create, keys(runId), [token, leaseMs, liveTtl]));
       if (created !== 1) throw new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`);
-      const local: LocalWriter = { runId, cancel: new AbortController() };
+      const previous = locals.get(runId);
+      if (previous !== undefined) drop(previous);
+      const run: LocalRun = { runId, batches: [], sizes: [], bytes: 0, count: 0, ended: false, detached: false, until: Infinity, waiters: new Set() };
+      locals.set(runId, run);
+      const local: LocalWriter = { runId, cancel: new AbortController(), run };
       writers.set(runId, local);
       if (refreshTimer === undefined) {
         refreshTimer = setInterval(refresh, Math.max(1, Math.floor(leaseMs / 3)));
@@ -680,15 +1028,19 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
       if (!Number.isSafeInteger(after) || after < -1) {
         throw new RangeError(`redisStore: expected after to be an integer of -1 or more, found ${String(after)}`);
       }
+      if (closed) throw new RunStoreError("store_unavailable", "redisStore: could not open a run for reading: expected an open store, found it closed");
+      // A run this store writes: its state is known here, no need to ask Redis (unless Redis
+      // looks gone, which the check then reports).
+      const local = localOf(runId);
+      if (local !== undefined && !local.detached && mainClient?.status === "ready") {
+        if (local.ended && after > local.count - 1) throw pastEnd(runId, local.count, after);
+        return reader(runId, after, signal, local, local.ended && after === local.count - 1);
+      }
       const [state, count] = await check(runId, "open a run for reading");
       if (state === -1) throw unknownRun(runId);
       const ended = state !== 1;
-      if (ended && after > count - 1) {
-        throw new RunStoreError("seq_past_end", `run ${JSON.stringify(runId)} ended with event ${count - 1}: expected a sequence number up to it, found ${after}`);
-      }
-      const exhausted = ended && after === count - 1;
-      const generator = exhausted ? (async function* () {})() : iterate(runId, after, signal);
-      return Object.assign(generator, { exhausted }) satisfies RunReader;
+      if (ended && after > count - 1) throw pastEnd(runId, count, after);
+      return reader(runId, after, signal, undefined, ended && after === count - 1);
     },
 
     async cancel(runId) {
@@ -698,6 +1050,12 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
       if (result === -1) throw unknownRun(runId);
       // The owner may be this store: no need to wait for the message to come back.
       if (result === 1) onCancelMessage(channel, runId);
+      // Ended here, its owner's lease having run out: if the owner was this store, its readers
+      // here read the end from Redis.
+      if (result === 2) {
+        const run = locals.get(runId);
+        if (run !== undefined && !run.ended) detach(run);
+      }
     },
 
     async close() {
@@ -705,7 +1063,15 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
       closed = true;
       if (refreshTimer !== undefined) clearInterval(refreshTimer);
       refreshTimer = undefined;
+      if (sweepTimer !== undefined) clearTimeout(sweepTimer);
+      sweepTimer = undefined;
       writers.clear();
+      // Readers waiting here wake to find the store closed.
+      const runs = [...locals.values()];
+      locals.clear();
+      endedLocals.clear();
+      for (const run of runs) wake(run);
+      if ("client" in conn) conn.client.off("close", nudge);
       for (const c of readerConnections) c.disconnect();
       readerConnections.clear();
       await Promise.all([...made].map((c) => quit(c).catch(noop)));

@@ -58,6 +58,18 @@ describeRunStoreContract("redisStore({ url })", async () => {
   return { store: s, cleanup: () => s.close() };
 });
 
+// The same contract with no events kept in memory (every reader reads Redis), and with only the
+// latest append kept (readers mostly behind the window, catching up from Redis).
+describeRunStoreContract("redisStore({ url }, { localBytesPerRun: 0 })", async () => {
+  const s = redisStore({ url: server.url }, { blockMs: 50, localBytesPerRun: 0 });
+  return { store: s, cleanup: () => s.close() };
+});
+
+describeRunStoreContract("redisStore({ url }, { localBytesPerRun: 1 })", async () => {
+  const s = redisStore({ url: server.url }, { blockMs: 50, localBytesPerRun: 1 });
+  return { store: s, cleanup: () => s.close() };
+});
+
 describeRunStoreContract("redisStore({ client })", async () => {
   const client = new Redis(server.url);
   const s = redisStore({ client }, { blockMs: 50, keyPrefix: "other:" });
@@ -84,6 +96,7 @@ describe("redisStore", () => {
     expect(() => redisStore({ url }, { ttlMs: 1.5 })).toThrow(/ttlMs to be an integer from 1 to .*, found 1.5/);
     expect(() => redisStore({ url }, { maxEventsPerRun: -1 })).toThrow(RangeError);
     expect(() => redisStore({ url }, { blockMs: 60_000 })).toThrow(/blockMs to be an integer from 10 to 10000, found 60000/);
+    expect(() => redisStore({ url }, { localBytesPerRun: -1 })).toThrow(/localBytesPerRun to be an integer from 0/);
     expect(() => redisStore({ url }, { keyPrefix: 3 } as never)).toThrow(TypeError);
   });
 
@@ -94,25 +107,131 @@ describe("redisStore", () => {
     expect(imports.filter((line) => line.includes('"ioredis"'))).toEqual(['import type { Redis, RedisOptions } from "ioredis";']);
   });
 
-  it("keeps a run in the documented keys: a stream with ids 0-<seq+1>, a meta hash, a lease", async () => {
+  it("keeps a run in the documented keys: a stream with an entry per append at id 0-<last seq+1>, a meta hash, a lease", async () => {
     const s = store({ keyPrefix: "layout:" });
     const id = newRunId();
     const writer = await s.create(id);
-    await writer.append([textEvent("a"), textEvent("b")]);
-    expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "live", count: "2" });
+    const [a, b, c] = [textEvent("a"), textEvent("b"), textEvent("c")];
+    await writer.append([a, b]);
+    await writer.append([c]);
+    expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "live", count: "3" });
     expect(await admin.exists(`layout:run:${id}:lease`)).toBe(1);
-    const entries = await admin.xrange(`layout:run:${id}:events`, "-", "+");
-    expect(entries.map(([entryId]) => entryId)).toEqual(["0-1", "0-2"]);
+    const entries = await admin.xrangeBuffer(`layout:run:${id}:events`, "-", "+");
+    // One entry per append, its frames back to back.
+    expect(entries.map(([entryId, fields]) => [entryId.toString(), fields[0]!.toString(), fields[1]!.toString("hex")])).toEqual([
+      ["0-2", "f", Buffer.concat([a.frame, b.frame]).toString("hex")],
+      ["0-3", "f", Buffer.from(c.frame).toString("hex")],
+    ]);
     await writer.end();
-    expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "ended", count: "2" });
+    expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "ended", count: "3" });
     expect(await admin.exists(`layout:run:${id}:lease`)).toBe(0);
     // The end entry closes the stream; readers never see it as an event.
     expect((await admin.xrange(`layout:run:${id}:events`, "-", "+")).map(([entryId, fields]) => [entryId, fields[0]])).toEqual([
-      ["0-1", "f"],
       ["0-2", "f"],
-      ["0-3", "end"],
+      ["0-3", "f"],
+      ["0-4", "end"],
     ]);
-    expect((await collect(await s.read(id, -1))).map((e) => e.sse)).toEqual([undefined, undefined]);
+    // Read from Redis (another store), from inside an entry: only the frames after the point asked for.
+    const other = store({ keyPrefix: "layout:" });
+    const rest = await collect(await other.read(id, 0));
+    expect(rest.map((e) => [e.seq, Buffer.from(e.frame).toString("hex"), e.sse])).toEqual([
+      [1, Buffer.from(b.frame).toString("hex"), undefined],
+      [2, Buffer.from(c.frame).toString("hex"), undefined],
+    ]);
+  });
+
+  it("hands the readers on the writing instance each append from memory once Redis has it, SSE text included, with no connection of their own", async () => {
+    const a = store();
+    const b = store();
+    const id = newRunId();
+    const writer = await a.create(id);
+    const withSse = (delta: string) => ({ ...textEvent(delta), sse: `data: {"delta":"${delta}"}\n\n` });
+    await writer.append([withSse("one")]);
+    // b's main connection, opened now so that it is counted in before.
+    await expect(b.read(newRunId(), -1)).rejects.toMatchObject({ code: "unknown_run" });
+    const before = await connectedClients();
+    const it = (await a.read(id, -1))[Symbol.asyncIterator]();
+    const first = (await it.next()).value as StoredEvent[];
+    expect(first.map((e) => [e.seq, e.sse])).toEqual([[0, 'data: {"delta":"one"}\n\n']]);
+    const pending = it.next();
+    // Waiting at the tail, the reader holds no connection (one would be there by now: a reader
+    // elsewhere opens it as soon as Redis has told it there is nothing more).
+    await admin.ping();
+    expect(await connectedClients()).toBe(before);
+    await writer.append([withSse("two"), withSse("three")]);
+    const live = (await pending).value as StoredEvent[];
+    expect(live.map((e) => [e.seq, e.sse])).toEqual([
+      [1, 'data: {"delta":"two"}\n\n'],
+      [2, 'data: {"delta":"three"}\n\n'],
+    ]);
+    // What it was handed is what Redis holds: another instance reads the same frames (without the SSE text).
+    const elsewhere = (await b.read(id, -1))[Symbol.asyncIterator]();
+    const remote = (await elsewhere.next()).value as StoredEvent[];
+    await elsewhere.return!(undefined);
+    const view = (events: readonly StoredEvent[]) => events.map((e) => [e.seq, Buffer.from(e.frame).toString("hex")]);
+    expect(view(remote)).toEqual(view([...first, ...live]));
+    expect(remote.map((e) => e.sse)).toEqual([undefined, undefined, undefined]);
+    const last = it.next();
+    await writer.end(errorEvent("done"));
+    expect(decoded((await last).value as StoredEvent[]).map((e) => e.type)).toEqual(["RUN_ERROR"]);
+    expect((await it.next()).done).toBe(true);
+    // Nor did it open one later.
+    await until(async () => (await connectedClients()) === before, "the connections to be as before");
+    // Ended, the run is still read from memory a moment, and its bounds still hold.
+    expect((await a.read(id, 3)).exhausted).toBe(true);
+    await expect(a.read(id, 4)).rejects.toMatchObject({ code: "seq_past_end" });
+  });
+
+  it("reads what is older than the in-memory window from Redis, then from memory, for a reader behind or late", async () => {
+    // Room for one event: the window holds the latest append only.
+    const s = store({ localBytesPerRun: 1 });
+    const id = newRunId();
+    const writer = await s.create(id);
+    const tailing = (await s.read(id, -1))[Symbol.asyncIterator]();
+    const written = Array.from({ length: 12 }, (_, i) => textEvent(`e${i}`));
+    for (let i = 0; i < 12; i += 3) await writer.append(written.slice(i, i + 3));
+    const late = collect(await s.read(id, 4));
+    const got: StoredEvent[] = [];
+    while (got.length < 12) got.push(...((await tailing.next()).value as StoredEvent[]));
+    const more = [textEvent("x"), textEvent("y")];
+    const next = tailing.next();
+    await writer.append(more);
+    got.push(...((await next).value as StoredEvent[]));
+    await writer.end();
+    expect((await tailing.next()).done).toBe(true);
+    const hex = (events: readonly { frame: Uint8Array }[]) => events.map((e) => Buffer.from(e.frame).toString("hex"));
+    expect(got.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+    expect(hex(got)).toEqual(hex([...written, ...more]));
+    expect(hex(await late)).toEqual(hex([...written.slice(5), ...more]));
+  });
+
+  it("keeps appends sent before the last one was answered in order, for readers here and elsewhere", async () => {
+    const a = store();
+    const b = store();
+    const id = newRunId();
+    const writer = await a.create(id);
+    const here = collect(await a.read(id, -1));
+    const written = Array.from({ length: 9 }, (_, i) => textEvent(`e${i}`));
+    await Promise.all([writer.append(written.slice(0, 2)), writer.append(written.slice(2, 3)), writer.append(written.slice(3))]);
+    await writer.end();
+    const hex = (events: readonly { frame: Uint8Array }[]) => events.map((e) => Buffer.from(e.frame).toString("hex"));
+    const local = await here;
+    expect(local.map((e) => e.seq)).toEqual(written.map((_, i) => i));
+    expect(hex(local)).toEqual(hex(written));
+    expect(hex(await collect(await b.read(id, -1)))).toEqual(hex(written));
+  });
+
+  it("sends the readers on the writing instance to Redis when the run is taken from their writer", async () => {
+    const a = store();
+    const id = newRunId();
+    const writer = await a.create(id);
+    await writer.append([textEvent("a")]);
+    const reading = collect(await a.read(id, -1));
+    await admin.del(`agui:run:${id}:lease`);
+    await expect(writer.append([textEvent("b")])).rejects.toMatchObject({ code: "run_lost" });
+    const events = decoded(await reading);
+    expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
+    expect(events[1]).toMatchObject({ code: "instance_lost" });
   });
 
   it("shares runs between two stores on one Redis: write on A, read live on B, cancel from B", async () => {
@@ -222,10 +341,14 @@ describe("redisStore", () => {
   });
 
   it("releases a reader's connection when the reader ends, returns or is aborted", async () => {
+    const a = store();
+    // A reader on another instance than the writer's: it blocks on a connection of its own.
     const s = store();
     const id = newRunId();
-    const writer = await s.create(id);
+    const writer = await a.create(id);
     await writer.append([textEvent("a")]);
+    // s's main connection, opened now so that it is counted in before.
+    await expect(s.read(newRunId(), -1)).rejects.toMatchObject({ code: "unknown_run" });
     const before = await connectedClients();
     const controller = new AbortController();
     const tailing = await s.read(id, 0, controller.signal);
@@ -267,23 +390,32 @@ describe("redisStore", () => {
 
     it("throws store_unavailable from a reader being iterated, and from every method", async () => {
       own = await startRedis();
-      const s = redisStore({ url: own.url }, { blockMs: 50 });
-      open.push(s);
+      // A long blockMs: the readers must learn that Redis went away from the connection, not from a timer.
+      const s = redisStore({ url: own.url }, { blockMs: 10_000 });
+      const other = redisStore({ url: own.url }, { blockMs: 10_000 });
+      open.push(s, other);
       const id = newRunId();
       const writer = await s.create(id);
       await writer.append([textEvent("a")]);
-      const it = (await s.read(id, -1))[Symbol.asyncIterator]();
-      expect((await it.next()).value).toHaveLength(1);
-      const pending = it.next();
-      pending.catch(() => {});
-      // Stop Redis while the reader is blocked in XREAD on its own connection.
+      // One reader on the writer's instance (waiting in memory), one elsewhere (blocked in XREAD).
+      const pendings = await Promise.all(
+        [s, other].map(async (reading) => {
+          const it = (await reading.read(id, -1))[Symbol.asyncIterator]();
+          expect((await it.next()).value).toHaveLength(1);
+          const pending = it.next();
+          pending.catch(() => {});
+          // In an array: a promise returned as it is would be waited for.
+          return [pending];
+        }),
+      );
       const watcher = new Redis(own.url);
       await until(async () => /blocked_clients:1\b/.test(await watcher.info("clients")), "the reader to block");
       watcher.disconnect();
       const stoppedAt = Date.now();
       await own.stop();
-      await expect(pending).rejects.toMatchObject({ name: "RunStoreError", code: "store_unavailable" });
-      expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+      for (const [pending] of pendings) await expect(pending).rejects.toMatchObject({ name: "RunStoreError", code: "store_unavailable" });
+      // Well under blockMs: from the connection closing, not from a timer.
+      expect(Date.now() - stoppedAt).toBeLessThan(8_000);
       await expect(s.read(id, -1)).rejects.toMatchObject({ code: "store_unavailable" });
       await expect(s.create(newRunId())).rejects.toMatchObject({ code: "store_unavailable" });
       await expect(s.cancel(id)).rejects.toMatchObject({ code: "store_unavailable" });
