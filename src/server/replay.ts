@@ -18,6 +18,18 @@ export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run 
 
 const utf8 = new TextEncoder();
 
+/** The events' frames as one view, when each starts where the one before it ends in one buffer. */
+function adjacent(events: readonly StoredEvent[]): Uint8Array | undefined {
+  const first = events[0]!.frame;
+  let end = first.byteOffset + first.byteLength;
+  for (let i = 1; i < events.length; i++) {
+    const frame = events[i]!.frame;
+    if (frame.buffer !== first.buffer || frame.byteOffset !== end) return undefined;
+    end += frame.byteLength;
+  }
+  return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
+}
+
 /**
  * Stored events as one chunk: their frames as they are, or SSE text with each event's `seq` as
  * its `id`, so that a client (a browser's EventSource among them) reattaches after the last one
@@ -27,7 +39,11 @@ const utf8 = new TextEncoder();
  */
 function chunkOf(events: readonly StoredEvent[], contentType: EventMediaType, max: number): Uint8Array {
   if (contentType !== SSE_MEDIA_TYPE) {
-    if (events.length === 1) return events[0]!.frame;
+    // A copy, always: a chunk belongs to its reader, which may keep or transfer it, and the
+    // store's bytes must stay as they are. Frames a store keeps back to back (an append's) are
+    // copied in one go.
+    const joined = adjacent(events);
+    if (joined !== undefined) return joined.slice();
     const frames = new Array<Uint8Array>(events.length);
     for (let i = 0; i < events.length; i++) frames[i] = events[i]!.frame;
     return concatBytes(frames);
