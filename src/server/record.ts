@@ -13,7 +13,7 @@ import { validEvent } from "../model/exact.js";
 import { parseEvent } from "../model/parse.js";
 import type { RunEvent, RunWriter } from "../store/run-store.js";
 import { encodeValidSSE } from "../sse/encode.js";
-import { EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
+import { EventTooLargeError, eventChunks, utf8Length, type AgentEventStreamParams, type Batch } from "./event-stream.js";
 
 /** The most events gathered for the next append while one is under way. */
 const MAX_GATHERED = 1024;
@@ -36,7 +36,17 @@ function runEventBatch(sse: boolean): Batch<RunEvent[]> {
       const valid = sse ? parseEvent(event) : validEvent(event);
       const frame = encodeValidFrame(valid);
       if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
-      events.push(sse ? { event: valid, frame, sse: encodeValidSSE(valid) } : { event: valid, frame });
+      if (!sse) {
+        events.push({ event: valid, frame });
+      } else {
+        // Held to the bound as the handler's own SSE is: the `data:` line in UTF-8 bytes.
+        const text = encodeValidSSE(valid);
+        if ((text.length - 2) * 3 > max) {
+          const bytes = utf8Length(text) - 2;
+          if (bytes > max) throw new EventTooLargeError(bytes, max);
+        }
+        events.push({ event: valid, frame, sse: text });
+      }
       size += frame.length;
     },
     get count() {

@@ -5,12 +5,11 @@
  * @module
  */
 import { decodeEvent } from "../binary/codec.js";
-import { concatBytes } from "../bytes.js";
 import { AguiWireError, isAguiWireError } from "../errors.js";
 import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { EventType } from "../model/event-type.js";
 import { encodeValidSSE } from "../sse/encode.js";
-import type { RunReader, StoredEvent } from "../store/run-store.js";
+import type { RunReader, StoredEvents } from "../store/run-store.js";
 import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, utf8Length } from "./event-stream.js";
 
 /** What the client is told when the store fails while its run is read. */
@@ -18,47 +17,32 @@ export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run 
 
 const utf8 = new TextEncoder();
 
-/** The events' frames as one view, when each starts where the one before it ends in one buffer. */
-function adjacent(events: readonly StoredEvent[]): Uint8Array | undefined {
-  const first = events[0]!.frame;
-  let end = first.byteOffset + first.byteLength;
-  for (let i = 1; i < events.length; i++) {
-    const frame = events[i]!.frame;
-    if (frame.buffer !== first.buffer || frame.byteOffset !== end) return undefined;
-    end += frame.byteLength;
-  }
-  return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
-}
-
 /**
  * Stored events as one chunk: their frames as they are, or SSE text with each event's `seq` as
  * its `id`, so that a client (a browser's EventSource among them) reattaches after the last one
- * it saw.
+ * it saw. Always a copy: a chunk belongs to its reader, which may keep or transfer it, and the
+ * store's bytes must stay as they are.
  *
- * @throws {EventTooLargeError} For an SSE event whose `data:` line is over `max` bytes.
+ * @throws {EventTooLargeError} For an SSE event made here whose `data:` line is over `max` bytes
+ *   (SSE text the store kept was held to the bound when it was recorded).
  */
-function chunkOf(events: readonly StoredEvent[], contentType: EventMediaType, max: number): Uint8Array {
-  if (contentType !== SSE_MEDIA_TYPE) {
-    // A copy, always: a chunk belongs to its reader, which may keep or transfer it, and the
-    // store's bytes must stay as they are. Frames a store keeps back to back (an append's) are
-    // copied in one go.
-    const joined = adjacent(events);
-    if (joined !== undefined) return joined.slice();
-    const frames = new Array<Uint8Array>(events.length);
-    for (let i = 0; i < events.length; i++) frames[i] = events[i]!.frame;
-    return concatBytes(frames);
-  }
+function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number): Uint8Array {
+  if (contentType !== SSE_MEDIA_TYPE) return events.frames.slice();
+  if (events.sse !== undefined) return utf8.encode(events.sse);
+  const { frames } = events;
+  const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
   let text = "";
-  for (let i = 0; i < events.length; i++) {
-    const stored = events[i]!;
+  for (let at = 0, seq = events.first; at < frames.length; seq++) {
+    const end = at + 4 + view.getUint32(at);
     // The frame was encoded from a valid event: decoding it gives that event back.
-    const sse = stored.sse ?? encodeValidSSE(decodeEvent(stored.frame, 4));
+    const sse = encodeValidSSE(decodeEvent(frames, at + 4, end));
     const units = sse.length - 2;
     if (units * 3 > max) {
       const size = utf8Length(sse) - 2;
       if (size > max) throw new EventTooLargeError(size, max);
     }
-    text += `id: ${stored.seq}\n${sse}`;
+    text += `id: ${seq}\n${sse}`;
+    at = end;
   }
   return utf8.encode(text);
 }
@@ -77,7 +61,7 @@ export interface ReplayParams {
 }
 
 /** One step of the reader, as a value, so that a rejection is never unhandled. */
-type Step = { ok: true; result: IteratorResult<readonly StoredEvent[]> } | { ok: false; error: unknown };
+type Step = { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; error: unknown };
 
 /**
  * A byte stream of a stored run: one chunk per batch the store gives, read only as the client

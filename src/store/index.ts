@@ -5,7 +5,7 @@
  * @module
  */
 export { memoryStore, DEFAULT_MEMORY_TTL_MS, DEFAULT_MEMORY_MAX_RUNS, DEFAULT_MEMORY_MAX_BYTES_PER_RUN, type MemoryStoreOptions } from "./memory.js";
-export { RunStoreError, type RunStore, type RunWriter, type RunReader, type RunEvent, type StoredEvent, type RunStoreErrorCode } from "./run-store.js";
+export { RunStoreError, type RunStore, type RunWriter, type RunReader, type RunEvent, type StoredEvents, type RunStoreErrorCode } from "./run-store.js";
 export {
   redisStore,
   DEFAULT_REDIS_LEASE_MS,

@@ -6,7 +6,8 @@
  * @module
  */
 import { AguiWireError } from "../errors.js";
-import { RunStoreError, type RunEvent, type RunReader, type RunStore, type RunWriter, type StoredEvent } from "./run-store.js";
+import { RunStoreError, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
+import { lengthOf, segmentOf, storedFrom, type Segment } from "./segment.js";
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -36,47 +37,6 @@ export const DEFAULT_MEMORY_MAX_BYTES_PER_RUN = 16 * 1024 * 1024;
 /** The most events one step of a reader yields. */
 const READ_BATCH = 256;
 
-/**
- * The events of one append, kept as a few objects rather than several per event: a run of 10,000
- * events held as 20,000 small objects cost the garbage collector more than the rest of the store.
- */
-interface Segment {
-  /** The seq of its first event. */
-  readonly first: number;
-  /** The events' frames, back to back, copied out of the encoder's pool. */
-  readonly frames: Uint8Array;
-  /** Where each frame starts in `frames`, and where the last ends: one more entry than events. */
-  readonly offsets: Uint32Array;
-  /** The events' SSE texts, back to back, when the writer gave them; and where each starts. */
-  readonly sse: { text: string; offsets: Uint32Array } | undefined;
-}
-
-/** One append's events as a segment. */
-function segmentOf(first: number, events: readonly RunEvent[]): Segment {
-  const n = events.length;
-  const offsets = new Uint32Array(n + 1);
-  let size = 0;
-  for (let i = 0; i < n; i++) {
-    offsets[i] = size;
-    size += events[i]!.frame.length;
-  }
-  offsets[n] = size;
-  const frames = new Uint8Array(size);
-  for (let i = 0; i < n; i++) frames.set(events[i]!.frame, offsets[i]!);
-  let sse: Segment["sse"];
-  if (events.every((e) => e.sse !== undefined)) {
-    const starts = new Uint32Array(n + 1);
-    let text = "";
-    for (let i = 0; i < n; i++) {
-      starts[i] = text.length;
-      text += events[i]!.sse!;
-    }
-    starts[n] = text.length;
-    sse = { text, offsets: starts };
-  }
-  return { first, frames, offsets, sse };
-}
-
 /** One run as this store keeps it. */
 interface Run {
   readonly id: string;
@@ -92,9 +52,6 @@ interface Run {
   readonly waiters: Set<() => void>;
   readonly cancel: AbortController;
 }
-
-/** What an event costs the store: its frame's bytes, and its SSE text's (UTF-16 units) when kept. */
-const sizeOf = (event: RunEvent): number => event.frame.length + (event.sse?.length ?? 0);
 
 /** A positive safe integer or Infinity, else a RangeError naming the option. */
 function bound(name: string, value: number | undefined, fallback: number): number {
@@ -146,51 +103,40 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     for (const w of waiters) w();
   };
 
-  const add = (run: Run, events: readonly RunEvent[], size: number): void => {
-    if (events.length === 0) return;
-    run.segments.push(segmentOf(run.count, events));
-    run.count += events.length;
-    run.bytes += size;
+  /** Keeps an append as one segment: a few objects, where objects per event cost the collector more than the rest of the store. */
+  const add = (run: Run, segment: Segment): void => {
+    run.segments.push(segment);
+    run.count += lengthOf(segment);
+    run.bytes += segment.size;
   };
 
-  /** Up to READ_BATCH events of `run` from `next` on, all from the append that holds `next`. */
-  const eventsFrom = (run: Run, next: number): StoredEvent[] => {
+  /** The segment of `run` that holds event `seq`. */
+  const segmentHolding = (run: Run, seq: number): Segment => {
     const { segments } = run;
     // A reader is mostly at the tail: look from the newest append back.
     let s = segments.length - 1;
-    while (segments[s]!.first > next) s--;
-    const { first, frames, offsets, sse } = segments[s]!;
-    const end = Math.min(offsets.length - 1, next - first + READ_BATCH);
-    const batch: StoredEvent[] = [];
-    for (let i = next - first; i < end; i++) {
-      batch.push({
-        seq: first + i,
-        frame: frames.subarray(offsets[i]!, offsets[i + 1]!),
-        sse: sse === undefined ? undefined : sse.text.slice(sse.offsets[i]!, sse.offsets[i + 1]!),
-      });
-    }
-    return batch;
+    while (segments[s]!.first > seq) s--;
+    return segments[s]!;
   };
 
   const writer = (run: Run): RunWriter => ({
     runId: run.id,
     cancelled: run.cancel.signal,
     append(events) {
-      if (run.ended) return Promise.resolve();
-      let size = 0;
-      for (let i = 0; i < events.length; i++) size += sizeOf(events[i]!);
-      if (run.bytes + size > maxBytesPerRun) {
+      if (run.ended || events.length === 0) return Promise.resolve();
+      const segment = segmentOf(run.count, events);
+      if (run.bytes + segment.size > maxBytesPerRun) {
         return Promise.reject(
-          new RunStoreError("run_too_large", `the run outgrew the store: expected at most ${maxBytesPerRun} bytes of events (maxBytesPerRun), found ${run.bytes + size}`),
+          new RunStoreError("run_too_large", `the run outgrew the store: expected at most ${maxBytesPerRun} bytes of events (maxBytesPerRun), found ${run.bytes + segment.size}`),
         );
       }
-      add(run, events, size);
+      add(run, segment);
       wake(run);
       return Promise.resolve();
     },
     end(last) {
       if (run.ended) return Promise.resolve();
-      if (last !== undefined) add(run, [last], sizeOf(last));
+      if (last !== undefined) add(run, segmentOf(run.count, [last]));
       run.ended = true;
       run.endedAt = now();
       wake(run);
@@ -209,9 +155,10 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
         while (!signal?.aborted) {
           if (closed) throw new RunStoreError("store_unavailable", "the store was closed while the run was read");
           if (next < run.count) {
-            const batch = eventsFrom(run, next);
-            next += batch.length;
-            yield batch;
+            // Bounded, so that a long run replays in chunks of a reasonable size.
+            const events = storedFrom(segmentHolding(run, next), next, READ_BATCH);
+            next += events.count;
+            yield events;
             continue;
           }
           if (run.ended) return;

@@ -32,7 +32,8 @@ import type { Redis, RedisOptions } from "ioredis";
 import { AguiWireError } from "../errors.js";
 import { encodeFrame } from "../binary/codec.js";
 import { EventType } from "../model/event-type.js";
-import { RunStoreError, type RunEvent, type RunReader, type RunStore, type RunWriter, type StoredEvent } from "./run-store.js";
+import { RunStoreError, type RunEvent, type RunReader, type RunStore, type RunWriter, type StoredEvents } from "./run-store.js";
+import { segmentOf, segmentOfFrames, storedFrom, type Segment } from "./segment.js";
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
@@ -436,34 +437,6 @@ function idNumber(id: Buffer): number {
 
 const F = 0x66; // "f"
 
-/**
- * Adds to `out` the events of one entry's frames (`blob`, back to back, the last of them event
- * `last`) that come after `cursor`, and returns `last`.
- *
- * @throws {RunStoreError} `store_unavailable` when the frames' lengths do not tile the field.
- */
-function splitFrames(blob: Buffer, last: number, cursor: number, out: StoredEvent[]): number {
-  // Two walks over the lengths (no copy): the first counts the frames, which numbers the first one.
-  let n = 0;
-  let at = 0;
-  while (at + 4 <= blob.length) {
-    at += 4 + blob.readUInt32BE(at);
-    n++;
-  }
-  if (at !== blob.length) {
-    throw new RunStoreError("store_unavailable", `redisStore: expected the frames of event ${last} and those before it to fill their stream entry, found ${blob.length} bytes that frames do not tile`);
-  }
-  let seq = last - n + 1;
-  at = 0;
-  while (at < blob.length) {
-    const end = at + 4 + blob.readUInt32BE(at);
-    if (seq > cursor) out.push({ seq, frame: blob.subarray(at, end), sse: undefined });
-    at = end;
-    seq++;
-  }
-  return last;
-}
-
 /** A writer of this store, as the lease refresh sees it. */
 interface LocalWriter {
   readonly runId: string;
@@ -478,10 +451,8 @@ interface LocalWriter {
  */
 interface LocalRun {
   readonly runId: string;
-  /** The latest appends Redis has accepted, oldest first, as the StoredEvents readers get (shared). */
-  readonly batches: StoredEvent[][];
-  /** The bytes of each of `batches`: frames, and SSE text where kept. */
-  readonly sizes: number[];
+  /** The latest appends Redis has accepted, oldest first, each as one segment. */
+  readonly batches: Segment[];
   bytes: number;
   /** How many events Redis holds: the next event's seq. */
   count: number;
@@ -499,7 +470,7 @@ interface LocalRun {
 }
 
 /** The seq of the first event a local run still holds in memory. */
-const windowStart = (run: LocalRun): number => (run.batches.length > 0 ? run.batches[0]![0]!.seq : run.count);
+const windowStart = (run: LocalRun): number => (run.batches.length > 0 ? run.batches[0]!.first : run.count);
 
 /** Wakes every reader waiting on a local run. */
 function wake(run: LocalRun): void {
@@ -509,28 +480,14 @@ function wake(run: LocalRun): void {
   for (const w of waiters) w();
 }
 
-/**
- * The events of a local run after `cursor` (which must be within its window, and before its
- * count), YIELD at most: from the append that holds `cursor + 1`, shared as it is when whole and
- * small enough; several small appends joined when the reader is behind.
- */
-function localBatch(run: LocalRun, cursor: number): readonly StoredEvent[] {
+/** The events of a local run after `cursor` (which must be within its window, and before its count), YIELD at most, from the append that holds `cursor + 1`. */
+function localBatch(run: LocalRun, cursor: number): StoredEvents {
   const next = cursor + 1;
   const { batches } = run;
   // A reader is mostly at the tail: look from the newest append back.
   let b = batches.length - 1;
-  while (b > 0 && batches[b]![0]!.seq > next) b--;
-  const batch = batches[b]!;
-  const offset = next - batch[0]!.seq;
-  if (batch.length - offset >= YIELD) return batch.slice(offset, offset + YIELD);
-  if (b === batches.length - 1) return offset === 0 ? batch : batch.slice(offset);
-  const out = batch.slice(offset);
-  for (let i = b + 1; i < batches.length && out.length < YIELD; i++) {
-    const more = batches[i]!;
-    const take = Math.min(more.length, YIELD - out.length);
-    for (let j = 0; j < take; j++) out.push(more[j]!);
-  }
-  return out;
+  while (b > 0 && batches[b]!.first > next) b--;
+  return storedFrom(batches[b]!, next, YIELD);
 }
 
 /**
@@ -660,7 +617,6 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
     if (run.detached) return;
     run.detached = true;
     run.batches.length = 0;
-    run.sizes.length = 0;
     run.bytes = 0;
     drop(run);
     wake(run);
@@ -702,20 +658,10 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
     if (first !== run.count) return detach(run);
     const n = events.length;
     if (localBytes > 0) {
-      const stored = new Array<StoredEvent>(n);
-      let size = 0;
-      for (let i = 0; i < n; i++) {
-        const e = events[i]!;
-        stored[i] = { seq: first + i, frame: e.frame, sse: e.sse };
-        size += e.frame.byteLength + (e.sse === undefined ? 0 : e.sse.length);
-      }
-      run.batches.push(stored);
-      run.sizes.push(size);
-      run.bytes += size;
-      while (run.bytes > localBytes && run.batches.length > 1) {
-        run.batches.shift();
-        run.bytes -= run.sizes.shift()!;
-      }
+      const segment = segmentOf(first, events);
+      run.batches.push(segment);
+      run.bytes += segment.size;
+      while (run.bytes > localBytes && run.batches.length > 1) run.bytes -= run.batches.shift()!.size;
     }
     run.count = first + n;
     wake(run);
@@ -873,7 +819,7 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
    * memory, each append as soon as Redis has accepted it; what is older than the window, and
    * everything once the run is detached, comes from Redis, as for any other run.
    */
-  async function* iterate(runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined): AsyncGenerator<readonly StoredEvent[], void, undefined> {
+  async function* iterate(runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined): AsyncGenerator<StoredEvents, void, undefined> {
     const eventsKey = keys(runId)[1];
     let cursor = after;
     /** The reader's own connection for blocking reads, opened once it has caught up with a run written elsewhere. */
@@ -892,7 +838,7 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
         if (local !== undefined && cursor + 1 >= windowStart(local)) {
           if (cursor + 1 < local.count) {
             const batch = localBatch(local, cursor);
-            cursor = batch[batch.length - 1]!.seq;
+            cursor = batch.first + batch.count - 1;
             yield batch;
             continue;
           }
@@ -956,24 +902,24 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
           }
           continue;
         }
-        const batch: StoredEvent[] = [];
-        let done = false;
         for (let i = 0; i < entries.length; i++) {
           const [id, fields] = entries[i]!;
           const name = fields[0];
-          if (name === undefined || name.length !== 1 || name[0] !== F) {
-            done = true;
-            break;
+          // The end entry: everything before it was yielded.
+          if (name === undefined || name.length !== 1 || name[0] !== F) return;
+          const last = idNumber(id) - 1;
+          if (last <= cursor) continue;
+          const segment = segmentOfFrames(fields[1]!, last);
+          if (segment === undefined) {
+            throw new RunStoreError("store_unavailable", `redisStore: expected the frames of event ${last} and those before it to fill their stream entry, found ${fields[1]!.length} bytes that frames do not tile`);
           }
-          cursor = splitFrames(fields[1]!, idNumber(id) - 1, cursor, batch);
+          // In steps of YIELD at most, as from memory.
+          for (let from = Math.max(segment.first, cursor + 1); from <= last; from = cursor + 1) {
+            const part = storedFrom(segment, from, YIELD);
+            cursor = from + part.count - 1;
+            yield part;
+          }
         }
-        // In steps of YIELD at most, as from memory.
-        if (batch.length <= YIELD) {
-          if (batch.length > 0) yield batch;
-        } else {
-          for (let i = 0; i < batch.length; i += YIELD) yield batch.slice(i, i + YIELD);
-        }
-        if (done) return;
       }
     } finally {
       signal?.removeEventListener("abort", onAbort);
@@ -1012,7 +958,7 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
       if (created !== 1) throw new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`);
       const previous = locals.get(runId);
       if (previous !== undefined) drop(previous);
-      const run: LocalRun = { runId, batches: [], sizes: [], bytes: 0, count: 0, ended: false, detached: false, until: Infinity, waiters: new Set() };
+      const run: LocalRun = { runId, batches: [], bytes: 0, count: 0, ended: false, detached: false, until: Infinity, waiters: new Set() };
       locals.set(runId, run);
       const local: LocalWriter = { runId, cancel: new AbortController(), run };
       writers.set(runId, local);

@@ -29,13 +29,21 @@ export interface RunEvent {
   readonly sse?: string;
 }
 
-/** An event as a store gives it back. */
-export interface StoredEvent {
-  /** Its place in the run: 0 for the first event. */
-  readonly seq: number;
-  /** The event as one binary frame (length prefix included). */
-  readonly frame: Uint8Array;
-  /** The event's SSE text, when the store kept {@link RunEvent.sse}; else `undefined` (decode `frame`). */
+/**
+ * Consecutive events of a run, as a store gives them back: as few objects as bytes allow, so
+ * that a replay copies them out in one go.
+ */
+export interface StoredEvents {
+  /** The seq of the first of them. */
+  readonly first: number;
+  /** How many they are (at least one). */
+  readonly count: number;
+  /** Their binary frames, back to back (each with its length prefix). */
+  readonly frames: Uint8Array;
+  /**
+   * Their SSE text, back to back, each event with its `id: <seq>` line before its `data:` line,
+   * when the store kept {@link RunEvent.sse}; `undefined` otherwise (decode `frames` then).
+   */
   readonly sse: string | undefined;
 }
 
@@ -68,7 +76,7 @@ export interface RunWriter {
 }
 
 /** The reading side of one run, from a given point: its events in batches, live until the run ends. */
-export interface RunReader extends AsyncIterable<readonly StoredEvent[]> {
+export interface RunReader extends AsyncIterable<StoredEvents> {
   /**
    * True when, as the reader was opened, the run had ended and held nothing after the point asked
    * for: the handler then answers 204 (what stops a browser's `EventSource` from reconnecting).

@@ -6,7 +6,40 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeFrame } from "../../src/binary/codec.js";
 import { parseEvent } from "../../src/model/parse.js";
-import type { RunEvent, RunReader, RunStore, StoredEvent } from "../../src/store/run-store.js";
+import type { RunEvent, RunReader, RunStore, StoredEvents } from "../../src/store/run-store.js";
+
+/** One event of what a reader yields, for tests to look at one by one. */
+export interface StoredEvent {
+  seq: number;
+  frame: Uint8Array;
+  /** Its SSE text without the `id:` line, when the store kept some. */
+  sse: string | undefined;
+}
+
+/**
+ * The events of one step of a reader, one by one; checks that its frames and SSE text hold
+ * exactly `count` events numbered from `first`.
+ */
+export function expand(events: StoredEvents): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  const { frames } = events;
+  const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
+  const texts = events.sse === undefined ? undefined : events.sse.split(/(?<=\n\n)/);
+  for (let at = 0, seq = events.first; at < frames.length; seq++) {
+    const end = at + 4 + view.getUint32(at);
+    let sse: string | undefined;
+    if (texts !== undefined) {
+      const text = texts[seq - events.first]!;
+      expect(text.startsWith(`id: ${seq}\n`)).toBe(true);
+      sse = text.slice(`id: ${seq}\n`.length);
+    }
+    out.push({ seq, frame: frames.subarray(at, end), sse });
+    at = end;
+  }
+  expect(out).toHaveLength(events.count);
+  if (texts !== undefined) expect(texts).toHaveLength(events.count);
+  return out;
+}
 
 /** A TEXT_MESSAGE_CONTENT event with `delta`, as the handlers hand it to a store. */
 export function textEvent(delta: string): RunEvent {
@@ -22,11 +55,11 @@ export function errorEvent(code: string): RunEvent {
 }
 
 /** Every event a reader yields until it ends, flattened. */
-export async function collect(reader: AsyncIterable<readonly StoredEvent[]>): Promise<StoredEvent[]> {
+export async function collect(reader: AsyncIterable<StoredEvents>): Promise<StoredEvent[]> {
   const all: StoredEvent[] = [];
   for await (const batch of reader) {
-    expect(batch.length).toBeGreaterThan(0);
-    all.push(...batch);
+    expect(batch.count).toBeGreaterThan(0);
+    all.push(...expand(batch));
   }
   return all;
 }
@@ -104,7 +137,7 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
       const got: StoredEvent[] = [];
       let step = await pending;
       while (!step.done) {
-        got.push(...step.value);
+        got.push(...expand(step.value));
         if (got.length === more.length) break;
         step = await it.next();
       }
@@ -224,7 +257,7 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
       const reader = await store.read(id, -1);
       let batches = 0;
       for await (const batch of reader) {
-        expect(batch[0]!.seq).toBe(0);
+        expect(batch.first).toBe(0);
         batches++;
         break;
       }

@@ -1,0 +1,94 @@
+/**
+ * An append's events kept as a segment: their frames back to back, their SSE text joined with
+ * each event's `id:` line, and where each event starts in both. The stores keep appends this way,
+ * a few objects each rather than several per event, and read them back as `StoredEvents`.
+ *
+ * @module
+ */
+import type { RunEvent, StoredEvents } from "./run-store.js";
+
+/** Consecutive events of a run, with where each starts: what a store keeps of an append. */
+export interface Segment {
+  /** The seq of its first event. */
+  readonly first: number;
+  /** The events' frames, back to back. */
+  readonly frames: Uint8Array;
+  /** Where each frame starts in `frames`, and where the last ends: one more entry than events. */
+  readonly offsets: Uint32Array;
+  /** The events' SSE text with their `id:` lines, when every event had some; where each starts. */
+  readonly sse: { readonly text: string; readonly offsets: Uint32Array } | undefined;
+  /** What it costs to keep: the frames' bytes and the SSE text's UTF-16 units. */
+  readonly size: number;
+}
+
+/** The number of events in a segment. */
+export const lengthOf = (segment: Segment): number => segment.offsets.length - 1;
+
+/**
+ * The events of one append, whose first is `first`, as a segment: the frames copied out of the
+ * encoder's pool into one buffer.
+ *
+ * @throws Never.
+ */
+export function segmentOf(first: number, events: readonly RunEvent[]): Segment {
+  const n = events.length;
+  const offsets = new Uint32Array(n + 1);
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = bytes;
+    bytes += events[i]!.frame.length;
+  }
+  offsets[n] = bytes;
+  const frames = new Uint8Array(bytes);
+  for (let i = 0; i < n; i++) frames.set(events[i]!.frame, offsets[i]!);
+  let sse: Segment["sse"];
+  if (n > 0 && events.every((e) => e.sse !== undefined)) {
+    const starts = new Uint32Array(n + 1);
+    let text = "";
+    for (let i = 0; i < n; i++) {
+      starts[i] = text.length;
+      text += `id: ${first + i}\n${events[i]!.sse!}`;
+    }
+    starts[n] = text.length;
+    sse = { text, offsets: starts };
+  }
+  return { first, frames, offsets, sse, size: bytes + (sse?.text.length ?? 0) };
+}
+
+/**
+ * A segment whose frames are known but not where each starts (a Redis stream entry): walks their
+ * length prefixes. Returns `undefined` when the lengths do not tile `frames` exactly.
+ *
+ * @param last - The seq of the last of the frames.
+ * @throws Never.
+ */
+export function segmentOfFrames(frames: Uint8Array, last: number): Segment | undefined {
+  const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
+  const starts: number[] = [];
+  let at = 0;
+  while (at + 4 <= frames.length) {
+    starts.push(at);
+    at += 4 + view.getUint32(at);
+  }
+  if (at !== frames.length || starts.length === 0) return undefined;
+  starts.push(at);
+  return { first: last - starts.length + 2, frames, offsets: Uint32Array.from(starts), sse: undefined, size: frames.length };
+}
+
+/**
+ * The events of `segment` from seq `from` on, at most `max` of them, as a store gives them back
+ * (views of the segment, no copy).
+ *
+ * @throws Never, for `from` within the segment.
+ */
+export function storedFrom(segment: Segment, from: number, max: number): StoredEvents {
+  const { first, frames, offsets, sse } = segment;
+  const start = from - first;
+  const end = Math.min(offsets.length - 1, start + max);
+  return {
+    first: from,
+    count: end - start,
+    frames: frames.subarray(offsets[start]!, offsets[end]!),
+    sse: sse === undefined ? undefined : start === 0 && end === offsets.length - 1 ? sse.text : sse.text.slice(sse.offsets[start]!, sse.offsets[end]!),
+  };
+}
