@@ -27,15 +27,15 @@ export const RUN_CANCELLED = { code: "cancelled", message: "the run was cancelle
  * Events validated and encoded as frames, for a store; and as SSE text too when `sse`, for a run
  * an SSE client started: encoded now, before the agent can change what it yielded.
  */
-function runEventBatch(sse: boolean): Batch<RunEvent[]> {
+function runEventBatch(sse: boolean, frames: boolean): Batch<RunEvent[]> {
   let events: RunEvent[] = [];
   let size = 0;
   return {
     add(event, max) {
       // SSE text keeps the model's key order, as the handler's own SSE does: parseEvent's copy.
       const valid = sse ? parseEvent(event) : validEvent(event);
-      const frame = encodeValidFrame(valid);
-      if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
+      const frame = frames ? encodeValidFrame(valid) : undefined;
+      if (frame !== undefined && frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
       if (!sse) {
         events.push({ event: valid, frame });
       } else {
@@ -47,7 +47,7 @@ function runEventBatch(sse: boolean): Batch<RunEvent[]> {
         }
         events.push({ event: valid, frame, sse: text });
       }
-      size += frame.length;
+      size += frame?.length ?? 0;
     },
     get count() {
       return events.length;
@@ -72,7 +72,7 @@ function runEventBatch(sse: boolean): Batch<RunEvent[]> {
  */
 export function serverRunError(code: string, message: string): RunEvent {
   const event = { type: EventType.RUN_ERROR, code, message } as AguiEvent;
-  return { event, frame: encodeValidFrame(event) };
+  return { event, frame: encodeValidFrame(event), sse: encodeValidSSE(event) };
 }
 
 /** What {@link recordRun} needs: the event stream's parameters, and where the events go. */
@@ -80,6 +80,8 @@ export type RecordRunParams<R> = Pick<AgentEventStreamParams<R>, "agent" | "inpu
   writer: RunWriter;
   /** The client that started the run reads SSE: each event's SSE text is made as it is recorded. */
   sse: boolean;
+  /** Whether each event's binary frame is made too: unless `sse` and the store keeps text alone. */
+  frames: boolean;
 };
 
 /**
@@ -102,7 +104,7 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
       // A failing error hook must not take the server down with it.
     }
   };
-  const chunks = eventChunks(params, runEventBatch(params.sse), 0, () => []);
+  const chunks = eventChunks(params, runEventBatch(params.sse, params.frames || !params.sse), 0, () => []);
   const reader = chunks.body.getReader();
   let cancelled = false;
   const unlink = whenAborted(writer.cancelled, () => {

@@ -4,10 +4,12 @@
  *
  * @module
  */
-import { decodeEvent } from "../binary/codec.js";
+import { decodeEvent, encodeValidFrame } from "../binary/codec.js";
+import { concatBytes } from "../bytes.js";
 import { AguiWireError, isAguiWireError } from "../errors.js";
 import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { EventType } from "../model/event-type.js";
+import type { AguiEvent } from "../model/events.js";
 import { encodeValidSSE } from "../sse/encode.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
 import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, utf8Length } from "./event-stream.js";
@@ -17,19 +19,32 @@ export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run 
 
 const utf8 = new TextEncoder();
 
+/** The events of `text` (SSE blocks of `id:` and `data:` lines, as a store keeps them) as frames. */
+function framesOfText(text: string): Uint8Array {
+  const frames: Uint8Array[] = [];
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf("\n\n", at);
+    const data = text.indexOf("data: ", at);
+    // Made from a valid event by JSON.stringify: parsing it gives that event back.
+    frames.push(encodeValidFrame(JSON.parse(text.slice(data + 6, end)) as AguiEvent));
+    at = end + 2;
+  }
+  return concatBytes(frames);
+}
+
 /**
- * Stored events as one chunk: their frames as they are, or SSE text with each event's `seq` as
- * its `id`, so that a client (a browser's EventSource among them) reattaches after the last one
- * it saw. Always a copy: a chunk belongs to its reader, which may keep or transfer it, and the
- * store's bytes must stay as they are.
+ * Stored events as one chunk: their frames, or SSE text with each event's `seq` as its `id`, so
+ * that a client (a browser's EventSource among them) reattaches after the last one it saw. Made
+ * from the other form when the store kept one only. Always a copy: a chunk belongs to its reader,
+ * which may keep or transfer it, and the store's bytes must stay as they are.
  *
  * @throws {EventTooLargeError} For an SSE event made here whose `data:` line is over `max` bytes
  *   (SSE text the store kept was held to the bound when it was recorded).
  */
 function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number): Uint8Array {
-  if (contentType !== SSE_MEDIA_TYPE) return events.frames.slice();
+  if (contentType !== SSE_MEDIA_TYPE) return events.frames !== undefined ? events.frames.slice() : framesOfText(events.sse!);
   if (events.sse !== undefined) return utf8.encode(events.sse);
-  const { frames } = events;
+  const frames = events.frames!;
   const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
   let text = "";
   for (let at = 0, seq = events.first; at < frames.length; seq++) {

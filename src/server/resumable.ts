@@ -99,7 +99,7 @@ export async function startStoredRun<R>(
     await writer.end(serverRunError(STORE_UNAVAILABLE.code, STORE_UNAVAILABLE.message)).catch(report);
     return answer;
   }
-  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request, sse: contentType === SSE_MEDIA_TYPE });
+  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request, sse: contentType === SSE_MEDIA_TYPE, frames: store.textOnly !== true });
   return answer;
 }
 

@@ -7,7 +7,7 @@
  */
 import { AguiWireError } from "../errors.js";
 import { RunStoreError, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
-import { lengthOf, segmentOf, storedFrom, type Segment } from "./segment.js";
+import { segmentOf, storedFrom, type Segment } from "./segment.js";
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -106,7 +106,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
   /** Keeps an append as one segment: a few objects, where objects per event cost the collector more than the rest of the store. */
   const add = (run: Run, segment: Segment): void => {
     run.segments.push(segment);
-    run.count += lengthOf(segment);
+    run.count += segment.count;
     run.bytes += segment.size;
   };
 
@@ -177,6 +177,9 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
   });
 
   return {
+    // A run an SSE client started is kept as its SSE text alone: no frames are made for it unless
+    // a binary reader comes.
+    textOnly: true,
     create(runId) {
       sweep();
       if (runs.has(runId)) return Promise.reject(new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`));

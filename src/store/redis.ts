@@ -437,6 +437,17 @@ function idNumber(id: Buffer): number {
 
 const F = 0x66; // "f"
 
+/**
+ * An event's frame: Redis keeps frames, and this store is not `textOnly`, so the handler always
+ * gives one.
+ *
+ * @throws {TypeError} When it is missing.
+ */
+function frameOf(event: RunEvent): Uint8Array {
+  if (event.frame === undefined) throw new TypeError("redisStore: expected every event to come with its binary frame, found one with SSE text alone");
+  return event.frame;
+}
+
 /** A writer of this store, as the lease refresh sees it. */
 interface LocalWriter {
   readonly runId: string;
@@ -743,10 +754,10 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
         const n = events.length;
         // One field for the whole append: the frames back to back, copied once.
         let size = 0;
-        for (let i = 0; i < n; i++) size += events[i]!.frame.byteLength;
+        for (let i = 0; i < n; i++) size += frameOf(events[i]!).byteLength;
         const blob = Buffer.allocUnsafe(size);
         for (let i = 0, at = 0; i < n; i++) {
-          const frame = events[i]!.frame;
+          const frame = frameOf(events[i]!);
           blob.set(frame, at);
           at += frame.byteLength;
         }
@@ -781,7 +792,10 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
         // still ends (as lost) instead of staying live for ever.
         writers.delete(runId);
         const args: Arg[] = [token, ttlMs, maxlen, frames().lost];
-        if (last !== undefined) args.push(Buffer.from(last.frame.buffer, last.frame.byteOffset, last.frame.byteLength));
+        if (last !== undefined) {
+          const frame = frameOf(last);
+          args.push(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+        }
         let result: unknown;
         try {
           result = await command("end a run", (c) => evalScript(c, SCRIPTS.end, k, args));

@@ -19,8 +19,11 @@ export interface RunEvent {
    * yielded, which the agent may change later: a store keeps `frame`, not this.
    */
   readonly event: AguiEvent;
-  /** The same event as one binary frame: a 4-byte big-endian length, then the protobuf payload. */
-  readonly frame: Uint8Array;
+  /**
+   * The same event as one binary frame: a 4-byte big-endian length, then the protobuf payload.
+   * Absent only when the store keeps text alone ({@link RunStore.textOnly}) and `sse` is there.
+   */
+  readonly frame?: Uint8Array;
   /**
    * The same event as SSE text (`data: …` and the blank line, no `id:`), when the run was started
    * by an SSE client: made as the event was recorded, so that its SSE readers need not decode the
@@ -38,8 +41,11 @@ export interface StoredEvents {
   readonly first: number;
   /** How many they are (at least one). */
   readonly count: number;
-  /** Their binary frames, back to back (each with its length prefix). */
-  readonly frames: Uint8Array;
+  /**
+   * Their binary frames, back to back (each with its length prefix); `undefined` when the store
+   * kept their SSE text alone (then `sse` is there).
+   */
+  readonly frames: Uint8Array | undefined;
   /**
    * Their SSE text, back to back, each event with its `id: <seq>` line before its `data:` line,
    * when the store kept {@link RunEvent.sse}; `undefined` otherwise (decode `frames` then).
@@ -90,6 +96,12 @@ export interface RunReader extends AsyncIterable<StoredEvents> {
  * shared by every instance that uses it.
  */
 export interface RunStore {
+  /**
+   * True when the store can keep a run that an SSE client started as SSE text alone: the handler
+   * then makes no binary frames for it, and a binary reader of the run gets frames made from the
+   * text. False or absent: every event comes with its frame.
+   */
+  readonly textOnly?: boolean;
   /**
    * Starts a new run.
    *

@@ -11,48 +11,49 @@ import type { RunEvent, StoredEvents } from "./run-store.js";
 export interface Segment {
   /** The seq of its first event. */
   readonly first: number;
-  /** The events' frames, back to back. */
-  readonly frames: Uint8Array;
-  /** Where each frame starts in `frames`, and where the last ends: one more entry than events. */
-  readonly offsets: Uint32Array;
-  /** The events' SSE text with their `id:` lines, when every event had some; where each starts. */
+  /** How many events. */
+  readonly count: number;
+  /** The events' frames, back to back, and where each starts (one more entry than events); when every event had one. */
+  readonly frames: { readonly bytes: Uint8Array; readonly offsets: Uint32Array } | undefined;
+  /** The events' SSE text with their `id:` lines, and where each starts; when every event had some. */
   readonly sse: { readonly text: string; readonly offsets: Uint32Array } | undefined;
   /** What it costs to keep: the frames' bytes and the SSE text's UTF-16 units. */
   readonly size: number;
 }
 
-/** The number of events in a segment. */
-export const lengthOf = (segment: Segment): number => segment.offsets.length - 1;
-
 /**
  * The events of one append, whose first is `first`, as a segment: the frames copied out of the
- * encoder's pool into one buffer.
+ * encoder's pool into one buffer, the SSE texts joined.
  *
  * @throws Never.
  */
 export function segmentOf(first: number, events: readonly RunEvent[]): Segment {
   const n = events.length;
-  const offsets = new Uint32Array(n + 1);
-  let bytes = 0;
-  for (let i = 0; i < n; i++) {
-    offsets[i] = bytes;
-    bytes += events[i]!.frame.length;
+  let frames: Segment["frames"];
+  if (events.every((e) => e.frame !== undefined)) {
+    const offsets = new Uint32Array(n + 1);
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      offsets[i] = size;
+      size += events[i]!.frame!.length;
+    }
+    offsets[n] = size;
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < n; i++) bytes.set(events[i]!.frame!, offsets[i]!);
+    frames = { bytes, offsets };
   }
-  offsets[n] = bytes;
-  const frames = new Uint8Array(bytes);
-  for (let i = 0; i < n; i++) frames.set(events[i]!.frame, offsets[i]!);
   let sse: Segment["sse"];
   if (n > 0 && events.every((e) => e.sse !== undefined)) {
-    const starts = new Uint32Array(n + 1);
+    const offsets = new Uint32Array(n + 1);
     let text = "";
     for (let i = 0; i < n; i++) {
-      starts[i] = text.length;
+      offsets[i] = text.length;
       text += `id: ${first + i}\n${events[i]!.sse!}`;
     }
-    starts[n] = text.length;
-    sse = { text, offsets: starts };
+    offsets[n] = text.length;
+    sse = { text, offsets };
   }
-  return { first, frames, offsets, sse, size: bytes + (sse?.text.length ?? 0) };
+  return { first, count: n, frames, sse, size: (frames?.bytes.length ?? 0) + (sse?.text.length ?? 0) };
 }
 
 /**
@@ -72,7 +73,8 @@ export function segmentOfFrames(frames: Uint8Array, last: number): Segment | und
   }
   if (at !== frames.length || starts.length === 0) return undefined;
   starts.push(at);
-  return { first: last - starts.length + 2, frames, offsets: Uint32Array.from(starts), sse: undefined, size: frames.length };
+  const count = starts.length - 1;
+  return { first: last - count + 1, count, frames: { bytes: frames, offsets: Uint32Array.from(starts) }, sse: undefined, size: frames.length };
 }
 
 /**
@@ -82,13 +84,14 @@ export function segmentOfFrames(frames: Uint8Array, last: number): Segment | und
  * @throws Never, for `from` within the segment.
  */
 export function storedFrom(segment: Segment, from: number, max: number): StoredEvents {
-  const { first, frames, offsets, sse } = segment;
+  const { first, frames, sse } = segment;
   const start = from - first;
-  const end = Math.min(offsets.length - 1, start + max);
+  const end = Math.min(segment.count, start + max);
+  const whole = start === 0 && end === segment.count;
   return {
     first: from,
     count: end - start,
-    frames: frames.subarray(offsets[start]!, offsets[end]!),
-    sse: sse === undefined ? undefined : start === 0 && end === offsets.length - 1 ? sse.text : sse.text.slice(sse.offsets[start]!, sse.offsets[end]!),
+    frames: frames === undefined ? undefined : frames.bytes.subarray(frames.offsets[start]!, frames.offsets[end]!),
+    sse: sse === undefined ? undefined : whole ? sse.text : sse.text.slice(sse.offsets[start]!, sse.offsets[end]!),
   };
 }

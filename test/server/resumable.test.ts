@@ -134,6 +134,19 @@ for (const { name, serve } of HANDLERS) {
       });
     }
 
+    it("a run started over SSE reattaches over binary, and one started over binary over SSE, the same events", async () => {
+      for (const [first, then] of [
+        [SSE, BINARY],
+        [BINARY, SSE],
+      ]) {
+        const runId = `cross-${first === SSE ? "sse" : "binary"}`;
+        const whole = await eventsOf(await post(served.url, runInput({ runId }), first!));
+        expect(ticksOf(whole)).toEqual(WHOLE);
+        expect(await eventsOf(await get(served.url, runId, then!))).toEqual(whole);
+        expect(await eventsOf(await get(served.url, runId, then!, 9))).toEqual(whole.slice(10));
+      }
+    });
+
     it("takes the sequence number from the lastEventId query parameter too", async () => {
       await (await post(served.url, runInput({ runId: "query-seq" }), SSE)).arrayBuffer();
       const response = await fetch(`${served.url}?runId=query-seq&lastEventId=19`, { headers: { accept: SSE } });

@@ -11,7 +11,8 @@ import type { RunEvent, RunReader, RunStore, StoredEvents } from "../../src/stor
 /** One event of what a reader yields, for tests to look at one by one. */
 export interface StoredEvent {
   seq: number;
-  frame: Uint8Array;
+  /** Its frame, when the store kept frames. */
+  frame: Uint8Array | undefined;
   /** Its SSE text without the `id:` line, when the store kept some. */
   sse: string | undefined;
 }
@@ -22,22 +23,30 @@ export interface StoredEvent {
  */
 export function expand(events: StoredEvents): StoredEvent[] {
   const out: StoredEvent[] = [];
-  const { frames } = events;
-  const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
   const texts = events.sse === undefined ? undefined : events.sse.split(/(?<=\n\n)/);
-  for (let at = 0, seq = events.first; at < frames.length; seq++) {
-    const end = at + 4 + view.getUint32(at);
+  const frames: (Uint8Array | undefined)[] = [];
+  if (events.frames !== undefined) {
+    const bytes = events.frames;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let at = 0; at < bytes.length; ) {
+      const end = at + 4 + view.getUint32(at);
+      frames.push(bytes.subarray(at, end));
+      at = end;
+    }
+    expect(frames).toHaveLength(events.count);
+  }
+  if (texts !== undefined) expect(texts).toHaveLength(events.count);
+  expect(events.frames !== undefined || texts !== undefined).toBe(true);
+  for (let i = 0; i < events.count; i++) {
+    const seq = events.first + i;
     let sse: string | undefined;
     if (texts !== undefined) {
-      const text = texts[seq - events.first]!;
+      const text = texts[i]!;
       expect(text.startsWith(`id: ${seq}\n`)).toBe(true);
       sse = text.slice(`id: ${seq}\n`.length);
     }
-    out.push({ seq, frame: frames.subarray(at, end), sse });
-    at = end;
+    out.push({ seq, frame: frames[i], sse });
   }
-  expect(out).toHaveLength(events.count);
-  if (texts !== undefined) expect(texts).toHaveLength(events.count);
   return out;
 }
 
@@ -78,7 +87,7 @@ export function newRunId(): string {
   return `run-${process.pid}-${Date.now().toString(36)}-${++counter}`;
 }
 
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+const hex = (bytes: Uint8Array | undefined): string => (bytes === undefined ? "none" : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex"));
 
 /** Checks that `stored` are `events` in order, numbered from `first`. */
 function expectEvents(stored: readonly StoredEvent[], events: readonly RunEvent[], first: number): void {

@@ -67,7 +67,7 @@ describe("memoryStore", () => {
   });
 
   it("refuses an append past maxBytesPerRun, whole, and still takes the run's last event", async () => {
-    const frame = tick(0).frame.length;
+    const frame = tick(0).frame!.length;
     const store = memoryStore({ maxBytesPerRun: frame * 3 });
     const writer = await store.create("big");
     await writer.append([tick(0), tick(1)]);
@@ -90,6 +90,25 @@ describe("memoryStore", () => {
     }
     expect(sizes).toEqual([256, 256, 256, 232]);
     expect(seqs).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
+  it("keeps a run given as SSE text alone as that text (textOnly), and a run given both as both", async () => {
+    const store = memoryStore();
+    expect(store.textOnly).toBe(true);
+    const text = (i: number): RunEvent => ({ event: tick(i).event, sse: `data: {"type":"CUSTOM","name":"tick","value":${i}}\n\n` });
+    const writer = await store.create("text");
+    await writer.append([text(0), text(1)]);
+    await writer.end();
+    const steps = [];
+    for await (const step of await store.read("text", 0)) steps.push(step);
+    expect(steps).toEqual([{ first: 1, count: 1, frames: undefined, sse: 'id: 1\ndata: {"type":"CUSTOM","name":"tick","value":1}\n\n' }]);
+    const both = await store.create("both");
+    await both.append([{ ...tick(0), sse: text(0).sse }]);
+    await both.end();
+    for await (const step of await store.read("both", -1)) {
+      expect(step.frames).toEqual(tick(0).frame);
+      expect(step.sse).toBe(`id: 0\n${text(0).sse}`);
+    }
   });
 
   it("checks its options", () => {

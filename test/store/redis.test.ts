@@ -46,7 +46,7 @@ async function until(condition: () => Promise<boolean> | boolean, what: string, 
   }
 }
 
-const decoded = (events: readonly StoredEvent[]) => events.map((e) => decodeEvent(e.frame, 4));
+const decoded = (events: readonly StoredEvent[]) => events.map((e) => decodeEvent(e.frame!, 4));
 
 async function connectedClients(): Promise<number> {
   const info = await admin.info("clients");
@@ -119,8 +119,8 @@ describe("redisStore", () => {
     const entries = await admin.xrangeBuffer(`layout:run:${id}:events`, "-", "+");
     // One entry per append, its frames back to back.
     expect(entries.map(([entryId, fields]) => [entryId.toString(), fields[0]!.toString(), fields[1]!.toString("hex")])).toEqual([
-      ["0-2", "f", Buffer.concat([a.frame, b.frame]).toString("hex")],
-      ["0-3", "f", Buffer.from(c.frame).toString("hex")],
+      ["0-2", "f", Buffer.concat([a.frame!, b.frame!]).toString("hex")],
+      ["0-3", "f", Buffer.from(c.frame!).toString("hex")],
     ]);
     await writer.end();
     expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "ended", count: "3" });
@@ -134,9 +134,9 @@ describe("redisStore", () => {
     // Read from Redis (another store), from inside an entry: only the frames after the point asked for.
     const other = store({ keyPrefix: "layout:" });
     const rest = await collect(await other.read(id, 0));
-    expect(rest.map((e) => [e.seq, Buffer.from(e.frame).toString("hex"), e.sse])).toEqual([
-      [1, Buffer.from(b.frame).toString("hex"), undefined],
-      [2, Buffer.from(c.frame).toString("hex"), undefined],
+    expect(rest.map((e) => [e.seq, Buffer.from(e.frame!).toString("hex"), e.sse])).toEqual([
+      [1, Buffer.from(b.frame!).toString("hex"), undefined],
+      [2, Buffer.from(c.frame!).toString("hex"), undefined],
     ]);
   });
 
@@ -169,7 +169,7 @@ describe("redisStore", () => {
     // One step per stream entry, that is per append.
     const remote = [...expand((await elsewhere.next()).value as StoredEvents), ...expand((await elsewhere.next()).value as StoredEvents)];
     await elsewhere.return!(undefined);
-    const view = (events: readonly StoredEvent[]) => events.map((e) => [e.seq, Buffer.from(e.frame).toString("hex")]);
+    const view = (events: readonly StoredEvent[]) => events.map((e) => [e.seq, Buffer.from(e.frame!).toString("hex")]);
     expect(view(remote)).toEqual(view([...first, ...live]));
     expect(remote.map((e) => e.sse)).toEqual([undefined, undefined, undefined]);
     const last = it.next();
@@ -200,7 +200,7 @@ describe("redisStore", () => {
     got.push(...(expand((await next).value as StoredEvents)));
     await writer.end();
     expect((await tailing.next()).done).toBe(true);
-    const hex = (events: readonly { frame: Uint8Array }[]) => events.map((e) => Buffer.from(e.frame).toString("hex"));
+    const hex = (events: readonly { frame?: Uint8Array }[]) => events.map((e) => Buffer.from(e.frame!).toString("hex"));
     expect(got.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i));
     expect(hex(got)).toEqual(hex([...written, ...more]));
     expect(hex(await late)).toEqual(hex([...written.slice(5), ...more]));
@@ -215,7 +215,7 @@ describe("redisStore", () => {
     const written = Array.from({ length: 9 }, (_, i) => textEvent(`e${i}`));
     await Promise.all([writer.append(written.slice(0, 2)), writer.append(written.slice(2, 3)), writer.append(written.slice(3))]);
     await writer.end();
-    const hex = (events: readonly { frame: Uint8Array }[]) => events.map((e) => Buffer.from(e.frame).toString("hex"));
+    const hex = (events: readonly { frame?: Uint8Array }[]) => events.map((e) => Buffer.from(e.frame!).toString("hex"));
     const local = await here;
     expect(local.map((e) => e.seq)).toEqual(written.map((_, i) => i));
     expect(hex(local)).toEqual(hex(written));
