@@ -38,7 +38,7 @@ export const CLIENT_GZIP_GOAL = 30 * 1024;
 
 /**
  * The most the client bundle may weigh before the tests fail, min+gzip, in bytes (28 KB): a
- * tripwire on growth above today's 26.5 KB, below the goal.
+ * tripwire on growth above today's 27.6 KB (resuming runs added about 1 KB), below the goal.
  */
 export const CLIENT_GZIP_BUDGET = 28 * 1024;
 
