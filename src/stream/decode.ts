@@ -173,7 +173,15 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<AguiEvent>> {
+  next(): Promise<IteratorResult<AguiEvent>> {
+    // The common case, an event decoded already, without an async function's frame: most events
+    // of a chunk are handed out here.
+    if (this.index < this.queue.length && !this.stop?.signal.aborted) return Promise.resolve({ value: this.queue[this.index++]!, done: false });
+    return this.nextSlow();
+  }
+
+  /** {@link next} when the queue is empty, the iteration over, or the signal fired. */
+  private async nextSlow(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
       if (this.stop?.signal.aborted && !this.done) await this.fail(this.stop.signal.reason);
