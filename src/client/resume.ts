@@ -11,6 +11,7 @@ import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { decodeEventStream } from "../stream/decode.js";
 import type { UnknownEventHandler } from "../unknown-event.js";
+import { RUN_ID_HEADER } from "../run-id-header.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
 
 /** Options of resumable runs: `HttpAgentConfig.resume`. */
@@ -44,8 +45,7 @@ export const DEFAULT_RESUME_BACKOFF_MS = 200;
 /** The longest wait between two reconnections, unless `backoffMs` itself is longer: 10 s. */
 export const MAX_RESUME_BACKOFF_MS = 10_000;
 
-/** The response header by which a server says its run can be reattached to, and names it. */
-export const RUN_ID_HEADER = "AG-UI-Run-Id";
+export { RUN_ID_HEADER } from "../run-id-header.js";
 
 /**
  * Checks `HttpAgentConfig.resume` and applies its defaults: `undefined` (the default) and `true`

@@ -12,7 +12,7 @@
 import type { EventMediaType } from "../media-types.js";
 import { SSE_MEDIA_TYPE } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
-import { batchFor, KEEP_ALIVE_BYTES } from "../server/event-stream.js";
+import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/event-stream.js";
 import { pushDecoderFor } from "../stream/decode.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { EventVerifier } from "../verify.js";
@@ -55,7 +55,7 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   /** The decoder, when both sides speak binary: then whole frames can pass as they came. */
   const frames = decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  const keepAliveMs = params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
+  const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
   let pending: Promise<Read> | undefined;
   let ended = false;
   /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */

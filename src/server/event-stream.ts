@@ -14,7 +14,7 @@ import { encodeFrame, encodeValidFrame } from "../binary/codec.js";
 import { concatBytes } from "../bytes.js";
 import { mayComeBetweenRuns } from "../verify.js";
 import { encodeSSE, encodeValidSSE, SSE_KEEP_ALIVE } from "../sse/encode.js";
-import type { RunErrorContext } from "./options.js";
+import { reportError, type RunErrorContext } from "./options.js";
 
 /** What the client is told when the agent throws: never the error itself, which may hold secrets. */
 export const AGENT_FAILED = { code: "agent_error", message: "the agent failed" } as const;
@@ -53,6 +53,29 @@ export function utf8Length(text: string): number {
     }
   }
   return n;
+}
+
+/**
+ * Checks an SSE event's size before it is sent: its `data:` line (`encoded` without the blank
+ * line) in UTF-8 bytes, at most `max`. Internal to the package (stored runs' SSE is held to it too).
+ *
+ * @throws {EventTooLargeError} When it is over `max`.
+ */
+export function checkSSESize(encoded: string, max: number): void {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a very long event needs counting.
+  if ((encoded.length - 2) * 3 <= max) return;
+  const size = utf8Length(encoded) - 2;
+  if (size > max) throw new EventTooLargeError(size, max);
+}
+
+/**
+ * The keep-alive interval of a stream of `contentType`: `keepAliveMs` for SSE when it is a
+ * positive finite number, else 0 (none: binary has no comments). Internal to the package.
+ *
+ * @throws Never.
+ */
+export function sseKeepAliveMs(contentType: EventMediaType, keepAliveMs: number): number {
+  return contentType === SSE_MEDIA_TYPE && keepAliveMs > 0 && Number.isFinite(keepAliveMs) ? keepAliveMs : 0;
 }
 
 /** An SSE keep-alive comment, encoded. Internal to the package (the proxy sends it too). */
@@ -134,12 +157,7 @@ function sseBatch(valid: boolean): Batch {
     add(event, max) {
       // An event the model judged a moment ago is its own output already: not judged again.
       const encoded = valid ? encodeValidSSE(event as AguiEvent) : encodeSSE(event);
-      const units = encoded.length - 2;
-      // A UTF-16 unit is at most 3 UTF-8 bytes: only a very long event needs counting.
-      if (units * 3 > max) {
-        const size = utf8Length(encoded) - 2;
-        if (size > max) throw new EventTooLargeError(size, max);
-      }
+      checkSSESize(encoded, max);
       text += encoded;
       count++;
     },
@@ -272,8 +290,7 @@ function describeType(type: unknown): string {
  * @throws Never; errors end the stream as described.
  */
 export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEventStream {
-  const keepAliveMs =
-    params.contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
+  const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
   // A copy each time: a chunk belongs to its reader, which may keep or transfer it.
   return eventChunks(params, batchFor(params.contentType), keepAliveMs, () => KEEP_ALIVE_BYTES.slice());
 }
@@ -309,13 +326,7 @@ export function eventChunks<R, T>(
   /** Ends a keep-alive wait at once, when the client leaves during one. */
   let wake: (() => void) | undefined;
 
-  const report = (error: unknown): void => {
-    try {
-      params.onError(error, { input, request });
-    } catch {
-      // A failing error hook must not take the server down with it.
-    }
-  };
+  const report = (error: unknown): void => reportError(params.onError, error, { input, request });
 
   const step = (): Promise<Step> =>
     iterator.next().then(

@@ -86,6 +86,20 @@ export interface ResolvedOptions<R> {
   store: RunStore | undefined;
 }
 
+/**
+ * Calls `onError` with a run's failure. Internal to the package.
+ *
+ * @throws Never: what the hook throws is dropped, since a failing error hook must not take the
+ *   server down with it.
+ */
+export function reportError<R>(onError: (error: unknown, context: RunErrorContext<R>) => void, error: unknown, context: RunErrorContext<R>): void {
+  try {
+    onError(error, context);
+  } catch {
+    // Dropped, as said above.
+  }
+}
+
 function defaultOnError(error: unknown): void {
   console.error("agui-wire: an agent run failed:", error);
 }

@@ -13,7 +13,8 @@ import { validEvent } from "../model/exact.js";
 import { parseEvent } from "../model/parse.js";
 import type { RunEvent, RunWriter } from "../store/run-store.js";
 import { encodeValidSSE } from "../sse/encode.js";
-import { EventTooLargeError, eventChunks, utf8Length, type AgentEventStreamParams, type Batch } from "./event-stream.js";
+import { checkSSESize, EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
+import { reportError } from "./options.js";
 
 /** The most events gathered for the next append while one is under way. */
 const MAX_GATHERED = 1024;
@@ -39,12 +40,9 @@ function runEventBatch(sse: boolean, frames: boolean): Batch<RunEvent[]> {
       if (!sse) {
         events.push({ event: valid, frame });
       } else {
-        // Held to the bound as the handler's own SSE is: the `data:` line in UTF-8 bytes.
+        // Held to the bound as the handler's own SSE is.
         const text = encodeValidSSE(valid);
-        if ((text.length - 2) * 3 > max) {
-          const bytes = utf8Length(text) - 2;
-          if (bytes > max) throw new EventTooLargeError(bytes, max);
-        }
+        checkSSESize(text, max);
         events.push({ event: valid, frame, sse: text });
       }
       size += frame?.length ?? 0;
@@ -80,7 +78,7 @@ export type RecordRunParams<R> = Pick<AgentEventStreamParams<R>, "agent" | "inpu
   writer: RunWriter;
   /** The client that started the run reads SSE: each event's SSE text is made as it is recorded. */
   sse: boolean;
-  /** Whether each event's binary frame is made too: unless `sse` and the store keeps text alone. */
+  /** Whether each event's binary frame is made too: false only with `sse` and a store that keeps text alone. */
   frames: boolean;
 };
 
@@ -97,14 +95,8 @@ export type RecordRunParams<R> = Pick<AgentEventStreamParams<R>, "agent" | "inpu
  */
 export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
   const { writer, input, request } = params;
-  const report = (error: unknown): void => {
-    try {
-      params.onError(error, { input, request });
-    } catch {
-      // A failing error hook must not take the server down with it.
-    }
-  };
-  const chunks = eventChunks(params, runEventBatch(params.sse, params.frames || !params.sse), 0, () => []);
+  const report = (error: unknown): void => reportError(params.onError, error, { input, request });
+  const chunks = eventChunks(params, runEventBatch(params.sse, params.frames), 0, () => []);
   const reader = chunks.body.getReader();
   let cancelled = false;
   const unlink = whenAborted(writer.cancelled, () => {

@@ -12,7 +12,7 @@ import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { encodeValidSSE } from "../sse/encode.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
-import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, utf8Length } from "./event-stream.js";
+import { batchFor, checkSSESize, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "./event-stream.js";
 
 /** What the client is told when the store fails while its run is read. */
 export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run store became unavailable" } as const;
@@ -51,11 +51,7 @@ function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number)
     const end = at + 4 + view.getUint32(at);
     // The frame was encoded from a valid event: decoding it gives that event back.
     const sse = encodeValidSSE(decodeEvent(frames, at + 4, end));
-    const units = sse.length - 2;
-    if (units * 3 > max) {
-      const size = utf8Length(sse) - 2;
-      if (size > max) throw new EventTooLargeError(size, max);
-    }
+    checkSSESize(sse, max);
     text += `id: ${seq}\n${sse}`;
     at = end;
   }
@@ -90,7 +86,7 @@ type Step = { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; er
  */
 export function replayStream(params: ReplayParams): { body: ReadableStream<Uint8Array>; abort(): void } {
   const { contentType, maxEventBytes, stop } = params;
-  const keepAliveMs = contentType === SSE_MEDIA_TYPE && params.keepAliveMs > 0 && Number.isFinite(params.keepAliveMs) ? params.keepAliveMs : 0;
+  const keepAliveMs = sseKeepAliveMs(contentType, params.keepAliveMs);
   const iterator = params.reader[Symbol.asyncIterator]();
   let pending: Promise<Step> | undefined;
   let ended = false;

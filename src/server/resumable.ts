@@ -9,15 +9,15 @@ import { isAguiWireError } from "../errors.js";
 import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import type { RunAgentInput } from "../model/input.js";
 import { negotiate } from "../negotiate.js";
+import { RUN_ID_HEADER } from "../run-id-header.js";
 import type { RunStore } from "../store/run-store.js";
 import type { IncomingRun } from "./handle.js";
-import type { ResolvedOptions } from "./options.js";
+import { reportError, type ResolvedOptions } from "./options.js";
 import { recordRun, serverRunError } from "./record.js";
 import { replayStream, STORE_UNAVAILABLE } from "./replay.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
 
-/** The response header that names a resumable run: a client may reattach to it. */
-export const RUN_ID_HEADER = "AG-UI-Run-Id";
+export { RUN_ID_HEADER } from "../run-id-header.js";
 
 /** The methods a handler with a store answers. */
 export const RESUMABLE_METHODS = "POST, GET, DELETE";
@@ -80,13 +80,7 @@ export async function startStoredRun<R>(
   input: RunAgentInput,
   contentType: EventMediaType,
 ): Promise<HandlerResult> {
-  const report = (error: unknown): void => {
-    try {
-      options.onError(error, { input, request: incoming.request });
-    } catch {
-      // A failing error hook must not take the server down with it.
-    }
-  };
+  const report = (error: unknown): void => reportError(options.onError, error, { input, request: incoming.request });
   let writer;
   try {
     writer = await store.create(input.runId);
@@ -99,7 +93,8 @@ export async function startStoredRun<R>(
     await writer.end(serverRunError(STORE_UNAVAILABLE.code, STORE_UNAVAILABLE.message)).catch(report);
     return answer;
   }
-  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request, sse: contentType === SSE_MEDIA_TYPE, frames: store.textOnly !== true });
+  const sse = contentType === SSE_MEDIA_TYPE;
+  void recordRun({ agent, input, writer, maxEventBytes: options.maxEventBytes, onError: options.onError, request: incoming.request, sse, frames: !(sse && store.textOnly === true) });
   return answer;
 }
 
