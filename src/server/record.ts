@@ -26,9 +26,13 @@ export const RUN_CANCELLED = { code: "cancelled", message: "the run was cancelle
 
 /**
  * Events validated and encoded as frames, for a store; and as SSE text too when `sse`, for a run
- * an SSE client started: encoded now, before the agent can change what it yielded.
+ * an SSE client started: encoded now, before the agent can change what it yielded. Its size is
+ * the frames' bytes, or the SSE text's units when it makes no frames, so that a batch closes at
+ * the same bound either way. Internal to the package.
+ *
+ * @throws Never itself; `add` throws as the encoders do, or an `EventTooLargeError`.
  */
-function runEventBatch(sse: boolean, frames: boolean): Batch<RunEvent[]> {
+export function runEventBatch(sse: boolean, frames: boolean): Batch<RunEvent[]> {
   let events: RunEvent[] = [];
   let size = 0;
   return {
@@ -39,13 +43,14 @@ function runEventBatch(sse: boolean, frames: boolean): Batch<RunEvent[]> {
       if (frame !== undefined && frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
       if (!sse) {
         events.push({ event: valid, frame });
+        size += frame!.length;
       } else {
         // Held to the bound as the handler's own SSE is.
         const text = encodeValidSSE(valid);
         checkSSESize(text, max);
         events.push({ event: valid, frame, sse: text });
+        size += frame !== undefined ? frame.length : text.length;
       }
-      size += frame?.length ?? 0;
     },
     get count() {
       return events.length;

@@ -188,3 +188,22 @@ for (const { name, serve } of HANDLERS) {
     });
   });
 }
+
+describe("the recorder's batches", () => {
+  it("grow by the SSE text when they make no frames, so a run kept as text alone closes its chunks at the same byte bound", async () => {
+    const { runEventBatch } = await import("../../src/server/record.js");
+    const event = { type: EventType.CUSTOM, name: "blob", value: "x".repeat(1000) };
+    const textOnly = runEventBatch(true, false);
+    const framed = runEventBatch(false, true);
+    for (let i = 0; i < 3; i++) {
+      textOnly.add(event, Infinity);
+      framed.add(event, Infinity);
+    }
+    const texts = textOnly.take()!;
+    expect(texts.every((e) => e.frame === undefined)).toBe(true);
+    expect(textOnly.size).toBe(0);
+    textOnly.add(event, Infinity);
+    expect(textOnly.size).toBe(texts[0]!.sse!.length);
+    expect(framed.size).toBe(3 * framed.take()![0]!.frame!.length);
+  });
+});
