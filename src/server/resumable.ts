@@ -35,9 +35,12 @@ function storeAnswer(error: unknown): HandlerResult {
   return jsonError(503, isAguiWireError(error) ? message : `the run store is unavailable: ${message}`, false, { "Retry-After": "1" });
 }
 
+/** The request's query parameters. */
+const queryOf = (incoming: IncomingRun<unknown>): URLSearchParams => new URL(incoming.url, "http://localhost").searchParams;
+
 /** The `runId` query parameter, or an answer saying it is missing. */
-function runIdOf(incoming: IncomingRun<unknown>): string | HandlerResult {
-  const runId = new URL(incoming.url, "http://localhost").searchParams.get("runId");
+function runIdOf(incoming: IncomingRun<unknown>, query: URLSearchParams): string | HandlerResult {
+  const runId = query.get("runId");
   if (runId === null || runId === "") {
     return jsonError(400, `${incoming.method} needs the run: expected a runId query parameter (?runId=…), found ${runId === null ? "none" : "an empty one"}`, false);
   }
@@ -108,9 +111,10 @@ export async function startStoredRun<R>(
  * @throws Never: every failure is an answer.
  */
 export async function reattach<R>(options: ResolvedOptions<R>, store: RunStore, incoming: IncomingRun<R>): Promise<HandlerResult> {
-  const runId = runIdOf(incoming);
+  const query = queryOf(incoming);
+  const runId = runIdOf(incoming, query);
   if (typeof runId !== "string") return runId;
-  const given = incoming.header("last-event-id") ?? new URL(incoming.url, "http://localhost").searchParams.get("lastEventId");
+  const given = incoming.header("last-event-id") ?? query.get("lastEventId");
   let after = -1;
   if (given !== null && given !== undefined && given !== "") {
     const text = given.trim();
@@ -132,7 +136,7 @@ export async function reattach<R>(options: ResolvedOptions<R>, store: RunStore, 
  * @throws Never: every failure is an answer.
  */
 export async function cancelRun<R>(store: RunStore, incoming: IncomingRun<R>): Promise<HandlerResult> {
-  const runId = runIdOf(incoming);
+  const runId = runIdOf(incoming, queryOf(incoming));
   if (typeof runId !== "string") return runId;
   try {
     await store.cancel(runId);
