@@ -8,6 +8,7 @@
 import { AguiWireError } from "../errors.js";
 import { RunStoreError, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
 import { segmentOf, storedFrom, type Segment } from "./segment.js";
+import { wakeAll } from "./waiters.js";
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -96,12 +97,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     return run;
   };
 
-  const wake = (run: Run): void => {
-    if (run.waiters.size === 0) return;
-    const waiters = [...run.waiters];
-    run.waiters.clear();
-    for (const w of waiters) w();
-  };
+  const wake = (run: Run): void => wakeAll(run.waiters);
 
   /** Keeps an append as one segment: a few objects, where objects per event cost the collector more than the rest of the store. */
   const add = (run: Run, segment: Segment): void => {

@@ -34,6 +34,7 @@ import { encodeFrame } from "../binary/codec.js";
 import { EventType } from "../model/event-type.js";
 import { RunStoreError, type RunEvent, type RunReader, type RunStore, type RunWriter, type StoredEvents } from "./run-store.js";
 import { segmentOf, segmentOfFrames, storedFrom, type Segment } from "./segment.js";
+import { wakeAll } from "./waiters.js";
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
@@ -485,10 +486,7 @@ const windowStart = (run: LocalRun): number => (run.batches.length > 0 ? run.bat
 
 /** Wakes every reader waiting on a local run. */
 function wake(run: LocalRun): void {
-  if (run.waiters.size === 0) return;
-  const waiters = [...run.waiters];
-  run.waiters.clear();
-  for (const w of waiters) w();
+  wakeAll(run.waiters);
 }
 
 /** The events of a local run after `cursor` (which must be within its window, and before its count), YIELD at most, from the append that holds `cursor + 1`. */
