@@ -9,6 +9,7 @@ import { negotiate } from "../negotiate.js";
 import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "./body.js";
 import { contentTypeProblem } from "./content-type.js";
 import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors.js";
+import { compressAnswer } from "./compress.js";
 import { agentEventStream } from "./event-stream.js";
 import type { ResolvedOptions } from "./options.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
@@ -22,7 +23,8 @@ export type RequestHeaderName =
   | "origin"
   | "access-control-request-method"
   | "access-control-request-headers"
-  | "last-event-id";
+  | "last-event-id"
+  | "accept-encoding";
 
 /** A request as the core sees it. */
 export interface IncomingRun<R> {
@@ -61,7 +63,7 @@ export interface IncomingRun<R> {
  */
 export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
   const { cors } = options;
-  if (cors === undefined) return answerRun(agent, options, incoming);
+  if (cors === undefined) return answerCompressed(agent, options, incoming);
   const origin = incoming.header("origin");
   const requestMethod = incoming.header("access-control-request-method");
   if (isPreflight(incoming.method, origin, requestMethod)) {
@@ -73,12 +75,17 @@ export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, in
     );
     return answer.ok ? emptyAnswer(204, answer.headers) : jsonError(403, answer.message, false, answer.headers);
   }
-  const result = await answerRun(agent, options, incoming);
+  const result = await answerCompressed(agent, options, incoming);
   // A page of another origin reads the run's id only if the response exposes it.
   return { ...result, headers: withHeaders(result.headers, responseCorsHeaders(cors, origin, options.store ? RUN_ID_HEADER : undefined)) };
 }
 
-/** {@link handleRun} without CORS. */
+/** {@link handleRun} without CORS: the answer, its stream compressed as Accept-Encoding asks. */
+async function answerCompressed<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  return compressAnswer(await answerRun(agent, options, incoming), options.compression, incoming.header("accept-encoding"));
+}
+
+/** {@link answerCompressed} before compression. */
 async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
   const { store } = options;
   if (incoming.method !== "POST") {

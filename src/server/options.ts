@@ -7,6 +7,7 @@ import type { Agent } from "../agent.js";
 import type { RunAgentInput } from "../model/input.js";
 import { DEFAULT_MAX_EVENT_BYTES } from "../sse/parser.js";
 import type { RunStore } from "../store/run-store.js";
+import { resolveCompression, type CompressionOptions, type ResolvedCompression } from "./content-coding.js";
 import { resolveCors, type CorsOptions, type ResolvedCors } from "./cors.js";
 
 /** Default bound on a request body: 1 MiB. */
@@ -72,6 +73,15 @@ export interface AgentHandlerOptions<R = Request> {
    * tied to their connection, as with `@ag-ui/*` servers.
    */
   store?: RunStore;
+  /**
+   * Compresses event streams for clients that accept it (`Accept-Encoding`: gzip, br, and zstd
+   * where the runtime has it), flushing after every batch of events so that none waits for a
+   * later one. Browsers and `fetch` decompress by themselves; a client that sends no
+   * `Accept-Encoding` gets identity. `false` turns it off (say, behind a proxy that compresses);
+   * an object picks the codings and levels (see {@link CompressionOptions}). Error answers are
+   * never compressed. Default: on, gzip preferred.
+   */
+  compression?: boolean | CompressionOptions;
 }
 
 /** Options with defaults applied and checked. */
@@ -84,6 +94,8 @@ export interface ResolvedOptions<R> {
   cors: ResolvedCors | undefined;
   /** `undefined` without resumable runs. */
   store: RunStore | undefined;
+  /** `undefined` when compression is off. */
+  compression: ResolvedCompression | undefined;
 }
 
 /**
@@ -120,6 +132,7 @@ function byteBound(name: string, value: number): number {
  * @throws {TypeError} when `onError` is given and is not a function.
  * @throws {TypeError|RangeError} when `cors` is malformed (see `resolveCors`).
  * @throws {TypeError} when `store` is given and is not a run store.
+ * @throws {TypeError|RangeError} when `compression` is malformed (see `resolveCompression`).
  */
 export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
   const maxBodyBytes = byteBound("maxBodyBytes", options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -137,7 +150,8 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
   if (store !== undefined && !isStore(store)) {
     throw new TypeError(`store must be a run store (memoryStore() or redisStore()): an object with create, read and cancel methods, found ${store === null ? "null" : typeof store}`);
   }
-  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors, store };
+  const compression = resolveCompression(options?.compression);
+  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors, store, compression };
 }
 
 /** Whether `value` has a run store's methods. */

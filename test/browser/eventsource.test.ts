@@ -98,7 +98,8 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
 
   /** The handler, with each GET of the run recorded, its gate opened, and its connection cut at its CUTS entry. */
   function agentRoute(): (req: IncomingMessage, res: ServerResponse) => void {
-    const handler = createNodeHandler(agent, { store, onError: (error) => void errors.push(error) });
+    // Uncompressed: the cut is placed by reading the `id:` lines the handler writes.
+    const handler = createNodeHandler(agent, { store, compression: false, onError: (error) => void errors.push(error) });
     return (req, res) => {
       if (req.method === "GET") {
         const index = gets.length;

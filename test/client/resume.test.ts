@@ -60,9 +60,12 @@ function gatedAgent(trace: readonly AguiEventInput[], pause: number) {
   return { agent, release, cancelled: cancelledPromise };
 }
 
-/** Serves `agent` with the real Node handler, with a fresh memory store unless `store` is false. */
-async function serve(agent: Agent, store = true): Promise<TestServer> {
-  const server = await listen(createNodeHandler(agent, store ? { store: memoryStore() } : {}));
+/**
+ * Serves `agent` with the real Node handler, with a fresh memory store unless `store` is false.
+ * Uncompressed unless `compression` is set: the cuts land at byte offsets of the body as sent.
+ */
+async function serve(agent: Agent, store = true, compression = false): Promise<TestServer> {
+  const server = await listen(createNodeHandler(agent, { compression, ...(store ? { store: memoryStore() } : {}) }));
   open.push(server);
   return server;
 }
@@ -140,6 +143,26 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     expect(sameRun(events)).toEqual(sameRun(uncut.events));
     // Only RUN_STARTED (event 0) was whole at the cut.
     expect(requestsOf(server).at(-1)).toMatch(/^GET \/agent\?runId=run-\d+ #0$/);
+  });
+
+  it("resumes a gzip-compressed run cut at several points, inside the compressed stream", async () => {
+    const server = await serve(traceAgent(TRACE), true, true);
+    const uncut = await reference(server, transport);
+    expect(server.requests[0]!.headers["accept-encoding"]).toContain("gzip");
+    const step = Math.floor(uncut.bodyBytes / 4);
+    const proxy = await proxyTo(server, { cuts: [step, step, step] });
+    const codings: (string | null)[] = [];
+    const fetching: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      codings.push(response.headers.get("content-encoding"));
+      return response;
+    };
+    const { events, error } = await collect(client(`${proxy.origin}/agent`, transport, { fetch: fetching }));
+    expect(error).toBeUndefined();
+    expect(sameRun(events)).toEqual(sameRun(uncut.events));
+    // Each cut left the client with a truncated gzip stream; each reattach was compressed too.
+    expect(requestsOf(server).slice(2).map((r) => r.replace(/run-\d+ #\d+$/, "*"))).toEqual(["GET /agent?runId=*", "GET /agent?runId=*", "GET /agent?runId=*"]);
+    expect(codings).toEqual(["gzip", "gzip", "gzip", "gzip"]);
   });
 
   it("cut before its first event, reattaches from the start (no Last-Event-ID)", async () => {

@@ -70,7 +70,7 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
       const result = await postFrom(url, APP);
       expect(result.status).toBe(200);
       expect(corsHeadersOf(result)).toEqual({});
-      expect(result.headers.vary).toBe("Accept");
+      expect(result.headers.vary).toBe("Accept, Accept-Encoding");
     });
   });
 
@@ -118,13 +118,13 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
       expect(corsHeadersOf(result)).toMatchObject({ "access-control-allow-origin": APP });
     });
 
-    it.each([SSE, BINARY])("lets the listed origin read the run (%s): allow headers, Vary: Accept, Origin", async (accept) => {
+    it.each([SSE, BINARY])("lets the listed origin read the run (%s): allow headers, Vary: Accept, Accept-Encoding, Origin", async (accept) => {
       const input = runInput({ runId: `cors-${accept}` });
       const result = await postFrom(url, APP, input, "application/json", accept);
       expect(result.status).toBe(200);
       expect(result.headers["content-type"]).toBe(accept);
       expect(corsHeadersOf(result)).toEqual({ "access-control-allow-origin": APP, "access-control-allow-credentials": "true" });
-      expect(result.headers.vary).toBe("Accept, Origin");
+      expect(result.headers.vary).toBe("Accept, Accept-Encoding, Origin");
       expect((await eventsOf(result)).at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, runId: input.runId });
       expect(runs.at(-1)).toEqual(input);
     });
@@ -148,7 +148,7 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
         const result = await postFrom(url, origin);
         expect(result.status).toBe(200);
         expect(corsHeadersOf(result)).toEqual({});
-        expect(result.headers.vary).toBe("Accept, Origin");
+        expect(result.headers.vary).toBe("Accept, Accept-Encoding, Origin");
       }
     });
   });

@@ -173,9 +173,9 @@ export function post(url: string, body: unknown, accept?: string, init: RequestI
   if (accept !== undefined) headers.Accept = accept;
   return fetch(url, {
     method: "POST",
-    headers,
     body: typeof body === "string" ? body : JSON.stringify(body),
     ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
   });
 }
 

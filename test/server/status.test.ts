@@ -155,7 +155,9 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe(SSE);
     expect(response.headers.get("cache-control")).toBe("no-cache");
-    expect(response.headers.get("vary")).toBe("Accept");
+    expect(response.headers.get("vary")).toBe("Accept, Accept-Encoding");
+    // Node's fetch accepts gzip, and the handler compresses by default.
+    expect(response.headers.get("content-encoding")).toBe("gzip");
     expect(response.headers.get("x-accel-buffering")).toBe("no");
     const events = await readEvents(response);
     expect(events.map((e) => e.type)).toEqual(shortRun(input).map((e) => e.type));
