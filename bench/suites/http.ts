@@ -32,7 +32,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { HttpAgent } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, EventType, SSE_MEDIA_TYPE, type AguiEventInput } from "../../src/index.js";
-import { createNodeHandler } from "../../src/server/index.js";
+import { createNodeHandler, type ContentCoding } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
 import { mixedTrace } from "../../test/fixtures/corpus.js";
 import { readInAnotherProcess } from "../../test/server/fixtures/read-in-another-process.js";
@@ -55,6 +55,8 @@ interface Combo {
   label: string;
   server: Side;
   client: Side;
+  /** Our server compressing with this coding, our client asking for it; identity when absent. */
+  coding?: Exclude<ContentCoding, "zstd">;
 }
 
 const COMBOS: Combo[] = [
@@ -62,7 +64,12 @@ const COMBOS: Combo[] = [
   { key: "ag-ui", label: "@ag-ui/encoder server -> @ag-ui/client HttpAgent", server: "theirs", client: "theirs" },
   { key: "ours-server", label: "agui-wire server -> @ag-ui/client HttpAgent", server: "ours", client: "theirs" },
   { key: "ours-client", label: "@ag-ui/encoder server -> agui-wire HttpAgent", server: "theirs", client: "ours" },
+  { key: "ours-gzip", label: "agui-wire server -> agui-wire HttpAgent, gzip", server: "ours", client: "ours", coding: "gzip" },
+  { key: "ours-br", label: "agui-wire server -> agui-wire HttpAgent, br", server: "ours", client: "ours", coding: "br" },
 ];
+
+/** The key of the server a combination talks to. */
+const serverOf = (combo: Combo): string => (combo.coding ? `${combo.server}-${combo.coding}` : combo.server);
 /** The combination every row is compared with, per transport. */
 const REFERENCE = "ag-ui";
 
@@ -184,9 +191,13 @@ class TheirBinaryHttpAgent extends TheirHttpAgent {
 const USER_MESSAGE = { id: "user-0", role: "user" as const, content: "What's the weather like this week, and book me a table?" };
 let runCounter = 0;
 
-/** Our client: `events`, every event consumed with for-await. Resolves to the number of events. */
-async function runOurClient(url: string, transport: Transport, signal: AbortSignal): Promise<number> {
-  const agent = new HttpAgent({ url, transport, threadId: "thread-bench" });
+/**
+ * Our client: `events`, every event consumed with for-await. Resolves to the number of events.
+ * It asks for `coding` when given (Node's fetch asks for gzip and deflate by itself; our
+ * identity servers have compression off, as the reference server has none).
+ */
+async function runOurClient(url: string, transport: Transport, signal: AbortSignal, coding?: ContentCoding): Promise<number> {
+  const agent = new HttpAgent({ url, transport, threadId: "thread-bench", headers: coding ? { "accept-encoding": coding } : {} });
   let n = 0;
   for await (const _ of agent.events({ runId: `run-${++runCounter}`, messages: [USER_MESSAGE], signal })) n++;
   return n;
@@ -230,6 +241,8 @@ interface Sample {
   body: number;
   rss: number;
   heap: number;
+  /** CPU time of this process (both sides, compression threads included), microseconds. */
+  cpu: number;
 }
 
 export interface HttpMeasurement extends Measurement {
@@ -249,6 +262,10 @@ export interface HttpMeasurement extends Measurement {
   peakRssDelta: number;
   /** Largest peak of heapUsed over its value before the run, over the timed runs, bytes. */
   peakHeapDelta: number;
+  /** Median CPU time per event over the timed runs, microseconds (server and client: one process). */
+  cpuMicrosPerEvent: number;
+  /** The content coding of the stream, "identity" when not compressed. */
+  coding: string;
 }
 
 const suite: Suite = {
@@ -273,17 +290,21 @@ const suite: Suite = {
       },
     ];
 
-    const servers: Partial<Record<Side, Served>> = {};
+    const servers: Record<string, Served> = {};
     const samples = new Map<string, Sample[]>();
     const errors = new Map<string, string>();
     try {
-      servers.ours = await serve(Object.fromEntries(scenarios.map((s) => [s.path, createNodeHandler(() => s.events)])));
+      // Identity unless a combination asks for a coding: the reference server does not compress.
+      servers.ours = await serve(Object.fromEntries(scenarios.map((s) => [s.path, createNodeHandler(() => s.events, { compression: false })])));
+      for (const coding of ["gzip", "br"] as const) {
+        servers[`ours-${coding}`] = await serve(Object.fromEntries(scenarios.map((s) => [s.path, createNodeHandler(() => s.events, { compression: { encodings: [coding] } })])));
+      }
       servers.theirs = await serve(Object.fromEntries(scenarios.map((s) => [s.path, referenceHandler(s.events)])));
 
       const once = async (scenario: Scenario, transport: Transport, combo: Combo): Promise<Sample> => {
-        const served = servers[combo.server]!;
+        const served = servers[serverOf(combo)]!;
         const url = served.url + scenario.path;
-        const client = combo.client === "ours" ? runOurClient : runTheirClient;
+        const client = combo.client === "ours" ? (u: string, t: Transport, sig: AbortSignal) => runOurClient(u, t, sig, combo.coding) : runTheirClient;
         const before = process.memoryUsage();
         let peakRss = before.rss;
         let peakHeap = before.heapUsed;
@@ -299,14 +320,16 @@ const suite: Suite = {
         const wire0 = served.wireBytes();
         const body0 = served.bodyBytes();
         try {
+          const cpu0 = process.cpuUsage();
           const t0 = performance.now();
           const counts = await Promise.all(Array.from({ length: scenario.runs }, () => client(url, transport, signal)));
           const ms = performance.now() - t0;
+          const used = process.cpuUsage(cpu0);
           sample();
           for (const n of counts) {
             if (n !== scenario.events.length) throw new Error(`a run received ${n} events, expected ${scenario.events.length}`);
           }
-          return { ms, wire: served.wireBytes() - wire0, body: served.bodyBytes() - body0, rss: peakRss - before.rss, heap: peakHeap - before.heapUsed };
+          return { ms, wire: served.wireBytes() - wire0, body: served.bodyBytes() - body0, rss: peakRss - before.rss, heap: peakHeap - before.heapUsed, cpu: used.user + used.system };
         } finally {
           clearInterval(timer);
         }
@@ -346,7 +369,7 @@ const suite: Suite = {
         const rows = COMBOS.map((combo): HttpMeasurement => {
           const list = samples.get(`${group}/${combo.key}`) ?? [];
           const events = scenario.events.length * scenario.runs;
-          const impl: Impl = combo.key === "ours" ? (transport === "binary" ? "ours" : "ours-sse") : "peer";
+          const impl: Impl = combo.server === "ours" && combo.client === "ours" ? (transport === "binary" ? "ours" : "ours-sse") : "peer";
           const base = {
             id: `http/${group}/${combo.key}`,
             group,
@@ -359,11 +382,12 @@ const suite: Suite = {
             transport,
             server: combo.server,
             client: combo.client,
+            coding: combo.coding ?? "identity",
             events,
           };
           const error = errors.get(`${group}/${combo.key}`);
           if (error || list.length === 0) {
-            return { ...base, bytes: 0, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, mbPerSec: 0, vsReference: NaN, error: error ?? "no sample", wireBytes: 0, bodyBytes: 0, wireBytesPerEvent: NaN, bodyBytesPerEvent: NaN, peakRssDelta: NaN, peakHeapDelta: NaN };
+            return { ...base, bytes: 0, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, mbPerSec: 0, vsReference: NaN, error: error ?? "no sample", wireBytes: 0, bodyBytes: 0, wireBytesPerEvent: NaN, bodyBytesPerEvent: NaN, peakRssDelta: NaN, peakHeapDelta: NaN, cpuMicrosPerEvent: NaN };
           }
           const { medianMs: ms, meanMs: mean, rme } = timeStats(list.map((s) => s.ms));
           const wire = median(list.map((s) => s.wire));
@@ -384,6 +408,7 @@ const suite: Suite = {
             bodyBytesPerEvent: body / events,
             peakRssDelta: Math.max(...list.map((s) => s.rss)),
             peakHeapDelta: Math.max(...list.map((s) => s.heap)),
+            cpuMicrosPerEvent: median(list.map((s) => s.cpu)) / events,
           };
         });
         const ref = rows.find((r) => r.key === REFERENCE && !r.error)?.eventsPerSec;
@@ -400,6 +425,7 @@ const suite: Suite = {
       values[`${m.id}/wire bytes per event`] = m.wireBytesPerEvent;
       values[`${m.id}/peak RSS delta`] = m.peakRssDelta;
       values[`${m.id}/peak heap delta`] = m.peakHeapDelta;
+      values[`${m.id}/cpu us per event`] = m.cpuMicrosPerEvent;
     }
 
     const fast = await fastAgent(ctx);
@@ -420,6 +446,8 @@ const suite: Suite = {
         `ms: median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, combinations taken round-robin. x ref: events/s against the @ag-ui pair on the same transport.`,
         "validates (server/client): our server checks every event it writes, our client every event it reads and the run's order (events); @ag-ui/encoder's binary path validates (via @ag-ui/proto), its SSE path is JSON.stringify; @ag-ui/client's run() parses and checks nothing more.",
         "wire: bytes the server's sockets wrote (status line, headers, chunked framing, body); the reference server writes one HTTP chunk per event. MB/s counts wire bytes.",
+        "Compression: the four first rows are identity (our server with compression: false, as the reference has none); the gzip and br rows are our server compressing each batch and flushing it (default levels), our HttpAgent asking for that coding and fetch decompressing. Here every event is ready at once, so batches are large; on a real network, bytes matter more than this loopback CPU.",
+        "CPU µs/event: this process's user + system CPU time during the run (server, client and zlib's threads alike) over events, median of the timed rounds.",
         "fast agent: the server's event loop only (the client is another process); max and p99 of monitorEventLoopDelay (1 ms resolution) while the run streams, the worst over the timed rounds; other request: events the run had delivered when a GET sent after its first bytes was answered (405), the latest over the rounds.",
         "peak RSS / heap: highest sample (every 10 ms and at the end of the run) over the value just before it, the largest over the timed rounds; no GC is forced (it slowed the runs after it 2-3x), so the heap holds whatever garbage it held. RSS seldom shrinks: after the warm-up a run mostly reuses memory the process already has, so RSS rises little.",
       ],
@@ -575,11 +603,12 @@ function httpTable(scenario: Scenario, rows: HttpMeasurement[], repeats: number)
       { header: "B/event body", align: "right" },
       { header: "peak RSS", align: "right" },
       { header: "peak heap", align: "right" },
+      { header: "CPU µs/event", align: "right" },
       { header: "x ref", align: "right" },
     ],
     rows: rows.map((m) => {
       const head = [m.transport === "binary" ? "binary" : "SSE", m.label, m.validatesSides];
-      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", "", "", "", ""];
+      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", "", "", "", "", ""];
       return [
         ...head,
         m.medianMs.toFixed(m.medianMs >= 100 ? 0 : 1),
@@ -590,6 +619,7 @@ function httpTable(scenario: Scenario, rows: HttpMeasurement[], repeats: number)
         m.bodyBytesPerEvent.toFixed(1),
         mem(m.peakRssDelta),
         mem(m.peakHeapDelta),
+        m.cpuMicrosPerEvent.toFixed(2),
         ratio(m.vsReference),
       ];
     }),

@@ -1,11 +1,15 @@
 /**
  * Bytes on the wire: the same events as binary frames and as SSE text, per event type, for one
  * realistic run (the mixed trace, which is also what the stream suite repeats), and for one very
- * long run, raw and gzipped (as an HTTP server with compression would send them).
+ * long run, raw and gzipped whole. Then the mixed trace as the handlers compress it (gzip, br, and
+ * zstd where this Node has it), flushed after every batch, for three batch sizes: every event on
+ * its own (a model streaming token by token), every 4 events, and the whole run at once.
  */
 import { gzipSync } from "node:zlib";
 import { mixedTrace } from "../../test/fixtures/corpus.js";
-import type { AguiEventInput } from "../../src/index.js";
+import { encodeFrame, encodeSSE, EventType, type AguiEventInput } from "../../src/index.js";
+import { availableCodings, compressedBody, loadZlib } from "../../src/server/compress.js";
+import { resolveCompression, type ContentCoding } from "../../src/server/content-coding.js";
 import { bytes, ratio, type Table } from "../format.js";
 import type { Suite } from "../suite.js";
 import { binaryStream, perTypeBatches, runTrace, runTrace10, sseStream } from "../trace.js";
@@ -23,6 +27,75 @@ function measure(name: string, events: AguiEventInput[]): SizeRow {
   const bin = binaryStream(events);
   const sse = sseStream(events);
   return { name, events: events.length, binary: bin.length, sse: sse.length, binaryGzip: gzipSync(bin).length, sseGzip: gzipSync(sse).length };
+}
+
+/** Batches of the compressed rows: events per flush, and how the table names it. */
+const FLUSHES = [
+  { every: 1, name: "each event" },
+  { every: 4, name: "every 4 events" },
+  { every: Infinity, name: "whole run" },
+] as const;
+
+const TRANSPORTS = ["binary", "sse"] as const;
+
+/** The bytes of each batch of `events` once through the handlers' compressor, one output chunk per batch. */
+async function compressedSizes(events: readonly AguiEventInput[], transport: (typeof TRANSPORTS)[number], coding: ContentCoding | undefined, every: number): Promise<number> {
+  const utf8 = new TextEncoder();
+  const batches: Uint8Array[] = [];
+  for (let i = 0; i < events.length; i += Math.min(every, events.length)) {
+    const batch = events.slice(i, i + every);
+    batches.push(transport === "binary" ? concatFrames(batch) : utf8.encode(batch.map((e) => encodeSSE(e)).join("")));
+  }
+  if (coding === undefined) return batches.reduce((n, b) => n + b.byteLength, 0);
+  const zlib = await loadZlib();
+  let at = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at < batches.length) controller.enqueue(batches[at++]!);
+      else controller.close();
+    },
+  });
+  let total = 0;
+  const reader = compressedBody(zlib!, source, coding, resolveCompression(undefined)!).getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) total += r.value.byteLength;
+  return total;
+}
+
+function concatFrames(events: readonly AguiEventInput[]): Uint8Array {
+  const frames = events.map((e) => encodeFrame(e));
+  const out = new Uint8Array(frames.reduce((n, f) => n + f.byteLength, 0));
+  let at = 0;
+  for (const f of frames) {
+    out.set(f, at);
+    at += f.byteLength;
+  }
+  return out;
+}
+
+interface CompressedRow {
+  transport: (typeof TRANSPORTS)[number];
+  coding: ContentCoding | "identity";
+  flush: string;
+  perEvent: number;
+  perDelta: number;
+}
+
+/** The mixed trace, and its text deltas alone, through each transport, coding and batch size. */
+async function compressedRows(trace: AguiEventInput[]): Promise<CompressedRow[]> {
+  const deltas = trace.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT);
+  const codings: (ContentCoding | undefined)[] = [undefined, ...availableCodings(await loadZlib(), ["gzip", "br", "zstd"])];
+  const rows: CompressedRow[] = [];
+  for (const transport of TRANSPORTS) {
+    for (const coding of codings) {
+      for (const { every, name } of FLUSHES) {
+        if (coding === undefined && every !== 1) continue;
+        const all = await compressedSizes(trace, transport, coding, every);
+        const text = await compressedSizes(deltas, transport, coding, every);
+        rows.push({ transport, coding: coding ?? "identity", flush: coding === undefined ? "-" : name, perEvent: all / trace.length, perDelta: text / deltas.length });
+      }
+    }
+  }
+  return rows;
 }
 
 const suite: Suite = {
@@ -63,9 +136,29 @@ const suite: Suite = {
         ratio(r.binaryGzip / r.sseGzip),
       ]),
     };
+    ctx.progress(`[size] compressing`);
+    const compressed = await compressedRows(trace);
+    const compressedTable: Table = {
+      title: `The mixed trace as the handlers compress it: bytes per event, and per text delta (the run's ${trace.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).length} TEXT_MESSAGE_CONTENT events alone, flushed the same way), by transport, coding and batch`,
+      columns: [
+        { header: "transport" },
+        { header: "coding" },
+        { header: "flushed after", align: "right" },
+        { header: "B/event", align: "right" },
+        { header: "B/text delta", align: "right" },
+      ],
+      rows: compressed.map((r) => [r.transport === "binary" ? "binary" : "SSE", r.coding, r.flush, r.perEvent.toFixed(1), r.perDelta.toFixed(1)]),
+    };
+    const compressedValues: Record<string, number> = {};
+    for (const r of compressed) {
+      const key = `size/compressed ${r.transport} ${r.coding}${r.coding === "identity" ? "" : ` ${r.flush}`}`;
+      compressedValues[`${key}/bytes per event`] = r.perEvent;
+      compressedValues[`${key}/bytes per text delta`] = r.perDelta;
+    }
     return {
-      tables: [table],
+      tables: [table, compressedTable],
       values: {
+        ...compressedValues,
         "size/mixed/binary": mixed.binary,
         "size/mixed/sse": mixed.sse,
         "size/mixed/ratio": mixed.binary / mixed.sse,
@@ -77,6 +170,7 @@ const suite: Suite = {
       measurements: [],
       charts: [],
       notes: [
+        "Compressed: each batch is written to the handlers' own compressor (src/server/compress.ts, default levels: gzip 6, br 5) and flushed, as a handler does with each batch its agent makes ready at once. A model streaming token by token makes batches of one event; an agent with events ready makes larger ones. The gzip flush is a partial flush (about 2 bytes).",
         "Per event type: batches of 100 events of that type taken from the mixed trace, else from the 1.0 trace (the 1.0 types), else (RAW and RUN_ERROR, which neither emits) from the test corpus.",
         `The very long run re-sends the whole growing conversation in a MESSAGES_SNAPSHOT every turn, so long text dominates it and the ratio rises with its length; the goal is measured on the mixed trace, the unit the stream suite repeats.`,
       ],
