@@ -117,6 +117,14 @@ const CorsSchema = z.strictObject({
   maxAgeSeconds: z.optional(int(0, "expected a number of seconds, 0 or more")),
 });
 
+const CompressionSchema = z.union([
+  z.boolean(),
+  z.strictObject({
+    encodings: z.optional(z.array(z.enum(["gzip", "br", "zstd"]))),
+    level: z.optional(z.strictObject({ gzip: z.optional(z.number()), br: z.optional(z.number()), zstd: z.optional(z.number()) })),
+  }),
+]);
+
 /** The proxy's configuration, as `proxy.json` holds it (see the README's proxy section). */
 export const ProxyConfigSchema = z
   .strictObject({
@@ -125,6 +133,7 @@ export const ProxyConfigSchema = z
     limits: z.optional(LimitsSchema),
     cors: z.optional(CorsSchema),
     metrics: z.optional(z.boolean()),
+    compression: z.optional(CompressionSchema),
   })
   .check(
     z.superRefine((config, ctx) => {

@@ -19,6 +19,7 @@ import { negotiate } from "../negotiate.js";
 import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "../server/body.js";
 import { contentTypeProblem } from "../server/content-type.js";
 import { allowedOrigin, isPreflight, parseHeaderNames, responseCorsHeaders, withHeaders } from "../server/cors.js";
+import { compressAnswer } from "../server/compress.js";
 import { agentEventStream } from "../server/event-stream.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult, type PlainResult } from "../server/responses.js";
 import type { Principal } from "./auth.js";
@@ -117,7 +118,7 @@ export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): 
   }
   const result = await answer(proxy, request, route);
   if (result.kind === "plain" && result.status >= 400) proxy.metrics?.refused(result.status);
-  return withCors(proxy, request, result);
+  return withCors(proxy, request, await compressAnswer(result, proxy.compression, request.header("accept-encoding")));
 }
 
 async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: ReturnType<typeof routeOf>): Promise<HandlerResult> {

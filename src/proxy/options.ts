@@ -7,6 +7,7 @@
 import type { Agent } from "../agent.js";
 import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { assertAgent } from "../server/options.js";
+import { resolveCompression, type ResolvedCompression } from "../server/content-coding.js";
 import { resolveCors, type ResolvedCors } from "../server/cors.js";
 import { createAuthenticator, type AuthOptions, type Authenticator } from "./auth.js";
 import { parseProxyConfig, ProxyConfigError, type ProxyConfig } from "./config.js";
@@ -85,6 +86,8 @@ export interface ResolvedProxy {
   authenticator: Authenticator;
   limiter: RunLimiter;
   cors: ResolvedCors | undefined;
+  /** `undefined` when the proxy's answers are not compressed. */
+  compression: ResolvedCompression | undefined;
   metrics: ProxyMetrics | undefined;
   logger: ((record: ProxyRunRecord) => void) | undefined;
   send: UpstreamSend;
@@ -104,7 +107,7 @@ function defaultOnError(error: unknown, agent: string): void {
  * global `fetch`.
  *
  * @throws {ProxyConfigError} When the configuration is not one (every problem named), a configured
- *   agent has no `url` and no local agent, or `cors` is malformed.
+ *   agent has no `url` and no local agent, or `cors` or `compression` is malformed.
  * @throws {TypeError} When a local agent is not an agent, or `logger`, `fetch` or `onError` is not
  *   a function.
  */
@@ -142,8 +145,10 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     });
   }
   let cors: ResolvedCors | undefined;
+  let compression: ResolvedCompression | undefined;
   try {
     cors = resolveCors(checked.cors);
+    compression = resolveCompression(checked.compression);
   } catch (error) {
     throw new ProxyConfigError(`invalid proxy config: ${(error as Error).message}`);
   }
@@ -152,6 +157,7 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     authenticator: createAuthenticator(checked.auth, options.auth),
     limiter: new RunLimiter(),
     cors,
+    compression,
     metrics: checked.metrics ? new ProxyMetrics() : undefined,
     logger: options.logger,
     send: options.fetch ? fetchSend(options.fetch) : (defaultSend ?? fetchSend((input, init) => fetch(input, init))),

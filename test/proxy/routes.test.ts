@@ -620,7 +620,7 @@ describe("CORS", () => {
     expect(reply.status).toBe(200);
     expect(reply.headers["access-control-allow-origin"]).toBe(APP_ORIGIN);
     expect(reply.headers["access-control-expose-headers"]).toBe("Retry-After, WWW-Authenticate");
-    expect(reply.headers.vary).toBe("Accept, Origin");
+    expect(reply.headers.vary).toBe("Accept, Accept-Encoding, Origin");
     expect(sseEvents(reply.body).at(-1)?.type).toBe("RUN_FINISHED");
   });
 

@@ -23,4 +23,4 @@ for (const path of paths) {
   agents[`${path.slice(1)}-sse`] = { url: `${upstream}/sse${path}` };
 }
 
-announce({ url: await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token, subject: "bench" }] } })) });
+announce({ url: await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token, subject: "bench" }] }, compression: false })) });
