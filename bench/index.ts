@@ -7,8 +7,16 @@
  * `--quick` runs each task briefly on smaller inputs: it checks that the suites work (CI), its
  * numbers are rough. A quick or filtered run writes bench/results/partial.json and partial.svg
  * instead (not kept in git), so that it never replaces the last full run's figures.
+ *
+ * Each suite runs in a Node process of its own (this script again, told which suite to run), so
+ * that no suite measures in a heap that an earlier one filled: in one process, a suite run after
+ * others measured up to twice as slow as alone, on its GC-bound tasks.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { renderChart } from "./chart.js";
 import { formatTable } from "./format.js";
 import { evaluateGoals } from "./goals.js";
@@ -35,7 +43,80 @@ async function loadSuites(): Promise<Suite[]> {
   return suites.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
+/** Set in a suite's own process: the suite to run, and the file its result goes to. */
+const CHILD_SUITE = process.env.AGUI_BENCH_SUITE;
+const CHILD_OUT = process.env.AGUI_BENCH_OUT;
+
+/** JSON that keeps NaN and the infinities (the suites use NaN for "not measured"). */
+const encodeResult = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? { $number: String(v) } : v));
+const decodeResult = <T>(text: string): T =>
+  JSON.parse(text, (_key, v: unknown) => (v !== null && typeof v === "object" && "$number" in v && Object.keys(v).length === 1 ? Number((v as { $number: string }).$number) : v)) as T;
+
+/**
+ * Runs `suite` in a Node process of its own (this script, with the same loader flags) and returns
+ * its result. Its progress lines and anything it prints pass through.
+ *
+ * @throws {Error} (rejects) When the process fails or leaves no result; the message holds its exit.
+ */
+async function runInChild(suite: Suite): Promise<SuiteResult> {
+  const dir = mkdtempSync(join(tmpdir(), "agui-bench-"));
+  const out = join(dir, "result.json");
+  try {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, AGUI_BENCH_SUITE: suite.name, AGUI_BENCH_OUT: out },
+    });
+    const exit = await new Promise<string | undefined>((resolve) => {
+      child.once("error", (error) => resolve(`could not start: ${error.message}`));
+      child.once("exit", (code, signal) => resolve(code === 0 ? undefined : signal ? `killed by ${signal}` : `exited with code ${code}`));
+    });
+    let text: string;
+    try {
+      text = readFileSync(out, "utf8");
+    } catch {
+      throw new Error(`the suite's process ${exit ?? "exited"} without a result`);
+    }
+    const reply = decodeResult<{ result?: SuiteResult; error?: string }>(text);
+    if (reply.error !== undefined) throw new Error(reply.error);
+    return reply.result!;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (CHILD_SUITE !== undefined && CHILD_OUT !== undefined) {
+  // In a suite's own process: run it, hand the result over, and stop here.
+  silencePeerWarnings();
+  const suite = (await loadSuites()).find((s) => s.name === CHILD_SUITE);
+  let reply: { result?: SuiteResult; error?: string };
+  try {
+    if (suite === undefined) throw new Error(`no suite named ${CHILD_SUITE}`);
+    reply = { result: await suite.run(childContext()) };
+  } catch (err) {
+    reply = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  writeFileSync(CHILD_OUT, encodeResult(reply));
+  // A suite may leave a handle open (a pool, a timer); its process is done all the same.
+  process.exit(0);
+}
+
+/** The context of a suite in its own process: progress to stderr, as the parent would print it. */
+function childContext(): SuiteContext {
+  const t0 = Number(process.env.AGUI_BENCH_STARTED ?? Date.now());
+  const tty = process.stderr.isTTY;
+  return {
+    quick,
+    progress(message) {
+      const at = `${((Date.now() - t0) / 1000).toFixed(0)}s`;
+      if (tty) process.stderr.write(`\r\x1b[K${at} ${message.slice(0, (process.stderr.columns ?? 120) - 8)}`);
+      else process.stderr.write(`${at} ${message}\n`);
+    },
+  };
+}
+
 const started = Date.now();
+process.env.AGUI_BENCH_STARTED = String(started);
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)}s`;
 const tty = process.stderr.isTTY;
 const ctx: SuiteContext = {
@@ -67,7 +148,7 @@ for (const suite of suites) {
   const t0 = Date.now();
   ctx.progress(`[${suite.name}] starting`);
   try {
-    const result = await suite.run(ctx);
+    const result = await runInChild(suite);
     clearProgress();
     const seconds = (Date.now() - t0) / 1000;
     results.push({ name: suite.name, description: suite.description, seconds, result });
