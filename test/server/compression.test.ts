@@ -5,6 +5,7 @@
  */
 import { HttpAgent as TheirHttpAgent, type RunAgentInput as TheirRunAgentInput } from "@ag-ui/client";
 import { request as httpRequest, type IncomingMessage } from "node:http";
+import * as zlib from "node:zlib";
 import { createBrotliDecompress, createGunzip, type BrotliDecompress, type Gunzip } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpAgent } from "../../src/client/index.js";
@@ -137,6 +138,7 @@ function liveEvents(raw: Raw, contentType: string): { events: AguiEvent[]; next(
 }
 
 const TRACE = mixedTrace(300);
+const hasZstd = typeof (zlib as { createZstdCompress?: unknown }).createZstdCompress === "function";
 const traceAgent = () => TRACE;
 
 const servers: Served[] = [];
@@ -236,6 +238,22 @@ for (const { name, serve } of HANDLERS) {
         const preferred = await postRaw(served.url, { accept, "accept-encoding": "gzip, br;q=0.5" });
         expect(preferred.headers["content-encoding"]).toBe("gzip");
         expect((await bodyOf(preferred)).equals(plain)).toBe(true);
+      });
+
+      it(`offers zstd only where the runtime has it (${transport}; this Node ${hasZstd ? "has" : "has not"})`, async () => {
+        const served = await start(traceAgent);
+        const plain = await bodyOf(await postRaw(served.url, { accept }));
+        const raw = await postRaw(served.url, { accept, "accept-encoding": "zstd" });
+        if (!hasZstd) {
+          expect(raw.headers["content-encoding"]).toBeUndefined();
+          expect((await bodyOf(raw)).equals(plain)).toBe(true);
+          return;
+        }
+        expect(raw.headers["content-encoding"]).toBe("zstd");
+        const parts: Buffer[] = [];
+        for await (const chunk of raw.res) parts.push(chunk as Buffer);
+        const zstdDecompressSync = (zlib as unknown as { zstdDecompressSync(b: Buffer): Buffer }).zstdDecompressSync;
+        expect(zstdDecompressSync(Buffer.concat(parts)).equals(plain)).toBe(true);
       });
 
       it(`keeps error answers uncompressed (${transport})`, async () => {
