@@ -5,6 +5,7 @@
  * @module
  */
 import { startRun, type Agent } from "../agent.js";
+import { PULL } from "../run-source.js";
 import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
 import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
 import { EventType } from "../model/event-type.js";
@@ -334,6 +335,26 @@ export function eventChunks<R, T>(
       (error: unknown) => ({ ok: false, error }),
     );
 
+  /**
+   * The agent's next outcome, at once when its source holds it (an array, a sync generator, an
+   * observable that emitted ahead; see `PULL`), else a promise of it as {@link step} gives. An
+   * event that is there at once is surely ready before the next macrotask, so it joins the chunk
+   * without the promise, the race with the turn and the microtasks each costs.
+   */
+  const stepNow = (): Step | Promise<Step> => {
+    let pulled: IteratorResult<AguiEventInput | AguiEvent> | Promise<IteratorResult<AguiEventInput | AguiEvent>>;
+    try {
+      pulled = iterator[PULL]();
+    } catch (error) {
+      return { ok: false, error };
+    }
+    if (!(pulled instanceof Promise)) return { ok: true, result: pulled };
+    return pulled.then(
+      (result) => ({ ok: true, result }),
+      (error: unknown) => ({ ok: false, error }),
+    );
+  };
+
   /** Ends the agent's run early: its signal fires, and its iterator is returned. */
   const stopAgent = (reason: string): void => {
     if (!run.signal.aborted) run.abort(new AguiWireError("aborted", reason));
@@ -469,7 +490,12 @@ export function eventChunks<R, T>(
             if (performance.now() - lastTurnAt >= SLICE_MS) pause = turn ?? nextTurn();
             break;
           }
-          pending = step();
+          const now = stepNow();
+          if (!(now instanceof Promise)) {
+            next = now;
+            continue;
+          }
+          pending = now;
           turn ??= nextTurn();
           next = await Promise.race([pending, turn]);
           if (ended) return;
