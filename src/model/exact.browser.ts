@@ -17,3 +17,13 @@ import { parseEvent } from "./parse.js";
 export function validEvent(value: unknown): AguiEvent {
   return parseEvent(value);
 }
+
+/**
+ * Validates an event for an encoder whose output shows the order of its keys: `parseEvent(value)`,
+ * whose copy has the model's key order.
+ *
+ * @throws {ValidationError} As `parseEvent` does: `unknown_event_type` or `invalid_event`.
+ */
+export function validEventInOrder(value: unknown): AguiEvent {
+  return parseEvent(value);
+}

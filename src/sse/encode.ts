@@ -4,7 +4,7 @@
  * @module
  */
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
-import { parseEvent } from "../model/parse.js";
+import { validEventInOrder } from "../model/exact.js";
 
 /**
  * An SSE comment line. Servers send it while an agent is silent so that proxies and load
@@ -22,10 +22,12 @@ export const SSE_KEEP_ALIVE = ": keep-alive\n\n";
  *
  * @param event - The event to encode.
  * @returns The SSE text of the event, ending with the blank line that dispatches it.
- * @throws {ValidationError} As {@link parseEvent} does: `unknown_event_type` or `invalid_event`.
+ * @throws {ValidationError} As `parseEvent` does: `unknown_event_type` or `invalid_event`.
  */
 export function encodeSSE(event: AguiEventInput): string {
-  return encodeValidSSE(parseEvent(event));
+  // The event itself when it is exactly what the model would make of it, keys in the model's
+  // order: zod's copy would only be serialised and thrown away.
+  return encodeValidSSE(validEventInOrder(event));
 }
 
 /**
