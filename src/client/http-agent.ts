@@ -217,13 +217,7 @@ export class HttpAgent extends AbstractAgent {
    *   body (`unknown_event_type` only when `onUnknownEvent` is unset).
    */
   async *run(input: RunAgentInput, context?: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
-    const signal = context?.signal;
-    const headers = headersOf(this, { "content-type": "application/json" });
-    const body = JSON.stringify(input);
-    yield* resumableRun({
-      ...resumableOf(this, signal),
-      open: (request) => sendRun({ ...sendingOf(this, headers, signal, request), body }),
-    });
+    yield* runEvents(this, input, context?.signal);
   }
 
   /**
@@ -244,12 +238,26 @@ export class HttpAgent extends AbstractAgent {
 
   /** The events of {@link run}, which its decoders validated already. */
   protected override openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
-    return this.run(input, { signal });
+    // Straight to the events when `run` is this class's own: its `yield*` would add an async
+    // generator's steps to every event. A subclass's `run` is honoured.
+    return this.run === HttpAgent.prototype.run ? runEvents(this, input, signal) : this.run(input, { signal });
   }
 }
 
 // Functions rather than #private methods: `clone()` builds its copy without the constructor, so
 // a copy would lack the class's private brand.
+
+/**
+ * The events of {@link HttpAgent.run}: the POST of `input`, resumed as the agent says. Lazy, as
+ * `run` is: the request's headers and body are made when the POST is sent, on the first `next()`.
+ */
+function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined): AsyncGenerator<AguiEvent, void, undefined> {
+  return resumableRun({
+    ...resumableOf(agent, signal),
+    open: (request) =>
+      sendRun({ ...sendingOf(agent, headersOf(agent, { "content-type": "application/json" }), signal, request), body: JSON.stringify(input) }),
+  });
+}
 
 /** A run's request headers: the defaults, `extra`, then the agent's own, which win. */
 function headersOf(agent: HttpAgent, extra: Record<string, string>): Headers {

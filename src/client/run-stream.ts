@@ -154,7 +154,16 @@ export class RunStream implements AsyncIterable<AguiEvent> {
     const iterator: AsyncIterableIterator<AguiEvent> & Pullable = {
       [Symbol.asyncIterator]: () => iterator,
       [PULL]: step,
-      next: async () => step(),
+      // Not an async function: returning step()'s promise from one would cost two more microtasks
+      // per event before the consumer sees it.
+      next: () => {
+        try {
+          const result = step();
+          return result instanceof Promise ? result : Promise.resolve(result);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      },
       return: async () => {
         if (!over) {
           end();
