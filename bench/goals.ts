@@ -192,7 +192,115 @@ export const GOALS: Goal[] = [
       },
     }),
   ),
+  {
+    path: "HTTP end to end, SSE: our server and HttpAgent",
+    comparedWith: "the @ag-ui pair (@ag-ui/encoder server, @ag-ui/client HttpAgent)",
+    goal: "at least 1.5x",
+    how: "the lower of two events/s ratios, our server (createNodeHandler, compression off) read by our HttpAgent over the @ag-ui pair, SSE, on the long run and on the concurrent runs; both sides in one process on loopback (http suite)",
+    suite: "http",
+    measure: (v) => lowest(v, (s) => over(v, `http/${s} sse/ours`, `http/${s} sse/ag-ui`)),
+    met: (r) => r >= 1.5,
+  },
+  {
+    path: "HTTP end to end, SSE: our server feeding @ag-ui/client",
+    comparedWith: "their server feeding @ag-ui/client",
+    goal: "at least 1.2x",
+    how: "the lower, over the long run and the concurrent runs, of events/s with our server and @ag-ui/client's HttpAgent over the @ag-ui pair's, SSE (http suite)",
+    suite: "http",
+    measure: (v) => lowest(v, (s) => over(v, `http/${s} sse/ours-server`, `http/${s} sse/ag-ui`)),
+    met: (r) => r >= 1.2,
+  },
+  {
+    path: "HTTP end to end, SSE: our HttpAgent reading @ag-ui/encoder's server",
+    comparedWith: "@ag-ui/client reading it",
+    goal: "at least 1.2x",
+    how: "the lower, over the long run and the concurrent runs, of events/s with their server and our HttpAgent over the @ag-ui pair's, SSE (http suite)",
+    suite: "http",
+    measure: (v) => lowest(v, (s) => over(v, `http/${s} sse/ours-client`, `http/${s} sse/ag-ui`)),
+    met: (r) => r >= 1.2,
+  },
+  {
+    path: "HTTP end to end, binary: our server and HttpAgent",
+    comparedWith: "the @ag-ui pair, binary",
+    goal: "at least 6x",
+    how: "the lower, over the long run and the concurrent runs, of events/s with our server and HttpAgent over the @ag-ui pair's, binary (http suite)",
+    suite: "http",
+    measure: (v) => lowest(v, (s) => over(v, `http/${s} binary/ours`, `http/${s} binary/ag-ui`)),
+    met: (r) => r >= 6,
+  },
+  {
+    path: "decodeEventStream",
+    comparedWith: "the push decoders (FrameDecoder, SSEDecoder)",
+    goal: "within 10%: at least 0.9x",
+    how: "the lowest of four events/s ratios, decodeEventStream over the push decoder of the same transport, binary and SSE, 64 KiB and 1 KiB chunks (stream suite)",
+    suite: "stream",
+    measure: (v) => {
+      const ratios = ["binary", "sse"].flatMap((t) => ["64k", "1k"].map((c) => over(v, `stream/${t} ${c}/ours-stream`, `stream/${t} ${c}/ours-push`)));
+      return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+    },
+    met: (r) => r >= 0.9,
+  },
+  {
+    path: "gzip SSE, bytes per text delta",
+    comparedWith: "-",
+    goal: "at most 12 bytes",
+    how: "compressed bytes per TEXT_MESSAGE_CONTENT event of the mixed trace's text deltas, SSE, through the handlers' gzip compressor (level 6) flushed every 4 events, as an agent streaming a few tokens per batch makes them; shown with the same flushed after each event (one token per batch) (size suite)",
+    suite: "size",
+    measure: (v) => v["size/compressed sse gzip every 4 events/bytes per text delta"],
+    met: (n) => n <= 12,
+    show: (n, v) => {
+      const each = v["size/compressed sse gzip each event/bytes per text delta"];
+      return `${n.toFixed(1)} B` + (each === undefined ? "" : ` (each event alone: ${each.toFixed(1)} B; identity ${(v["size/compressed sse identity/bytes per text delta"] ?? NaN).toFixed(0)} B)`);
+    },
+  },
+  {
+    path: "gzip SSE over HTTP, events/s",
+    comparedWith: "the same without compression",
+    goal: "at least 0.5x",
+    how: "the lower, over the long run and the concurrent runs, of events/s with our server compressing with gzip (flushed per batch) and our HttpAgent decompressing (fetch), over the same uncompressed, SSE, one process on loopback (http suite)",
+    suite: "http",
+    measure: (v) => lowest(v, (s) => over(v, `http/${s} sse/ours-gzip`, `http/${s} sse/ours`)),
+    met: (r) => r >= 0.5,
+  },
+  {
+    path: "10,000 open streams, memory per stream",
+    comparedWith: "-",
+    goal: "at most 16 KB",
+    how: "the higher, over both transports, of the server's RSS per open stream: (RSS with 10,000 runs open - RSS with none) / runs open, each read after two full GCs in the server's process (node:http with createNodeHandler, a process of its own; agents yielding an event every 100 ms for 10 s; clients in 4 processes of their own, node:http and our push decoder); KB = 1024 bytes; shown with the heapUsed figure (streams suite)",
+    suite: "streams",
+    measure: (v) => worst(v, "bytes per stream"),
+    met: (n) => n <= 16 * 1024,
+    show: (n, v) => {
+      const heap = worst(v, "heap bytes per stream");
+      return `${(n / 1024).toFixed(1)} KB` + (heap === undefined ? "" : ` (heap ${(heap / 1024).toFixed(1)} KB)`);
+    },
+  },
+  {
+    path: "10,000 open streams, p99 delay yield to client",
+    comparedWith: "-",
+    goal: "under 50 ms",
+    how: "the higher, over both transports, of the p99 of the delay from the agent making an event to the client decoding it (wall clock of two processes on one machine), over the events made while all 10,000 runs (one event every 100 ms each) are open, outside forced GCs; same setup as the memory goal (streams suite); shown with the higher max",
+    suite: "streams",
+    measure: (v) => worst(v, "p99 ms"),
+    met: (ms) => ms < 50,
+    show: (ms, v) => {
+      const max = worst(v, "max ms");
+      return `${ms.toFixed(1)} ms` + (max === undefined ? "" : ` (max ${max.toFixed(0)} ms)`);
+    },
+  },
 ];
+
+/** The lower of a ratio over the http suite's two scenarios, when both are there. */
+function lowest(v: Values, ratioOf: (scenario: "long" | "concurrent") => number | undefined): number | undefined {
+  const both = [ratioOf("long"), ratioOf("concurrent")];
+  return both.some((x) => x === undefined) ? undefined : Math.min(...(both as number[]));
+}
+
+/** The higher of the streams suite's `metric` over both transports, when both are there. */
+function worst(v: Values, metric: string): number | undefined {
+  const both = [v[`streams/open binary/ours/${metric}`], v[`streams/open sse/ours-sse/${metric}`]];
+  return both.some((x) => x === undefined) ? undefined : Math.max(...(both as number[]));
+}
 
 /** The store suite's reattach cases of one store, as its values name them. */
 function cases(store: "memory" | "redis"): string[] {
