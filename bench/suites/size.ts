@@ -7,7 +7,7 @@
  */
 import { gzipSync } from "node:zlib";
 import { mixedTrace } from "../../test/fixtures/corpus.js";
-import { encodeFrame, encodeSSE, EventType, type AguiEventInput } from "../../src/index.js";
+import { EventType, type AguiEventInput } from "../../src/index.js";
 import { availableCodings, compressedBody, loadZlib } from "../../src/server/compress.js";
 import { resolveCompression, type ContentCoding } from "../../src/server/content-coding.js";
 import { bytes, ratio, type Table } from "../format.js";
@@ -40,11 +40,10 @@ const TRANSPORTS = ["binary", "sse"] as const;
 
 /** The bytes of each batch of `events` once through the handlers' compressor, one output chunk per batch. */
 async function compressedSizes(events: readonly AguiEventInput[], transport: (typeof TRANSPORTS)[number], coding: ContentCoding | undefined, every: number): Promise<number> {
-  const utf8 = new TextEncoder();
   const batches: Uint8Array[] = [];
   for (let i = 0; i < events.length; i += Math.min(every, events.length)) {
     const batch = events.slice(i, i + every);
-    batches.push(transport === "binary" ? concatFrames(batch) : utf8.encode(batch.map((e) => encodeSSE(e)).join("")));
+    batches.push(transport === "binary" ? binaryStream(batch) : sseStream(batch));
   }
   if (coding === undefined) return batches.reduce((n, b) => n + b.byteLength, 0);
   const zlib = await loadZlib();
@@ -59,17 +58,6 @@ async function compressedSizes(events: readonly AguiEventInput[], transport: (ty
   const reader = compressedBody(zlib!, source, coding, resolveCompression(undefined)!).getReader();
   for (let r = await reader.read(); !r.done; r = await reader.read()) total += r.value.byteLength;
   return total;
-}
-
-function concatFrames(events: readonly AguiEventInput[]): Uint8Array {
-  const frames = events.map((e) => encodeFrame(e));
-  const out = new Uint8Array(frames.reduce((n, f) => n + f.byteLength, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.byteLength;
-  }
-  return out;
 }
 
 interface CompressedRow {

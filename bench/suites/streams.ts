@@ -31,7 +31,7 @@ import { availableParallelism } from "node:os";
 import { Agent } from "node:http";
 import { bytes, rate, type Table } from "../format.js";
 import type { Suite, SuiteContext } from "../suite.js";
-import { startChild, type Child } from "./streams/child.js";
+import { startChild, type Child } from "../child.js";
 import { DelayHistogram, type HistogramData } from "./streams/histogram.js";
 import { openFileLimit } from "./streams/limits.js";
 import { openRun, wallNow, type Transport } from "./streams/run.js";
@@ -165,7 +165,7 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
     [String((err as Error)?.message ?? err), ...children.map((c) => c.failure()).filter((f): f is string => f !== undefined)].join("; ");
   try {
     ctx.progress(`[streams] ${transport}: starting the server and ${clients} client processes`);
-    const server = await startChild("server", "server", ["--expose-gc", ...serverFlags], {});
+    const server = await startChild("server", new URL("./streams/server.ts", import.meta.url), ["--expose-gc", ...serverFlags], {});
     children.push(server);
     const origin = server.ready.url as string;
     const url = origin + route;
@@ -176,7 +176,7 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
 
     const started = await Promise.allSettled(
       Array.from({ length: clients }, (_, index) =>
-        startChild(`client ${index}`, "client", [], {
+        startChild(`client ${index}`, new URL("./streams/client.ts", import.meta.url), [], {
           url,
           transport,
           index,

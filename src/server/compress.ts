@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { concatBytes } from "../bytes.js";
 import { negotiateContentCoding, type ContentCoding, type ResolvedCompression } from "./content-coding.js";
 import { withHeaders } from "./cors.js";
 import type { HandlerResult } from "./responses.js";
@@ -81,20 +82,6 @@ function compressorOf(zlib: Zlib, coding: ContentCoding, level: number): ZlibStr
   }
 }
 
-/** Joins what a flush produced into one chunk, so that a batch stays one write. */
-function joined(parts: Uint8Array[]): Uint8Array | undefined {
-  if (parts.length <= 1) return parts[0];
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
-
 /**
  * `body` compressed with `coding`: each chunk of `body` is compressed and flushed into one chunk
  * of the result, in order. Reading stays lazy (nothing is read ahead), so the back-pressure of
@@ -110,7 +97,8 @@ export function compressedBody(zlib: Zlib, body: ReadableStream<Uint8Array>, cod
   let failure: Error | undefined;
   const take = (): Uint8Array | undefined => {
     if (failure !== undefined) throw failure;
-    const chunk = joined(output);
+    // One chunk per batch, so that a batch stays one write.
+    const chunk = output.length === 0 ? undefined : concatBytes(output);
     output = [];
     return chunk;
   };

@@ -1,7 +1,8 @@
 /**
- * The streams suite's processes (server.ts, client.ts here), run by this Node with tsx and the
- * given Node flags: each speaks JSON lines, one object a line, on stdout; the bench can write
- * lines to its stdin, whose end tells it to exit (so that none outlives a bench that died).
+ * The bench's server and client processes (bench/suites/proxy/*.ts, bench/suites/store/server.ts,
+ * bench/suites/streams/*.ts), each a script run by this Node with tsx and the given Node flags:
+ * each speaks JSON lines, one object a line, on stdout, the first when it is ready; the bench can
+ * write lines to its stdin, whose end tells it to exit (so that none outlives a bench that died).
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,7 @@ const STOP_TIMEOUT_MS = 5_000;
 /** The end of a process's stderr kept for error messages, characters. */
 const STDERR_KEPT = 4_000;
 
-/** A running process of the suite. */
+/** A running process of a suite. */
 export interface Child {
   /** Its name, for messages: `server`, `client 2`. */
   name: string;
@@ -36,14 +37,14 @@ export interface Child {
 }
 
 /**
- * Runs `bench/suites/streams/<script>.ts` in a Node process of its own, with `nodeFlags` before
- * the script and `arg` as its one (JSON) argument, and waits for its first JSON line.
+ * Runs the script at `script` in a Node process of its own, with `nodeFlags` before the script
+ * and `arg` as its one (JSON) argument, and waits for its first JSON line.
  *
  * @throws {Error} (rejects) When it exits, prints something other than a JSON object, or takes
  *   longer than 30 s to print; it is killed then.
  */
-export async function startChild(name: string, script: string, nodeFlags: string[], arg: unknown): Promise<Child> {
-  const path = fileURLToPath(new URL(`./${script}.ts`, import.meta.url));
+export async function startChild(name: string, script: URL, nodeFlags: string[], arg: unknown): Promise<Child> {
+  const path = fileURLToPath(script);
   const proc = spawn(process.execPath, [...nodeFlags, "--import", import.meta.resolve("tsx"), path, JSON.stringify(arg)], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr!.setEncoding("utf8");
