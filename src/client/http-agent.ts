@@ -251,7 +251,7 @@ export class HttpAgent extends AbstractAgent {
  * The events of {@link HttpAgent.run}: the POST of `input`, resumed as the agent says. Lazy, as
  * `run` is: the request's headers and body are made when the POST is sent, on the first `next()`.
  */
-function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined): AsyncGenerator<AguiEvent, void, undefined> {
+function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined): AsyncIterableIterator<AguiEvent> {
   return resumableRun({
     ...resumableOf(agent, signal),
     open: (request) =>

@@ -5,11 +5,13 @@
  *
  * @module
  */
-import { untilAborted, whenAborted } from "../abort.js";
+import { whenAborted } from "../abort.js";
 import { AguiWireError, isAguiWireError } from "../errors.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { decodeEventStream } from "../stream/decode.js";
+import { PULL } from "../run-source.js";
+import type { Pullable } from "./run-stream.js";
 import type { UnknownEventHandler } from "../unknown-event.js";
 import { RUN_ID_HEADER } from "../run-id-header.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
@@ -123,10 +125,17 @@ function endsRun(event: AguiEvent): boolean {
 
 /** Waits `ms`, or rejects with `aborted` as soon as `signal` fires. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  if (signal === undefined) return waited;
-  return untilAborted(waited, signal, abortedError).finally(() => clearTimeout(timer));
+  return new Promise((resolve, reject) => {
+    let unlink = (): void => {};
+    const timer = setTimeout(() => {
+      unlink();
+      resolve();
+    }, ms);
+    unlink = whenAborted(signal, () => {
+      clearTimeout(timer);
+      reject(abortedError(signal!));
+    });
+  });
 }
 
 /** What {@link resumableRun} needs: how to send each request, and the run's options. */
@@ -170,11 +179,17 @@ export interface ResumableRunParams {
  * the run being whole. When the caller's signal fires while a named run has not ended, the
  * server is asked to cancel it (`cancel`).
  *
+ * Lazy: nothing is sent before the first `next()`. Leaving early (`return()`) cancels the body
+ * being read. An event already decoded is given at once through `PULL` (see run-stream.ts).
+ *
  * @throws (during iteration) What the first request and its decoding throw (see
  *   `HttpAgent.run`); after the retries, the last error; an {@link HttpStatusError} for a
  *   reconnection answered with a status that is not retried; `aborted` when the signal fires.
  */
-export async function* resumableRun(params: ResumableRunParams): AsyncGenerator<AguiEvent, void, undefined> {
+export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<AguiEvent> & Pullable {
+  // A hand-written iterator rather than an async generator: an event the body's decoder holds
+  // already is handed out at once through PULL (no promise, no generator resumption); only a read
+  // of more bytes, the first request and reattaching go through `slow`.
   const { signal, resume, idleMs } = params;
   let request = new AbortController();
   /** The run's id from the answer's header, when the server keeps the run: what a cancel names. */
@@ -183,17 +198,22 @@ export async function* resumableRun(params: ResumableRunParams): AsyncGenerator<
   let runId: string | undefined;
   /** Events of the run seen so far, skipped ones included: the next event's sequence number. */
   let seen = 0;
+  /** `seen` when the body being read began. */
+  let before = 0;
   /** The type of the last event seen, when it ended the run (RUN_FINISHED or RUN_ERROR). */
   let ended: string | undefined;
+  /** The events of the body being read. */
+  let events: (AsyncIterableIterator<AguiEvent> & Pullable) | undefined;
+  /** Reconnections in a row without a new event. */
+  let attempt = 0;
+  let last: unknown;
+  let over = false;
+  let unlink = (): void => {};
   // Either cancels the request under way; the server's run too once it is known and not over,
   // unless the client only stopped following it (detachActiveRun).
   const cancelOnServer = (): void => {
     if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named);
   };
-  const unlink = whenAborted(signal, () => {
-    request.abort(signal!.reason);
-    cancelOnServer();
-  });
   const user = params.onUnknownEvent;
   const onUnknownEvent: UnknownEventHandler | undefined = user
     ? (event) => {
@@ -201,76 +221,121 @@ export async function* resumableRun(params: ResumableRunParams): AsyncGenerator<
         user(event);
       }
     : undefined;
-  try {
-    let response: Response | undefined = await params.open(request);
-    if (!response.ok) throw await httpStatusError(response, idleMs);
-    named = response.headers.get(RUN_ID_HEADER) ?? undefined;
-    if (resume) runId = named;
-    // Fired between the answer and now: the listener did not know the run yet.
-    if (signal?.aborted) cancelOnServer();
-    /** Reconnections in a row without a new event. */
-    let attempt = 0;
-    let last: unknown;
-    for (;;) {
-      if (response) {
-        // No body (a 204) holds no more of the run; the run's verification says if it is short.
-        if (!response.body) return;
-        const before = seen;
-        let events: AsyncIterable<AguiEvent>;
-        try {
-          events = decodeEventStream(response.body, response.headers.get("content-type"), { signal, idleTimeoutMs: idleMs, onUnknownEvent });
-        } catch (err) {
-          await response.body.cancel().catch(() => {});
-          throw err;
-        }
-        try {
-          for await (const event of events) {
-            seen++;
-            ended = event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR ? event.type : undefined;
-            yield event;
-          }
-          if (ended !== undefined || runId === undefined) return;
+  /** Ends the iteration: no body is read any more, the caller's signal is not listened to. */
+  const finish = (): IteratorResult<AguiEvent> => {
+    over = true;
+    events = undefined;
+    unlink();
+    return { value: undefined, done: true };
+  };
+  const took = (result: IteratorResult<AguiEvent>): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
+    if (result.done) return slow(undefined);
+    seen++;
+    ended = endsRun(result.value) ? result.value.type : undefined;
+    return result;
+  };
+  const failed = (error: unknown): Promise<IteratorResult<AguiEvent>> => slow({ error });
+  const pull = (): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
+    if (!events) return over ? { value: undefined, done: true } : slow(null);
+    const result = events[PULL]();
+    return result instanceof Promise ? result.then(took, failed) : took(result);
+  };
+  /**
+   * Everything but handing out a decoded event: `end` is null to send the first request, else how
+   * the body being read ended (undefined: cleanly). Opens the next body when the run goes on, and
+   * gives its first event.
+   */
+  const slow = async (end: { error: unknown } | undefined | null): Promise<IteratorResult<AguiEvent>> => {
+    // Left (return()) while a read was pending: what the read did then changes nothing.
+    if (over) return finish();
+    let response: Response | undefined;
+    try {
+      if (end === null) {
+        unlink = whenAborted(signal, () => {
+          request.abort(signal!.reason);
+          cancelOnServer();
+        });
+        response = await params.open(request);
+        if (!response.ok) throw await httpStatusError(response, idleMs);
+        named = response.headers.get(RUN_ID_HEADER) ?? undefined;
+        if (resume) runId = named;
+        // Fired between the answer and now: the listener did not know the run yet.
+        if (signal?.aborted) cancelOnServer();
+      } else {
+        events = undefined;
+        if (end) {
+          if (runId === undefined || signal?.aborted || !mendable(end.error)) throw end.error;
+          if (ended === EventType.RUN_ERROR) return finish();
+          last = end.error;
+        } else {
+          if (ended !== undefined || runId === undefined) return finish();
           last = new AguiWireError(
             "truncated_stream",
             `the stream of run ${runId} ended after ${seen} events, before RUN_FINISHED or RUN_ERROR, and reattaching did not get the rest`,
           );
-        } catch (err) {
-          if (runId === undefined || signal?.aborted || !mendable(err)) throw err;
-          if (ended === EventType.RUN_ERROR) return;
-          last = err;
         }
         if (seen > before) attempt = 0;
-        response = undefined;
       }
-      if (attempt >= resume!.retries) {
-        if (ended !== undefined) return;
-        throw last;
-      }
-      await pause(resumeDelay(attempt, resume!.backoffMs), signal);
-      attempt++;
-      request = new AbortController();
-      if (signal?.aborted) throw abortedError(signal);
-      let answer: Response;
-      try {
-        answer = await params.reattach(runId!, seen - 1, request);
-      } catch (err) {
-        if (signal?.aborted || !mendable(err)) throw err;
-        last = err;
-        continue;
-      }
-      if (!answer.ok) {
-        const found = await httpStatusError(answer, idleMs);
-        const error = new HttpStatusError(found.status, found.body, `${found.message} (reattaching to run ${runId} ${seen ? `after event ${seen - 1}` : "from its start"})`);
-        if (retryableStatus(answer.status)) {
-          last = error;
+      while (!response) {
+        if (attempt >= resume!.retries) {
+          if (ended !== undefined) return finish();
+          throw last;
+        }
+        await pause(resumeDelay(attempt, resume!.backoffMs), signal);
+        attempt++;
+        request = new AbortController();
+        if (signal?.aborted) throw abortedError(signal);
+        let answer: Response;
+        try {
+          answer = await params.reattach(runId!, seen - 1, request);
+        } catch (err) {
+          if (signal?.aborted || !mendable(err)) throw err;
+          last = err;
           continue;
         }
-        if (ended !== undefined) return;
-        throw error;
+        if (!answer.ok) {
+          const found = await httpStatusError(answer, idleMs);
+          const error = new HttpStatusError(found.status, found.body, `${found.message} (reattaching to run ${runId} ${seen ? `after event ${seen - 1}` : "from its start"})`);
+          if (retryableStatus(answer.status)) {
+            last = error;
+            continue;
+          }
+          if (ended !== undefined) return finish();
+          throw error;
+        }
+        response = answer;
       }
-      response = answer;
+      // No body (a 204) holds no more of the run; the run's verification says if it is short.
+      if (!response.body || over) {
+        void response.body?.cancel().catch(() => {});
+        return finish();
+      }
+      before = seen;
+      try {
+        events = decodeEventStream(response.body, response.headers.get("content-type"), { signal, idleTimeoutMs: idleMs, onUnknownEvent }) as AsyncIterableIterator<AguiEvent> & Pullable;
+      } catch (err) {
+        await response.body.cancel().catch(() => {});
+        throw err;
+      }
+    } catch (err) {
+      finish();
+      throw err;
     }
-  } finally {
-    unlink();
-  }
+    return pull();
+  };
+  const iterator: AsyncIterableIterator<AguiEvent> & Pullable = {
+    [Symbol.asyncIterator]: () => iterator,
+    [PULL]: pull,
+    next: () => {
+      const result = pull();
+      return result instanceof Promise ? result : Promise.resolve(result);
+    },
+    return: async () => {
+      const current = events;
+      finish();
+      await current?.return?.();
+      return { value: undefined, done: true };
+    },
+  };
+  return iterator;
 }
