@@ -3,11 +3,12 @@
  *
  * @module
  */
-import { untilAborted, whenAborted } from "../abort.js";
+import { whenAborted } from "../abort.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { AguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, transportOf } from "../media-types.js";
 import type { AguiEvent } from "../model/events.js";
+import { PULL } from "../run-source.js";
 import { SSEDecoder } from "../sse/decoder.js";
 import type { UnknownEventHandler } from "../unknown-event.js";
 
@@ -91,7 +92,8 @@ export function idleTimeoutOf(ms: number | undefined): number {
 /**
  * The iterator behind {@link decodeEventStream}. A hand-written iterator rather than an async
  * generator: the events of one chunk are handed out from an array, so the per-event cost is one
- * resolved promise, not a generator resumption.
+ * resolved promise, not a generator resumption; none at all through {@link PULL}, for a reader
+ * that can take a result at once.
  */
 class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   private queue: AguiEvent[] = [];
@@ -99,8 +101,16 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   private done = false;
   private readonly read: () => Promise<IteratorResult<Uint8Array>>;
   private readonly release: () => Promise<void>;
-  /** Fired by the caller's signal or the idle timer; its reason is the error to end with. */
-  private readonly stop: AbortController | undefined;
+  /**
+   * The error to end with once the caller's signal fired or the idle timer did. A field and a
+   * callback rather than an AbortController: one controller and one listener per read cost more
+   * than decoding a small chunk.
+   */
+  private stopped: Error | undefined;
+  /** Whether a signal or an idle timeout may stop the iteration. */
+  private readonly watched: boolean;
+  /** Rejects the pending read (or the last one, which has settled then). */
+  private interrupt: ((error: Error) => void) | undefined;
   /** When the pending read began (`performance.now()`), or -1 while no read is pending. */
   private readSince = -1;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -124,18 +134,24 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
         await it.return?.();
       };
     }
-    if (signal || idleMs) {
-      this.stop = new AbortController();
-      // Cancel the body as soon as the signal fires or the body stalls, even between reads; a
-      // pending read is ended by readChunk, since returning a busy async iterator only takes
-      // effect once it resumes.
-      this.stop.signal.addEventListener("abort", () => void this.release().catch(() => {}), { once: true });
-      this.unlisten = whenAborted(signal, () => this.stop!.abort(abortError(signal!)));
-    }
+    this.watched = !!(signal || idleMs);
+    this.unlisten = whenAborted(signal, () => this.stop(abortError(signal!)));
   }
 
   /** Stops listening to the caller's signal. */
-  private unlisten: () => void = () => {};
+  private unlisten: () => void;
+
+  /**
+   * Ends the iteration with `error`: cancels the body as soon as the signal fires or the body
+   * stalls, even between reads, and rejects a pending read at once, since returning a busy async
+   * iterator only takes effect once it resumes. The first call stands.
+   */
+  private stop(error: Error): void {
+    if (this.stopped) return;
+    this.stopped = error;
+    void this.release().catch(() => {});
+    this.interrupt?.(error);
+  }
 
   /**
    * Ends a read that has waited `idleMs`. One timer serves every read: a read only notes when it
@@ -147,17 +163,22 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     if (this.done || this.readSince < 0) return;
     const left = this.readSince + this.idleMs - performance.now();
     if (left > 0) this.timer = setTimeout(this.onIdle, left);
-    else this.stop!.abort(new AguiWireError("timeout", `nothing received for ${this.idleMs} ms in the event stream (idleTimeoutMs)`));
+    else this.stop(new AguiWireError("timeout", `nothing received for ${this.idleMs} ms in the event stream (idleTimeoutMs)`));
   };
 
   /** The next chunk; a pending read rejects as soon as the signal fires or the idle time passes. */
   private readChunk(): Promise<IteratorResult<Uint8Array>> {
-    if (!this.stop) return this.read();
+    if (!this.watched) return this.read();
+    if (this.stopped) return Promise.reject(this.stopped);
     if (this.idleMs) {
       this.readSince = performance.now();
       this.timer ??= setTimeout(this.onIdle, this.idleMs);
     }
-    return untilAborted(this.read(), this.stop.signal, (stop) => stop.reason as Error);
+    // (Rejecting a read that has settled since does nothing: no need to forget the callback.)
+    return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+      this.interrupt = reject;
+      this.read().then(resolve, reject);
+    });
   }
 
   /** Marks the iteration finished, stops its timer and stops listening to the signal. */
@@ -173,18 +194,24 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     return this;
   }
 
+  /**
+   * The next result: at once when an event is decoded already (most events of a chunk), without
+   * a promise or an async function's frame; a promise when bytes must be read first.
+   */
+  [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> {
+    return this.index < this.queue.length && !this.stopped ? { value: this.queue[this.index++]!, done: false } : this.nextSlow();
+  }
+
   next(): Promise<IteratorResult<AguiEvent>> {
-    // The common case, an event decoded already, without an async function's frame: most events
-    // of a chunk are handed out here.
-    if (this.index < this.queue.length && !this.stop?.signal.aborted) return Promise.resolve({ value: this.queue[this.index++]!, done: false });
-    return this.nextSlow();
+    // PULL's test repeated rather than PULL called: this is every event of a `for await`.
+    return this.index < this.queue.length && !this.stopped ? Promise.resolve({ value: this.queue[this.index++]!, done: false }) : this.nextSlow();
   }
 
   /** {@link next} when the queue is empty, the iteration over, or the signal fired. */
   private async nextSlow(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
-      if (this.stop?.signal.aborted && !this.done) await this.fail(this.stop.signal.reason);
+      if (this.stopped && !this.done) await this.fail(this.stopped);
       if (this.index < this.queue.length) return { value: this.queue[this.index++]!, done: false };
       if (this.done) return { value: undefined, done: true };
       // A decoder that failed after handing out the events before the failure throws on its next
@@ -200,11 +227,11 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
         this.readSince = -1;
       } catch (err) {
         // The read may still be pending (an async iterator busy in an await): do not wait for the
-        // body's release, which the stop signal has started already.
-        if (this.stop?.signal.aborted) return this.fail(this.stop.signal.reason, false);
+        // body's release, which stop() has started already.
+        if (this.stopped) return this.fail(this.stopped, false);
         return this.fail(err instanceof AguiWireError ? err : new AguiWireError("network_error", `reading the event stream failed: ${String((err as Error)?.message ?? err)}`, { cause: err }));
       }
-      if (this.stop?.signal.aborted) await this.fail(this.stop.signal.reason);
+      if (this.stopped) await this.fail(this.stopped);
       try {
         if (chunk.done) {
           this.finish();
