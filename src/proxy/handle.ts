@@ -26,7 +26,7 @@ import type { Principal } from "./auth.js";
 import { METRICS_MEDIA_TYPE } from "./metrics.js";
 import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
 import { openUpstream } from "./upstream.js";
-import { note, runDeadline, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
+import { note, runDeadline, STOPPED, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
 import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
 
@@ -203,7 +203,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
     // Stops the upstream (or local agent): the client left, or the run took too long.
     const stop = new AbortController();
-    const onGone = (): void => stop.abort();
+    const onGone = (): void => stop.abort(STOPPED);
     request.signal.addEventListener("abort", onGone, { once: true });
     let transportIn: ProxyRunRecord["transportIn"] = "local";
     let deadline: RunDeadline | undefined;
@@ -289,7 +289,7 @@ function localStream(
   { stop, deadline, tally, finish }: RunControl,
 ): { body: ReadableStream<Uint8Array>; abort(): void } {
   const run: AgentFunction = async function* (runInput, { signal }) {
-    const onStop = (): void => stop.abort();
+    const onStop = (): void => stop.abort(STOPPED);
     signal.addEventListener("abort", onStop, { once: true });
     try {
       for await (const event of startRun(agent, runInput, stop.signal)) {
@@ -301,7 +301,7 @@ function localStream(
       if (!deadline.passed) throw error;
     } finally {
       signal.removeEventListener("abort", onStop);
-      stop.abort();
+      stop.abort(STOPPED);
     }
     const late = deadline.event(tally);
     if (late) yield late;

@@ -9,6 +9,7 @@ import { failed, headerOf, readNodeBody, respond } from "../server/node.js";
 import { handleProxy } from "./handle.js";
 import { resolveProxy, type ProxyOptions } from "./options.js";
 import { nodeSend } from "./node-send.js";
+import { STOPPED } from "./tally.js";
 
 /** The path of a request target (`/agents/x?y` → `/agents/x`), whatever form it takes. */
 function pathOf(target: string | undefined): string {
@@ -35,7 +36,7 @@ export function createNodeProxyHandler(config: unknown, options?: ProxyOptions):
   return (req, res) => {
     const gone = new AbortController();
     const onClose = (): void => {
-      if (!res.writableFinished) gone.abort();
+      if (!res.writableFinished) gone.abort(STOPPED);
     };
     res.on("close", onClose);
     handleProxy(proxy, {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { AguiWireError } from "../errors.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 
 /** A run's count so far. */
@@ -15,6 +16,13 @@ export interface RunTally {
 
 /** The outcome a run has while none of its ends has come: what it is if it stops now. */
 export const UNFINISHED = "client_gone";
+
+/**
+ * The reason a run's stop controller is aborted with, whatever stopped it (the client leaving, the
+ * deadline, the stream's end): one value, since an abort without a reason makes a DOMException,
+ * stack and all, on every run, and nothing reads the reason.
+ */
+export const STOPPED = new AguiWireError("aborted", "the proxied run was stopped");
 
 /**
  * Counts an event passed on to the client, and what it says of the run's end: RUN_FINISHED is
@@ -51,7 +59,7 @@ export function runDeadline(ms: number, stop: AbortController): RunDeadline {
   const timer = Number.isFinite(ms)
     ? setTimeout(() => {
         passed = true;
-        stop.abort();
+        stop.abort(STOPPED);
       }, ms)
     : undefined;
   return {

@@ -16,7 +16,7 @@ import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/event-stre
 import { pushDecoderFor } from "../stream/decode.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { EventVerifier } from "../verify.js";
-import { note, type RunDeadline, type RunTally } from "./tally.js";
+import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
 
 /** What {@link transcode} needs. */
@@ -67,7 +67,7 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   const finish = (): void => {
     if (ended) return;
     ended = true;
-    stop.abort();
+    stop.abort(STOPPED);
     upstream.return?.().catch(() => {});
     params.onEnd();
   };

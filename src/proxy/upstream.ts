@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ValidationError, isAguiWireError } from "../errors.js";
+import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "../media-types.js";
 import { ProtocolViolationError } from "../protocol-violation.js";
 import { concatBytes } from "../bytes.js";
@@ -111,6 +111,9 @@ async function refusal(answer: UpstreamAnswer): Promise<string> {
   return "the upstream agent refused the request";
 }
 
+/** The reason the upstream request is aborted with when no answer came in time. */
+const FIRST_BYTE_TIMEOUT = new AguiWireError("timeout", "the upstream agent did not answer in time");
+
 /**
  * Sends the run upstream and waits for its answer's status and headers.
  *
@@ -122,15 +125,24 @@ async function refusal(answer: UpstreamAnswer): Promise<string> {
  * @throws Never.
  */
 export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOpening> {
-  const firstByte = new AbortController();
-  const timer = setTimeout(() => firstByte.abort(), request.firstByteTimeoutMs);
-  const signal = AbortSignal.any([request.signal, firstByte.signal]);
+  // One controller for the upstream request, for its whole life: the run's signal is forwarded
+  // to it, and the first-byte timer aborts it. (AbortSignal.any does the same at several times
+  // the cost, paid on every run.)
+  const upstream = new AbortController();
+  let timedOut = false;
+  const forward = (): void => upstream.abort(request.signal.reason);
+  if (request.signal.aborted) forward();
+  else request.signal.addEventListener("abort", forward, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    upstream.abort(FIRST_BYTE_TIMEOUT);
+  }, request.firstByteTimeoutMs);
   let answer: UpstreamAnswer;
   try {
-    answer = await request.send(request.url, { headers: request.headers, body: request.body, signal });
+    answer = await request.send(request.url, { headers: request.headers, body: request.body, signal: upstream.signal });
   } catch {
     if (request.signal.aborted) return { ok: false, status: 499, message: "the client went away", outcome: "client_gone" };
-    if (firstByte.signal.aborted) {
+    if (timedOut) {
       return { ok: false, status: 504, message: `the upstream agent did not answer within ${request.firstByteTimeoutMs} ms`, outcome: "upstream_timeout" };
     }
     return { ok: false, status: 502, message: "the upstream agent could not be reached", outcome: "upstream_unreachable" };
