@@ -9,8 +9,7 @@ import { encodeValidFrame } from "../binary/codec.js";
 import { isAguiWireError } from "../errors.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
-import { validEvent } from "../model/exact.js";
-import { parseEvent } from "../model/parse.js";
+import { validEvent, validEventInOrder } from "../model/exact.js";
 import type { RunEvent, RunWriter } from "../store/run-store.js";
 import { encodeValidSSE } from "../sse/encode.js";
 import { checkSSESize, EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
@@ -37,8 +36,10 @@ export function runEventBatch(sse: boolean, frames: boolean): Batch<RunEvent[]> 
   let size = 0;
   return {
     add(event, max) {
-      // SSE text keeps the model's key order, as the handler's own SSE does: parseEvent's copy.
-      const valid = sse ? parseEvent(event) : validEvent(event);
+      // SSE text keeps the model's key order, as the handler's own SSE does: the event itself when
+      // it is in that order already, else parseEvent's copy (a copy per event cost the store's
+      // SSE runs a good part of their throughput).
+      const valid = sse ? validEventInOrder(event) : validEvent(event);
       const frame = frames ? encodeValidFrame(valid) : undefined;
       if (frame !== undefined && frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
       if (!sse) {
