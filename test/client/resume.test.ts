@@ -161,7 +161,9 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     expect(error).toBeUndefined();
     expect(sameRun(events)).toEqual(sameRun(uncut.events));
     // Each cut left the client with a truncated gzip stream; each reattach was compressed too.
-    expect(requestsOf(server).slice(2).map((r) => r.replace(/run-\d+ #\d+$/, "*"))).toEqual(["GET /agent?runId=*", "GET /agent?runId=*", "GET /agent?runId=*"]);
+    // What the decompressor still held at a cut is lost with it, so a reattach may start before
+    // the last event the server sent, or from the start (no Last-Event-ID): the run is whole anyway.
+    expect(requestsOf(server).slice(2).map((r) => r.replace(/run-\d+( #\d+)?$/, "*"))).toEqual(["GET /agent?runId=*", "GET /agent?runId=*", "GET /agent?runId=*"]);
     expect(codings).toEqual(["gzip", "gzip", "gzip", "gzip"]);
   });
 
