@@ -75,12 +75,14 @@ export class FrameDecoder {
   }
 
   /**
-   * Whether the decoder stands between two frames, holding no part of one, and has not failed:
-   * then the bytes pushed since it last did were whole frames, every one decoded. A relay uses it
-   * to pass such bytes on as they came instead of encoding their events again.
+   * How many of the bytes pushed so far belong to a frame not yet complete (a split header, or a
+   * header and part of a body), or -1 once the decoder has failed. The bytes before them were whole
+   * frames, every one decoded: a relay passes them on as they came instead of encoding their
+   * events again, and keeps these last ones back until their frame completes.
    */
-  get between(): boolean {
-    return this.failure === undefined && this.headerFilled === 0 && this.bodyLength < 0;
+  get held(): number {
+    if (this.failure !== undefined) return -1;
+    return this.bodyLength >= 0 ? 4 + this.partsLength : this.headerFilled;
   }
 
   /**

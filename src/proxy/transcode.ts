@@ -100,15 +100,25 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   };
 
   /**
+   * When both sides speak binary: the bytes of the upstream's unfinished frame, from the chunks
+   * before this one. Whole frames pass on as they came (they are the frames just judged), so a
+   * relay does not encode again what it decoded.
+   */
+  let carry: Uint8Array[] = [];
+  let carried = 0;
+
+  /**
    * Takes one upstream chunk and returns what to send for it: its events checked in order and
-   * encoded, or, when both sides speak binary and the chunk held whole frames only, all of them
-   * valid and in order, the chunk itself (the frames the client decodes are the ones just judged).
-   * Throws at the first event refused, the events before it batched.
+   * encoded, or, when both sides speak binary, the bytes of the frames it completed, as they came.
+   * Throws at the first event refused, the events before it batched (encoded: the refused frame's
+   * neighbours in the upstream's bytes must not reach the client).
    */
   const take = (chunk: Uint8Array): Uint8Array | undefined => {
-    const whole = frames?.between === true;
+    const before = frames?.count ?? 0;
     const events = decoder.push(chunk);
-    const passOn = whole && frames!.between;
+    // -1 once the decoder failed: the events it handed out go encoded, and the next push throws.
+    const held = frames === undefined ? -1 : frames.held;
+    const passOn = held >= 0;
     let i = 0;
     try {
       for (; i < events.length; i++) {
@@ -117,12 +127,31 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
         count(events[i]!);
       }
     } catch (error) {
-      // The chunk does not pass as it came: the events before the refused one go out encoded.
       if (passOn) for (let j = 0; j < i; j++) batch.add(events[j]!, params.maxEventBytes);
+      carry = [];
       throw error;
     }
-    // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
-    return passOn ? chunk.slice() : batch.take();
+    if (!passOn) return batch.take();
+    if (frames!.count === before) {
+      // No frame completed: the whole chunk is part of the unfinished one.
+      carry.push(chunk);
+      carried += chunk.byteLength;
+      return undefined;
+    }
+    // A frame completed here, so what the decoder holds began in this chunk.
+    const whole = chunk.byteLength - held;
+    const out = new Uint8Array(carried + whole);
+    let at = 0;
+    for (const part of carry) {
+      out.set(part, at);
+      at += part.byteLength;
+    }
+    // A copy: the chunk belongs to the upstream's reader (and its tail to the decoder), the copy
+    // to the client's.
+    out.set(whole === chunk.byteLength ? chunk : chunk.subarray(0, whole), at);
+    carry = held > 0 ? [chunk.subarray(whole)] : [];
+    carried = held;
+    return out;
   };
 
   const read = (): Promise<Read> =>

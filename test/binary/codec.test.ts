@@ -832,6 +832,25 @@ describe("FrameDecoder", () => {
     expectCode(() => new FrameDecoder().push(header(0xffffffff)), "frame_too_large", /4294967295/);
   });
 
+  it("held: the bytes of the unfinished frame, at every cut; -1 once failed", () => {
+    const a = frame({ type: "STEP_STARTED", stepName: "first" });
+    const b = frame({ type: "STEP_FINISHED", stepName: "second" });
+    const all = new Uint8Array([...a, ...b]);
+    for (let cut = 0; cut <= all.length; cut++) {
+      const d = new FrameDecoder();
+      expect(d.held).toBe(0);
+      d.push(all.subarray(0, cut));
+      // Whatever lies past the last frame boundary at or before the cut is held.
+      const expected = cut >= a.length ? cut - a.length : cut;
+      expect(d.held, `cut at ${cut}`).toBe(cut === all.length ? 0 : expected);
+      d.push(all.subarray(cut));
+      expect(d.held).toBe(0);
+    }
+    const bad = new FrameDecoder();
+    expect(() => bad.push(framed(new Uint8Array([0xff])))).toThrow();
+    expect(bad.held).toBe(-1);
+  });
+
   it("a header split over several chunks fails when its last byte arrives", () => {
     const d = new FrameDecoder({ maxFrameBytes: 1000 });
     const h = header(1001);

@@ -1,8 +1,8 @@
-// When client and upstream both speak binary, the proxy passes an upstream chunk on as it came if
-// the chunk holds whole frames only, each valid and in order, and encodes events again for chunks
-// cut inside a frame. Whatever the cuts, the client must get every event intact; and a chunk of
-// whole frames with an event out of order must not pass: the events before it do, then the
-// proxy's RUN_ERROR.
+// When client and upstream both speak binary, the proxy passes the upstream's frames on as they
+// came once each is judged valid and in order, holding back the bytes of a frame cut by a chunk's
+// end until it completes. Whatever the cuts, the client must get every event intact, the very
+// bytes the upstream sent; and a frame with an event out of order must not pass: the events before
+// it do, then the proxy's RUN_ERROR.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent, type Transport } from "../../src/client/index.js";
 import { encodeFrame } from "../../src/binary/codec.js";
@@ -57,6 +57,7 @@ const boundaries = (events: readonly AguiEventInput[]): number[] => {
 let cut: TestServer;
 let aligned: TestServer;
 let outOfOrder: TestServer;
+let outOfOrderCut: TestServer;
 let proxy: TestServer;
 
 beforeAll(async () => {
@@ -70,17 +71,23 @@ beforeAll(async () => {
     { type: "RUN_FINISHED", threadId: "t", runId: "r" },
   ];
   // The first two events in a chunk of their own, the rest (the bad one first) in another.
-  outOfOrder = await piecewise(() => ({ bytes: concatBytes(bad.map((e) => encodeFrame(e))), cuts: [boundaries(bad)[1]!] }));
+  const badBytes = concatBytes(bad.map((e) => encodeFrame(e)));
+  outOfOrder = await piecewise(() => ({ bytes: badBytes, cuts: [boundaries(bad)[1]!] }));
+  // Cut inside frames: inside the second, inside the bad third, inside the fourth.
+  const [b1, b2, b3] = boundaries(bad) as [number, number, number, number];
+  outOfOrderCut = await piecewise(() => ({ bytes: badBytes, cuts: [b1 + 3, b2 + 2, b3 + 5] }));
   proxy = await listen(
     createNodeProxyHandler(
-      { agents: { cut: { url: cut.url }, aligned: { url: aligned.url }, bad: { url: outOfOrder.url } }, auth: { tokens: [{ token: TOKEN, subject: "t" }] } },
+      {
+        agents: { cut: { url: cut.url }, aligned: { url: aligned.url }, bad: { url: outOfOrder.url }, badCut: { url: outOfOrderCut.url } },
+        auth: { tokens: [{ token: TOKEN, subject: "t" }] } },
       { onError: () => {} },
     ),
   );
 });
 
 afterAll(async () => {
-  await Promise.all([cut, aligned, outOfOrder, proxy].map((s) => s?.close()));
+  await Promise.all([cut, aligned, outOfOrder, outOfOrderCut, proxy].map((s) => s?.close()));
 });
 
 async function events(agent: string, transport: Transport): Promise<{ events: AguiEvent[]; error?: unknown }> {
@@ -103,10 +110,24 @@ describe("binary chunks passed on as they came", () => {
       expect(await events("aligned", transport)).toStrictEqual({ events: normalized(TRACE) });
     });
 
-    it(`does not pass a chunk of whole frames with an event out of order (${transport})`, async () => {
-      const { events: got } = await events("bad", transport);
-      expect(got.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]);
-      expect(got.at(-1)).toMatchObject({ code: "upstream_invalid_event" });
-    });
+    for (const agent of ["bad", "badCut"]) {
+      it(`does not pass a frame with an event out of order (${transport}, ${agent === "bad" ? "chunks of whole frames" : "chunks cut inside frames"})`, async () => {
+        const { events: got } = await events(agent, transport);
+        expect(got.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]);
+        expect(got.at(-1)).toMatchObject({ code: "upstream_invalid_event" });
+      });
+    }
   }
+
+  it("passes the upstream's bytes on unchanged when its chunks are cut anywhere", async () => {
+    for (let round = 0; round < 5; round++) {
+      const response = await fetch(`${proxy.origin}/agents/cut`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, accept: BINARY_MEDIA_TYPE, "content-type": "application/json", "accept-encoding": "identity" },
+        body: JSON.stringify({ threadId: "t", runId: `r${round}`, state: {}, messages: [], tools: [], context: [], forwardedProps: {} }),
+      });
+      expect(response.headers.get("content-type")).toBe(BINARY_MEDIA_TYPE);
+      expect(new Uint8Array(await response.arrayBuffer())).toStrictEqual(FRAMES);
+    }
+  });
 });
