@@ -847,7 +847,7 @@ describe("FrameDecoder", () => {
       expect(d.held).toBe(0);
     }
     const bad = new FrameDecoder();
-    expect(() => bad.push(framed(new Uint8Array([0xff])))).toThrow();
+    expect(() => bad.push(framed([0xff]))).toThrow();
     expect(bad.held).toBe(-1);
   });
 
