@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import * as nodeCrypto from "node:crypto";
 import { createRemoteJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
 import { BEARER_TOKEN, type JwtConfig, type ProxyAuthConfig, type TokenConfig } from "./config.js";
 
@@ -89,10 +89,8 @@ export function createAuthenticator(auth: ProxyAuthConfig, options: AuthOptions 
       return { ok: false, status: 401, message: `malformed credentials: ${presented.problem}`, challenge: `${REALM}, error="invalid_request"` };
     }
     const token = presented.token;
-    const entry = staticTokens?.(token);
-    if (entry !== undefined) {
-      return { ok: true, principal: { subject: entry.subject, via: "token", agents: entry.agents === undefined ? "all" : new Set(entry.agents) } };
-    }
+    const principal = staticTokens?.(token);
+    if (principal !== undefined) return { ok: true, principal };
     // With static tokens configured, something that is not even shaped like a JWT was meant as one of them.
     if (jwt === undefined || (staticTokens !== undefined && token.split(".").length !== 3)) return invalidToken("the token is not recognised");
     return jwt(token);
@@ -149,8 +147,12 @@ function bearerToken(header: string): { ok: true; token: string } | { ok: false;
  * about 0.2 ms of every request's time to first event.
  */
 function sha256(text: string): Uint8Array {
-  return createHash("sha256").update(text, "utf8").digest();
+  // The one-shot `hash` (Node 20.12 and later) makes no Hash object: half the cost, on every request.
+  return oneShotHash !== undefined ? oneShotHash("sha256", text, "buffer") : nodeCrypto.createHash("sha256").update(text, "utf8").digest();
 }
+
+/** `crypto.hash` where the runtime has it. */
+const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "buffer") => Uint8Array }).hash;
 
 /**
  * Finds the static token entry a presented token is, in time that depends neither on the
@@ -158,8 +160,10 @@ function sha256(text: string): Uint8Array {
  * digests, and every entry's digest is compared in full, with no early exit and no branch on
  * the result.
  */
-function staticMatcher(tokens: readonly TokenConfig[]): (presented: string) => TokenConfig | undefined {
+function staticMatcher(tokens: readonly TokenConfig[]): (presented: string) => Principal | undefined {
   let digests: Uint8Array[] | undefined;
+  // One principal per entry, made once: a request only reads it.
+  const principals = tokens.map((entry): Principal => ({ subject: entry.subject, via: "token", agents: entry.agents === undefined ? "all" : new Set(entry.agents) }));
   return (presented) => {
     const known = (digests ??= tokens.map((entry) => sha256(entry.token)));
     const mine = sha256(presented);
@@ -172,7 +176,7 @@ function staticMatcher(tokens: readonly TokenConfig[]): (presented: string) => T
       const hit = ((diff - 1) >>> 31) & 1;
       found += hit * (i + 1 - found);
     }
-    return found === 0 ? undefined : tokens[found - 1];
+    return found === 0 ? undefined : principals[found - 1];
   };
 }
 

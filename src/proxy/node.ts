@@ -11,8 +11,15 @@ import { resolveProxy, type ProxyOptions } from "./options.js";
 import { nodeSend } from "./node-send.js";
 import { STOPPED } from "./tally.js";
 
+/**
+ * An origin-form target the URL parser would give back unchanged: characters a path keeps as they
+ * are, and no dot segment. Most requests' targets are this, and skip the parser.
+ */
+const PLAIN_PATH = /^(?!\/\/)(?:\/(?!\.)[A-Za-z0-9\-_~!$&'()*+,;=:@.]*)+$/;
+
 /** The path of a request target (`/agents/x?y` → `/agents/x`), whatever form it takes. */
 function pathOf(target: string | undefined): string {
+  if (target !== undefined && PLAIN_PATH.test(target)) return target;
   try {
     return new URL(target ?? "/", "http://proxy.invalid").pathname;
   } catch {
