@@ -48,15 +48,10 @@ async function compressedSizes(events: readonly AguiEventInput[], transport: (ty
   if (coding === undefined) return batches.reduce((n, b) => n + b.byteLength, 0);
   const zlib = await loadZlib();
   let at = 0;
-  const source = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (at < batches.length) controller.enqueue(batches[at++]!);
-      else controller.close();
-    },
-  });
+  const source = { pull: async () => batches[at++], abort: () => {} };
   let total = 0;
-  const reader = compressedBody(zlib!, source, coding, resolveCompression(undefined)!).getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) total += r.value.byteLength;
+  const compressed = compressedBody(zlib!, source, coding, resolveCompression(undefined)!);
+  for (let chunk = await compressed.pull(); chunk !== undefined; chunk = await compressed.pull()) total += chunk.byteLength;
   return total;
 }
 

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { ChunkSource } from "../server/chunk-source.js";
 import type { Agent, AgentFunction } from "../agent.js";
 import { startRun } from "../agent.js";
 import type { EventMediaType } from "../media-types.js";
@@ -223,7 +224,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         outcome: tally.outcome,
       });
     };
-    let stream: { body: ReadableStream<Uint8Array>; abort(): void };
+    let stream: ChunkSource<Uint8Array>;
     if ("agent" in route.target) {
       deadline = runDeadline(route.limits.runTimeoutMs, stop);
       stream = localStream(proxy, route.target.agent, route.name, parsed.input, contentType, { stop, deadline, tally, finish });
@@ -257,7 +258,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     }
     proxy.metrics?.started(route.name);
     handedOver = true;
-    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: stream.body, abort: stream.abort };
+    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: stream, abort: () => stream.abort() };
   } finally {
     if (!handedOver) admission.release();
   }
@@ -287,7 +288,7 @@ function localStream(
   input: RunAgentInput,
   contentType: EventMediaType,
   { stop, deadline, tally, finish }: RunControl,
-): { body: ReadableStream<Uint8Array>; abort(): void } {
+): ChunkSource<Uint8Array> {
   const run: AgentFunction = async function* (runInput, { signal }) {
     const onStop = (): void => stop.abort(STOPPED);
     signal.addEventListener("abort", onStop, { once: true });
@@ -306,7 +307,7 @@ function localStream(
     const late = deadline.event(tally);
     if (late) yield late;
   };
-  const { body, abort } = agentEventStream<RunAgentInput>({
+  const body = agentEventStream<RunAgentInput>({
     agent: run,
     input,
     contentType,
@@ -319,42 +320,22 @@ function localStream(
     },
     request: input,
   });
-  const reader = body.getReader();
   let done = false;
   const end = (): void => {
     if (done) return;
     done = true;
     finish();
   };
-  const counted = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const next = await reader.read();
-          if (next.done) {
-            controller.close();
-            end();
-            return;
-          }
-          tally.bytes += next.value.byteLength;
-          controller.enqueue(next.value);
-        } catch (error) {
-          controller.error(error);
-          end();
-        }
-      },
-      async cancel(reason) {
-        end();
-        await reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  // The run is over for the client whether or not the runtime cancels the body after this.
+  // The run is over for the client whether or not anyone pulls after this.
   return {
-    body: counted,
-    abort: () => {
-      abort();
+    async pull() {
+      const chunk = await body.pull();
+      if (chunk === undefined) end();
+      else tally.bytes += chunk.byteLength;
+      return chunk;
+    },
+    abort() {
+      body.abort();
       end();
     },
   };

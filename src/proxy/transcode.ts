@@ -17,6 +17,7 @@ import { pushDecoderFor } from "../stream/decode.js";
 import { FrameDecoder } from "../binary/frames.js";
 import { EventVerifier } from "../verify.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
+import type { ChunkSource } from "../server/chunk-source.js";
 import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
 
 /** What {@link transcode} needs. */
@@ -46,7 +47,7 @@ type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "err
  *
  * @throws Never; failures end the stream as described in the module.
  */
-export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8Array>; abort(): void } {
+export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const { answer, tally, stop, deadline } = params;
   const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes);
   const verifier = new EventVerifier();
@@ -60,7 +61,6 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   let ended = false;
   /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */
   let runEnded = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
   const stopped = new Promise<Read>((resolve) => stop.signal.addEventListener("abort", () => resolve({ kind: "stopped" }), { once: true }));
 
   /** Ends the stream once: stops the upstream, lets go of its body, reports the end. */
@@ -72,14 +72,14 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
     params.onEnd();
   };
 
-  const send = (chunk: Uint8Array | undefined): void => {
-    if (chunk === undefined) return;
-    tally.bytes += chunk.byteLength;
-    controller.enqueue(chunk);
+  /** A chunk on its way to the client, counted. */
+  const send = (chunk: Uint8Array | undefined): Uint8Array | undefined => {
+    if (chunk !== undefined) tally.bytes += chunk.byteLength;
+    return chunk;
   };
 
-  /** Sends what is batched and a final RUN_ERROR (unless the run had ended), then ends. */
-  const fail = (error: unknown): void => {
+  /** Ends the stream: returns what is batched and a final RUN_ERROR (unless the run had ended). */
+  const fail = (error: unknown): Uint8Array | undefined => {
     const code = failureOf(error);
     params.onFailure(error, code);
     if (!runEnded) {
@@ -87,9 +87,10 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
       batch.add(runError, Infinity);
       note(tally, runError, code);
     }
-    send(batch.take());
-    controller.close();
+    // Counted before the run's record is made.
+    const last = send(batch.take());
     finish();
+    return last;
   };
 
   /** Takes one checked event into the run's tally. */
@@ -169,74 +170,46 @@ export function transcode(params: TranscodeParams): { body: ReadableStream<Uint8
   };
 
   /** Ends a run the stop ended: with a RUN_ERROR `timeout` when the deadline passed. */
-  const endStopped = (): void => {
+  const endStopped = (): Uint8Array | undefined => {
     const event = deadline.event(tally);
     if (event) batch.add(event, Infinity);
-    send(batch.take());
-    controller.close();
+    const last = send(batch.take());
     finish();
+    return last;
   };
 
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-      },
-      async pull() {
-        while (!ended) {
-          if (stop.signal.aborted) return endStopped();
-          pending ??= read();
-          const outcome = await wait(pending);
-          if (ended) return;
-          if (outcome.kind === "idle") {
-            send(KEEP_ALIVE_BYTES.slice());
-            return;
-          }
-          pending = undefined;
-          // The run timed out (a client that left ends the stream through cancel or abort).
-          if (outcome.kind === "stopped") return endStopped();
-          let chunk: Uint8Array | undefined;
-          try {
-            if (outcome.kind === "error") throw outcome.error;
-            if (outcome.result.done) {
-              decoder.end();
-              verifier.end();
-              send(batch.take());
-              controller.close();
-              finish();
-              return;
-            }
-            chunk = take(outcome.result.value);
-          } catch (error) {
-            // An upstream the stop cut off fails its read: the stop says why the run ended.
-            if (stop.signal.aborted) return endStopped();
-            fail(error);
-            return;
-          }
-          if (chunk !== undefined) {
-            send(chunk);
-            return;
-          }
-          // A chunk that held no whole event: read on.
-        }
-      },
-      cancel() {
-        finish();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-
-  return {
-    body,
-    abort: () => {
-      if (ended) return;
-      finish();
+  // A client that leaves aborts `stop` (through finish), which ends any wait under way.
+  const pull = async (): Promise<Uint8Array | undefined> => {
+    while (!ended) {
+      if (stop.signal.aborted) return endStopped();
+      pending ??= read();
+      const outcome = await wait(pending);
+      if (ended) return undefined;
+      if (outcome.kind === "idle") return send(KEEP_ALIVE_BYTES.slice());
+      pending = undefined;
+      // The run timed out (a client that left ends the stream through abort).
+      if (outcome.kind === "stopped") return endStopped();
+      let chunk: Uint8Array | undefined;
       try {
-        controller.close();
-      } catch {
-        // Cancelled already: nothing is reading.
+        if (outcome.kind === "error") throw outcome.error;
+        if (outcome.result.done) {
+          decoder.end();
+          verifier.end();
+          const last = send(batch.take());
+          finish();
+          return last;
+        }
+        chunk = take(outcome.result.value);
+      } catch (error) {
+        // An upstream the stop cut off fails its read: the stop says why the run ended.
+        if (stop.signal.aborted) return endStopped();
+        return fail(error);
       }
-    },
+      if (chunk !== undefined) return send(chunk);
+      // A chunk that held no whole event: read on.
+    }
+    return undefined;
   };
+
+  return { pull, abort: finish };
 }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { ChunkSource } from "./chunk-source.js";
 import { concatBytes } from "../bytes.js";
 import { negotiateContentCoding, type ContentCoding, type ResolvedCompression } from "./content-coding.js";
 import { withHeaders } from "./cors.js";
@@ -84,17 +85,17 @@ function compressorOf(zlib: Zlib, coding: ContentCoding, level: number): ZlibStr
 
 /**
  * `body` compressed with `coding`: each chunk of `body` is compressed and flushed into one chunk
- * of the result, in order. Reading stays lazy (nothing is read ahead), so the back-pressure of
- * the body's source is unchanged; cancelling the result cancels `body` and frees the compressor.
+ * of the result, in order. Pulling stays lazy (nothing is read ahead), so the back-pressure of
+ * the body's source is unchanged; aborting the result aborts `body` and frees the compressor.
  *
  * @param zlib - From {@link loadZlib}.
- * @throws Never at once; a compressor failure errors the returned stream (and cancels `body`).
+ * @throws Never at once; a compressor failure rejects the pull under way, and aborts `body`.
  */
-export function compressedBody(zlib: Zlib, body: ReadableStream<Uint8Array>, coding: ContentCoding, compression: ResolvedCompression): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+export function compressedBody(zlib: Zlib, body: ChunkSource<Uint8Array>, coding: ContentCoding, compression: ResolvedCompression): ChunkSource<Uint8Array> {
   let compressor: ZlibStream | undefined;
   let output: Uint8Array[] = [];
   let failure: Error | undefined;
+  let ended = false;
   const take = (): Uint8Array | undefined => {
     if (failure !== undefined) throw failure;
     // One chunk per batch, so that a batch stays one write.
@@ -117,42 +118,38 @@ export function compressedBody(zlib: Zlib, body: ReadableStream<Uint8Array>, cod
       z.once("end", resolve);
       z.end();
     });
+  const abort = (): void => {
+    if (ended) return;
+    ended = true;
+    compressor?.destroy();
+    body.abort();
+  };
 
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          for (;;) {
-            const { done, value } = await reader.read();
-            compressor ??= open();
-            if (done) {
-              await end(compressor);
-              const rest = take();
-              if (rest !== undefined) controller.enqueue(rest);
-              controller.close();
-              return;
-            }
-            await write(compressor, value);
-            const chunk = take();
-            // An empty input flushes to nothing new only when the compressor has nothing pending.
-            if (chunk !== undefined) {
-              controller.enqueue(chunk);
-              return;
-            }
+  return {
+    async pull() {
+      try {
+        while (!ended) {
+          const value = await body.pull();
+          if (ended) return undefined;
+          compressor ??= open();
+          if (value === undefined) {
+            ended = true;
+            await end(compressor);
+            return take();
           }
-        } catch (error) {
-          compressor?.destroy();
-          reader.cancel(error).catch(() => {});
-          controller.error(error);
+          await write(compressor, value);
+          const chunk = take();
+          // An empty input flushes to nothing new only when the compressor has nothing pending.
+          if (chunk !== undefined) return chunk;
         }
-      },
-      cancel(reason) {
-        compressor?.destroy();
-        return reader.cancel(reason);
-      },
+        return undefined;
+      } catch (error) {
+        abort();
+        throw error;
+      }
     },
-    { highWaterMark: 0 },
-  );
+    abort,
+  };
 }
 
 /**
@@ -171,5 +168,6 @@ export async function compressAnswer(result: HandlerResult, compression: Resolve
   const zlib = wanted === undefined ? undefined : await loadZlib();
   const coding = zlib === undefined ? undefined : negotiateContentCoding(acceptEncoding, availableCodings(zlib, compression.encodings));
   if (coding === undefined) return { ...result, headers };
-  return { ...result, headers: withHeaders(headers, { "Content-Encoding": coding }), body: compressedBody(zlib!, result.body, coding, compression) };
+  const body = compressedBody(zlib!, result.body, coding, compression);
+  return { ...result, headers: withHeaders(headers, { "Content-Encoding": coding }), body, abort: () => body.abort() };
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { PullGate, type ChunkSource } from "./chunk-source.js";
 import { startRun, type Agent } from "../agent.js";
 import { PULL } from "../run-source.js";
 import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
@@ -230,12 +231,11 @@ export interface AgentEventStreamParams<R> {
   request: R;
 }
 
-/** A running agent's byte stream, and the way to stop it when the client leaves. */
-export interface AgentEventStream<T = Uint8Array> {
-  body: ReadableStream<T>;
+/** A running agent's chunks, and the way to stop it when the client leaves. */
+export interface AgentEventStream<T = Uint8Array> extends ChunkSource<T> {
   /**
    * Stops the run because the client went away (or, with `reason`, for that reason); see
-   * `StreamResult.abort`.
+   * `StreamResult.abort`. A pull under way resolves `undefined`.
    */
   abort(reason?: string): void;
 }
@@ -263,18 +263,18 @@ function describeType(type: unknown): string {
 }
 
 /**
- * Starts nothing yet: returns a byte stream that runs `agent` as it is read.
+ * Starts nothing yet: returns a source of byte chunks that runs `agent` as it is pulled.
  *
- * The stream has no read-ahead (`highWaterMark` 0): the agent's next event is asked for only when
- * the body's reader wants bytes, so a slow client slows the agent. Events the agent has ready at
- * once (before the next macrotask) are sent together as one chunk of at most 64 events or about
- * 16 KiB, so at most one such chunk is in hand at a time; an event the agent makes after waiting
- * for I/O goes out without waiting for more. Once streams have held the event loop for 2 ms, a
- * chunk that closed because it was full is followed by a macrotask before the agent is asked
- * again, so that an agent whose events never wait for I/O, read by a client that keeps up, still
- * lets the event loop serve other requests between chunks. For SSE, a read that waits more than
- * `keepAliveMs` for the agent gets a keep-alive comment instead, while the agent's `next()` stays
- * pending for the following read.
+ * Nothing is read ahead: the agent's next event is asked for only when the body's reader pulls,
+ * so a slow client slows the agent. Events the agent has ready at once (before the next
+ * macrotask) are sent together as one chunk of at most 64 events or about 16 KiB, so at most one
+ * such chunk is in hand at a time; an event the agent makes after waiting for I/O goes out
+ * without waiting for more. Once streams have held the event loop for 2 ms, a chunk that closed
+ * because it was full is followed by a macrotask before the agent is asked again, so that an
+ * agent whose events never wait for I/O, read by a client that keeps up, still lets the event
+ * loop serve other requests between chunks. For SSE, a pull that waits more than `keepAliveMs`
+ * for the agent gets a keep-alive comment instead, while the agent's `next()` stays pending for
+ * the following pull.
  *
  * An error thrown by the agent, an event it yields that the model rejects, or one over
  * `maxEventBytes`, ends the stream with one RUN_ERROR event (`agent_error` / `invalid_event` with
@@ -284,9 +284,9 @@ function describeType(type: unknown): string {
  * RUN_ERROR of the server's after a finished run). What the agent yields after that is sent only
  * if AG-UI allows it there (a new run's RUN_STARTED; a RUN_ERROR after RUN_FINISHED); anything
  * else is not sent: the agent is stopped and a `protocol_violation` goes to `onError`.
- * Cancelling the stream or calling `abort()` fires the agent's signal and returns its iterator,
- * so that its `finally` blocks run, and closes the stream (without an error, which runtimes would
- * log as a failed response).
+ * Calling `abort()` fires the agent's signal and returns its iterator, so that its `finally`
+ * blocks run, and ends the source: a pull under way resolves `undefined` (wrapped in a stream,
+ * it closes without an error, which runtimes would log as a failed response).
  *
  * @throws Never; errors end the stream as described.
  */
@@ -310,11 +310,6 @@ export function eventChunks<R, T>(
   keepAlive: () => T,
 ): AgentEventStream<T> {
   const { input, request, maxEventBytes } = params;
-  /** Sends what is batched, if anything, as one chunk. */
-  const flush = (): void => {
-    const chunk = batch.take();
-    if (chunk !== undefined) streamController.enqueue(chunk);
-  };
   const run = new AbortController();
   const iterator = startRun(params.agent, input, run.signal);
   let pending: Promise<Step> | undefined;
@@ -323,9 +318,10 @@ export function eventChunks<R, T>(
   let runEndedWith: string | undefined;
   /** Set when a chunk closed full: the next pull waits for it before asking the agent again. */
   let pause: Promise<undefined> | undefined;
-  let streamController!: ReadableStreamDefaultController<T>;
-  /** Ends a keep-alive wait at once, when the client leaves during one. */
-  let wake: (() => void) | undefined;
+  /** Ends a pull under way at once, when the client leaves during it. */
+  const gate = new PullGate();
+  /** The keep-alive timer of the wait under way, if any. */
+  let silence: ReturnType<typeof setTimeout> | undefined;
 
   const report = (error: unknown): void => reportError(params.onError, error, { input, request });
 
@@ -365,149 +361,133 @@ export function eventChunks<R, T>(
     });
   };
 
-  /** Ends the stream with what is batched, and a RUN_ERROR unless the agent's run already ended. */
-  const endWithError = (error: unknown, runError: { code: string; message: string } | undefined): void => {
+  /**
+   * Ends the stream with what is batched, and a RUN_ERROR unless the agent's run already ended:
+   * returns the chunk to send now; the next pull ends the stream.
+   */
+  const endWithError = (error: unknown, runError: { code: string; message: string } | undefined): T | undefined => {
     ended = true;
     report(error);
     // The server's own RUN_ERROR is short and fixed: it is not held to maxEventBytes.
     if (runError) batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
-    flush();
-    streamController.close();
+    return batch.take();
   };
 
-  /** Waits for `promise`, or `ms` of silence (then `undefined`), or an abort (then `undefined`). */
+  /** Waits for `promise`, or `ms` of silence (then `undefined`). */
   const waitAtMost = (promise: Promise<Step>, ms: number): Promise<Step | undefined> =>
     new Promise((resolve) => {
-      const settle = (outcome: Step | undefined): void => {
+      const timer = setTimeout(resolve, ms, undefined);
+      silence = timer;
+      void promise.then((outcome) => {
         clearTimeout(timer);
-        // An earlier wait on the same step settles late too; it must not clear a newer one's hook.
-        if (wake === stop) wake = undefined;
         resolve(outcome);
-      };
-      const stop = (): void => settle(undefined);
-      const timer = setTimeout(stop, ms);
-      wake = stop;
-      void promise.then(settle);
+      });
     });
 
   const abort = (reason = "the client went away"): void => {
     if (ended) return;
     ended = true;
-    wake?.();
+    clearTimeout(silence);
+    gate.open();
     stopAgent(reason);
     void pending?.then((outcome) => {
       if (!outcome.ok && !isAbort(outcome.error, run.signal)) report(outcome.error);
     });
-    // Tells a runtime still reading the body that it will get no more. Closed, not errored: a
-    // client leaving is normal, and runtimes (@hono/node-server, for one) log an errored body as
-    // a failed response. Throws once the stream is cancelled, which already ended every read.
-    try {
-      streamController.close();
-    } catch {
-      // Cancelled: nothing is reading.
+  };
+
+  /**
+   * Waits for `promise`, or for the stream to end (then `undefined`): a pull ends at once when
+   * the client leaves, whatever the agent is doing.
+   */
+  const unlessEnded = <V>(promise: Promise<V>): Promise<V | undefined> => (ended ? Promise.resolve(undefined) : gate.race(promise));
+
+  /** The next chunk: what the agent has ready, a keep-alive, or the chunk that ends the stream. */
+  const produce = async (): Promise<T | undefined> => {
+    for (;;) {
+      if (ended) return undefined;
+      if (pause) {
+        const wait = pause;
+        pause = undefined;
+        await unlessEnded(wait);
+        if (ended) continue;
+      }
+      pending ??= step();
+      const outcome = await unlessEnded(keepAliveMs ? waitAtMost(pending, keepAliveMs) : pending);
+      if (ended) continue;
+      if (outcome === undefined) return keepAlive();
+      pending = undefined;
+      // Events the agent has ready at once go out as one chunk: a write per event is what made
+      // SSE over HTTP slow. The batch ends when the agent has nothing ready before the next
+      // macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run.
+      let next: Step | undefined = outcome;
+      let turn: Promise<undefined> | undefined;
+      while (next !== undefined) {
+        if (!next.ok) {
+          // The agent's generator is over; the signal still tells any work it started to stop.
+          if (!run.signal.aborted) run.abort(new AguiWireError("aborted", "the agent failed"));
+          // After its RUN_FINISHED (or RUN_ERROR) the run is over for the client: a RUN_ERROR
+          // now would follow the run's end. The error only goes to onError.
+          return endWithError(next.error, runEndedWith === undefined ? AGENT_FAILED : undefined);
+        }
+        if (next.result.done) {
+          ended = true;
+          return batch.take();
+        }
+        const event = next.result.value;
+        const type = typeField(event);
+        if (runEndedWith !== undefined && !mayComeBetweenRuns(type, runEndedWith === EventType.RUN_ERROR)) {
+          // Only a new run (RUN_STARTED), or a RUN_ERROR after RUN_FINISHED, may follow a run's
+          // end, as our client's verifier and AG-UI 1.0's have it: anything else is a bug of the
+          // agent's. It is not sent, and an agent that goes on yielding is stopped rather than
+          // drained.
+          stopAgent("the agent yielded an event after its run ended");
+          return endWithError(
+            new AguiWireError(
+              "protocol_violation",
+              `the agent yielded ${describeType(type)} after its run ended with ${runEndedWith}: expected RUN_STARTED${runEndedWith === EventType.RUN_FINISHED ? " or RUN_ERROR" : ""} or nothing more; the event was not sent and the agent was stopped`,
+            ),
+            undefined,
+          );
+        }
+        try {
+          batch.add(event, maxEventBytes);
+        } catch (error) {
+          if (error instanceof EventTooLargeError) {
+            stopAgent("the agent's event was over maxEventBytes");
+            return endWithError(error, { code: error.code, message: error.message });
+          }
+          stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
+          return endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
+        }
+        // RUN_ERROR ends a run as RUN_FINISHED does; a RUN_STARTED opens the next one.
+        if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) runEndedWith = type;
+        else if (type === EventType.RUN_STARTED) runEndedWith = undefined;
+        if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
+          // The agent never waited during this chunk. Once the streams have held the event loop
+          // for SLICE_MS, the next chunk starts after a macrotask, so that timers, I/O and other
+          // requests get their turn (the one begun with this chunk, which has passed already if
+          // the agent waited a little on the way). Not after every chunk: a turn per chunk cost
+          // a tenth of the throughput of many short concurrent runs.
+          if (performance.now() - lastTurnAt >= SLICE_MS) pause = turn ?? nextTurn();
+          break;
+        }
+        const now = stepNow();
+        if (!(now instanceof Promise)) {
+          next = now;
+          continue;
+        }
+        pending = now;
+        turn ??= nextTurn();
+        next = await unlessEnded(Promise.race([pending, turn]));
+        if (ended) break;
+        if (next !== undefined) pending = undefined;
+      }
+      // Aborted: what is batched is not sent, as nobody reads it.
+      if (ended) continue;
+      const chunk = batch.take();
+      if (chunk !== undefined) return chunk;
     }
   };
 
-  const body = new ReadableStream<T>(
-    {
-      start(controller) {
-        streamController = controller;
-      },
-      async pull(controller) {
-        if (ended) return;
-        if (pause) {
-          const wait = pause;
-          pause = undefined;
-          await wait;
-          if (ended) return;
-        }
-        pending ??= step();
-        const outcome = keepAliveMs ? await waitAtMost(pending, keepAliveMs) : await pending;
-        if (ended) return;
-        if (outcome === undefined) {
-          controller.enqueue(keepAlive());
-          return;
-        }
-        pending = undefined;
-        // Events the agent has ready at once go out as one chunk: a write per event is what made
-        // SSE over HTTP slow. The batch ends when the agent has nothing ready before the next
-        // macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run.
-        let next: Step | undefined = outcome;
-        let turn: Promise<undefined> | undefined;
-        while (next !== undefined) {
-          if (!next.ok) {
-            // The agent's generator is over; the signal still tells any work it started to stop.
-            if (!run.signal.aborted) run.abort(new AguiWireError("aborted", "the agent failed"));
-            // After its RUN_FINISHED (or RUN_ERROR) the run is over for the client: a RUN_ERROR
-            // now would follow the run's end. The error only goes to onError.
-            endWithError(next.error, runEndedWith === undefined ? AGENT_FAILED : undefined);
-            return;
-          }
-          if (next.result.done) {
-            ended = true;
-            flush();
-            controller.close();
-            return;
-          }
-          const event = next.result.value;
-          const type = typeField(event);
-          if (runEndedWith !== undefined && !mayComeBetweenRuns(type, runEndedWith === EventType.RUN_ERROR)) {
-            // Only a new run (RUN_STARTED), or a RUN_ERROR after RUN_FINISHED, may follow a run's
-            // end, as our client's verifier and AG-UI 1.0's have it: anything else is a bug of the
-            // agent's. It is not sent, and an agent that goes on yielding is stopped rather than
-            // drained.
-            stopAgent("the agent yielded an event after its run ended");
-            endWithError(
-              new AguiWireError(
-                "protocol_violation",
-                `the agent yielded ${describeType(type)} after its run ended with ${runEndedWith}: expected RUN_STARTED${runEndedWith === EventType.RUN_FINISHED ? " or RUN_ERROR" : ""} or nothing more; the event was not sent and the agent was stopped`,
-              ),
-              undefined,
-            );
-            return;
-          }
-          try {
-            batch.add(event, maxEventBytes);
-          } catch (error) {
-            if (error instanceof EventTooLargeError) {
-              stopAgent("the agent's event was over maxEventBytes");
-              endWithError(error, { code: error.code, message: error.message });
-            } else {
-              stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
-              endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
-            }
-            return;
-          }
-          // RUN_ERROR ends a run as RUN_FINISHED does; a RUN_STARTED opens the next one.
-          if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) runEndedWith = type;
-          else if (type === EventType.RUN_STARTED) runEndedWith = undefined;
-          if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
-            // The agent never waited during this chunk. Once the streams have held the event loop
-            // for SLICE_MS, the next chunk starts after a macrotask, so that timers, I/O and other
-            // requests get their turn (the one begun with this chunk, which has passed already if
-            // the agent waited a little on the way). Not after every chunk: a turn per chunk cost
-            // a tenth of the throughput of many short concurrent runs.
-            if (performance.now() - lastTurnAt >= SLICE_MS) pause = turn ?? nextTurn();
-            break;
-          }
-          const now = stepNow();
-          if (!(now instanceof Promise)) {
-            next = now;
-            continue;
-          }
-          pending = now;
-          turn ??= nextTurn();
-          next = await Promise.race([pending, turn]);
-          if (ended) return;
-          if (next !== undefined) pending = undefined;
-        }
-        flush();
-      },
-      cancel() {
-        abort();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { body, abort };
+  return { pull: produce, abort };
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readableOf } from "./chunk-source.js";
 import type { Agent } from "../agent.js";
 import { BoundedBody, type BodyRead } from "./body.js";
 import { whenAborted } from "../abort.js";
@@ -125,6 +126,7 @@ export function discardRequestBody(request: Request): void {
  * @throws Never.
  */
 export function toResponse(result: HandlerResult, request: Request): Response {
-  if (result.kind === "stream") whenAborted(request.signal as AbortSignal | undefined, result.abort);
-  return new Response(result.body, { status: result.status, headers: result.headers });
+  if (result.kind === "plain") return new Response(result.body, { status: result.status, headers: result.headers });
+  whenAborted(request.signal as AbortSignal | undefined, result.abort);
+  return new Response(readableOf(result.body), { status: result.status, headers: result.headers });
 }

@@ -115,7 +115,7 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
   if (!parsed.ok) return jsonError(422, parsed.error, false);
   const contentType = negotiate(incoming.header("accept"));
   if (store !== undefined) return startStoredRun(agent, options, store, incoming, parsed.input, contentType);
-  const { body, abort } = agentEventStream({
+  const body = agentEventStream({
     agent,
     input: parsed.input,
     contentType,
@@ -124,5 +124,5 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
     onError: options.onError,
     request: incoming.request,
   });
-  return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort };
+  return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort: () => body.abort() };
 }

@@ -97,7 +97,7 @@ export function drained(res: ServerResponse): Promise<void> {
 
 /** Writes the event stream, honouring back-pressure, and stops the agent if the client leaves. */
 async function writeStream(result: StreamResult, res: ServerResponse): Promise<void> {
-  const reader = result.body.getReader();
+  const source = result.body;
   let clientGone = false;
   const onClose = (): void => {
     if (res.writableFinished) return;
@@ -110,17 +110,17 @@ async function writeStream(result: StreamResult, res: ServerResponse): Promise<v
     // The client learns the run started before the agent's first event, however long that takes.
     res.flushHeaders();
     for (;;) {
-      const { done, value } = await reader.read();
-      // abort() (the client left) closes the stream: a done read then means there is no one to
+      const chunk = await source.pull();
+      // abort() (the client left) ends the source: an empty pull then means there is no one to
       // end the response for.
       if (clientGone) return;
-      if (done) break;
-      if (!res.write(value)) await drained(res);
+      if (chunk === undefined) break;
+      if (!res.write(chunk)) await drained(res);
       if (clientGone) return;
     }
     res.end();
   } catch {
-    // The stream never errors by design; a read that fails anyway must not leave the response open.
+    // Only a compressor fails a pull; it must not leave the response open.
     if (!clientGone) {
       result.abort();
       res.destroy();
@@ -128,8 +128,8 @@ async function writeStream(result: StreamResult, res: ServerResponse): Promise<v
   } finally {
     res.off("close", onClose);
     // Tells the body's source that nobody reads it any more, also when the client left while a
-    // write waited for 'drain' (a wrapper such as the proxy's finishes its run on cancel).
-    if (clientGone) reader.cancel().catch(() => {});
+    // write waited for 'drain' (a wrapper such as the proxy's finishes its run on abort).
+    if (clientGone) source.abort();
   }
 }
 

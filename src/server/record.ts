@@ -18,7 +18,9 @@ import { reportError } from "./options.js";
 /** The most events gathered for the next append while one is under way. */
 const MAX_GATHERED = 1024;
 
-const NOTHING = (): undefined => undefined;
+/** What the race of a pull against an append gives when the append settled first. */
+const APPENDED = Symbol("appended");
+const appended = (): typeof APPENDED => APPENDED;
 
 /** The RUN_ERROR code a cancelled run ends with. */
 export const RUN_CANCELLED = { code: "cancelled", message: "the run was cancelled" } as const;
@@ -103,7 +105,6 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
   const { writer, input, request } = params;
   const report = (error: unknown): void => reportError(params.onError, error, { input, request });
   const chunks = eventChunks(params, runEventBatch(params.sse, params.frames), 0, () => []);
-  const reader = chunks.body.getReader();
   let cancelled = false;
   const unlink = whenAborted(writer.cancelled, () => {
     cancelled = true;
@@ -112,8 +113,8 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
   /** Whether what the store holds ends with a run's end (RUN_FINISHED or RUN_ERROR). */
   let runEnded = false;
   let last: RunEvent | undefined;
-  /** A read of the agent's next chunk, begun while an append was under way. */
-  let nextRead: Promise<ReadableStreamReadResult<RunEvent[]>> | undefined;
+  /** A pull of the agent's next chunk (undefined at its end), begun while an append was under way. */
+  let nextRead: Promise<RunEvent[] | undefined> | undefined;
   let agentDone = false;
   /** What the next append writes. */
   let batch: RunEvent[] = [];
@@ -121,10 +122,10 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
     for (;;) {
       if (batch.length === 0) {
         if (agentDone) break;
-        const read = await (nextRead ?? reader.read());
+        const read = await (nextRead ?? chunks.pull());
         nextRead = undefined;
-        if (read.done) break;
-        batch = read.value;
+        if (read === undefined) break;
+        batch = read;
       }
       const written = batch;
       batch = [];
@@ -134,12 +135,12 @@ export async function recordRun<R>(params: RecordRunParams<R>): Promise<void> {
       // next append, so that a slow store gets fewer, larger appends instead of holding the agent
       // back a round trip per chunk. Bounded, so that a store that stalls slows the agent.
       while (!settled && !agentDone && batch.length < MAX_GATHERED) {
-        nextRead ??= reader.read();
-        const read = await Promise.race([nextRead, appending.then(NOTHING, NOTHING)]);
-        if (read === undefined) break;
+        nextRead ??= chunks.pull();
+        const read = await Promise.race([nextRead, appending.then(appended, appended)]);
+        if (read === APPENDED) break;
         nextRead = undefined;
-        if (read.done) agentDone = true;
-        else for (let i = 0; i < read.value.length; i++) batch.push(read.value[i]!);
+        if (read === undefined) agentDone = true;
+        else for (let i = 0; i < read.length; i++) batch.push(read[i]!);
       }
       await appending;
       for (let i = 0; i < written.length; i++) {

@@ -12,6 +12,7 @@ import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { encodeValidSSE } from "../sse/encode.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
+import { PullGate, type ChunkSource } from "./chunk-source.js";
 import { batchFor, checkSSESize, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "./event-stream.js";
 
 /** What the client is told when the store fails while its run is read. */
@@ -75,22 +76,23 @@ export interface ReplayParams {
 type Step = { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; error: unknown };
 
 /**
- * A byte stream of a stored run: one chunk per batch the store gives, read only as the client
- * reads (`highWaterMark` 0). For SSE, a wait longer than `keepAliveMs` for the next live event
- * sends a keep-alive comment. A store that fails while the run is read, or an SSE event over
+ * A source of a stored run's byte chunks: one chunk per batch the store gives, read only as the
+ * client pulls. For SSE, a wait longer than `keepAliveMs` for the next live event sends a
+ * keep-alive comment. A store that fails while the run is read, or an SSE event over
  * `maxEventBytes`, ends the stream with a RUN_ERROR (`store_unavailable`, `frame_too_large`)
- * that has no `id` (it is not part of the stored run) and goes to `onError`. Cancelling the
- * stream, or `abort()`, stops reading, and nothing else: the run goes on in the store.
+ * that has no `id` (it is not part of the stored run) and goes to `onError`. `abort()` stops
+ * reading (a pull under way resolves `undefined`), and nothing else: the run goes on in the store.
  *
  * @throws Never.
  */
-export function replayStream(params: ReplayParams): { body: ReadableStream<Uint8Array>; abort(): void } {
+export function replayStream(params: ReplayParams): ChunkSource<Uint8Array> {
   const { contentType, maxEventBytes, stop } = params;
   const keepAliveMs = sseKeepAliveMs(contentType, params.keepAliveMs);
   const iterator = params.reader[Symbol.asyncIterator]();
   let pending: Promise<Step> | undefined;
   let ended = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const gate = new PullGate();
+  let silence: ReturnType<typeof setTimeout> | undefined;
 
   const step = (): Promise<Step> =>
     iterator.next().then(
@@ -98,80 +100,62 @@ export function replayStream(params: ReplayParams): { body: ReadableStream<Uint8
       (error: unknown) => ({ ok: false as const, error }),
     );
 
-  /** Waits for `promise`, or `ms` of silence (then `undefined`), or the end (then `undefined`). */
+  /** Waits for `promise`, or `ms` of silence (then `undefined`). */
   const waitAtMost = (promise: Promise<Step>, ms: number): Promise<Step | undefined> =>
     new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), ms);
+      const timer = setTimeout(resolve, ms, undefined);
+      silence = timer;
       void promise.then((outcome) => {
         clearTimeout(timer);
         resolve(outcome);
       });
     });
 
-  /** Ends the stream with one RUN_ERROR of the server's, outside the stored run. */
-  const endWith = (error: unknown, runError: { code: string; message: string }): void => {
+  /** Ends the stream with one RUN_ERROR of the server's, outside the stored run: its chunk. */
+  const endWith = (error: unknown, runError: { code: string; message: string }): Uint8Array => {
     ended = true;
     params.onError(error);
     const batch = batchFor(contentType);
     batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
-    controller.enqueue(batch.take()!);
-    controller.close();
     stop.abort();
+    return batch.take()!;
   };
 
   const abort = (): void => {
     if (ended) return;
     ended = true;
+    clearTimeout(silence);
+    gate.open();
     stop.abort();
     void iterator.return?.(undefined)?.catch(() => {});
+  };
+
+  const pull = async (): Promise<Uint8Array | undefined> => {
+    if (ended) return undefined;
+    pending ??= step();
+    const outcome = await gate.race(keepAliveMs ? waitAtMost(pending, keepAliveMs) : pending);
+    if (ended) return undefined;
+    if (outcome === undefined) return KEEP_ALIVE_BYTES.slice();
+    pending = undefined;
+    if (!outcome.ok) {
+      const error = outcome.error;
+      const unavailable = isAguiWireError(error, "store_unavailable")
+        ? error
+        : new AguiWireError("store_unavailable", `the run store failed while the run was read: ${String((error as Error)?.message ?? error)}`, { cause: error });
+      return endWith(unavailable, STORE_UNAVAILABLE);
+    }
+    if (outcome.result.done) {
+      ended = true;
+      return undefined;
+    }
     try {
-      controller.close();
-    } catch {
-      // Cancelled: nothing is reading.
+      return chunkOf(outcome.result.value, contentType, maxEventBytes);
+    } catch (error) {
+      void iterator.return?.(undefined)?.catch(() => {});
+      if (error instanceof EventTooLargeError) return endWith(error, { code: error.code, message: error.message });
+      return endWith(error, STORE_UNAVAILABLE);
     }
   };
 
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-      },
-      async pull() {
-        if (ended) return;
-        pending ??= step();
-        const outcome = keepAliveMs ? await waitAtMost(pending, keepAliveMs) : await pending;
-        if (ended) return;
-        if (outcome === undefined) {
-          controller.enqueue(KEEP_ALIVE_BYTES.slice());
-          return;
-        }
-        pending = undefined;
-        if (!outcome.ok) {
-          const error = outcome.error;
-          const unavailable = isAguiWireError(error, "store_unavailable")
-            ? error
-            : new AguiWireError("store_unavailable", `the run store failed while the run was read: ${String((error as Error)?.message ?? error)}`, { cause: error });
-          endWith(unavailable, STORE_UNAVAILABLE);
-          return;
-        }
-        if (outcome.result.done) {
-          ended = true;
-          controller.close();
-          return;
-        }
-        try {
-          controller.enqueue(chunkOf(outcome.result.value, contentType, maxEventBytes));
-        } catch (error) {
-          void iterator.return?.(undefined)?.catch(() => {});
-          if (error instanceof EventTooLargeError) endWith(error, { code: error.code, message: error.message });
-          else endWith(error, STORE_UNAVAILABLE);
-        }
-      },
-      cancel() {
-        abort();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { body, abort };
+  return { pull, abort };
 }

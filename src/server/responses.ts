@@ -4,6 +4,7 @@
  * @module
  */
 import type { EventMediaType } from "../media-types.js";
+import type { ChunkSource } from "./chunk-source.js";
 
 /** An answer whose body is known in full: every error, and a CORS preflight's 204. */
 export interface PlainResult {
@@ -24,7 +25,8 @@ export interface StreamResult {
   kind: "stream";
   status: 200;
   headers: Record<string, string>;
-  body: ReadableStream<Uint8Array>;
+  /** The stream's chunks: the Node adapter writes them as pulled, the fetch ones wrap them (`readableOf`). */
+  body: ChunkSource<Uint8Array>;
   /**
    * Ends the run because the client went away: fires the agent's signal and returns its
    * iterator. Idempotent; a no-op once the stream has ended.

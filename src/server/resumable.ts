@@ -64,8 +64,8 @@ async function streamFrom<R>(
     return storeAnswer(error);
   }
   if (reader.exhausted) return emptyAnswer(204, { [RUN_ID_HEADER]: runId, "Cache-Control": "no-store" });
-  const { body, abort } = replayStream({ reader, stop, contentType, keepAliveMs: options.keepAliveMs, maxEventBytes: options.maxEventBytes, onError: report });
-  return { kind: "stream", status: 200, headers: { ...streamHeaders(contentType), [RUN_ID_HEADER]: runId }, body, abort };
+  const body = replayStream({ reader, stop, contentType, keepAliveMs: options.keepAliveMs, maxEventBytes: options.maxEventBytes, onError: report });
+  return { kind: "stream", status: 200, headers: { ...streamHeaders(contentType), [RUN_ID_HEADER]: runId }, body, abort: () => body.abort() };
 }
 
 /**

@@ -1,0 +1,78 @@
+/**
+ * The handlers' response bodies before any runtime sees them: sources of chunks pulled one at a
+ * time. The Node adapter writes a source straight into the response, and only the fetch-style
+ * adapters wrap it in a `ReadableStream`: a stream, its controller and its reader cost every run
+ * a few microseconds to make and about a kilobyte to keep, for a body that has one reader.
+ *
+ * @module
+ */
+
+/**
+ * A body as the handlers' cores make it: chunks pulled one at a time, nothing read ahead.
+ */
+export interface ChunkSource<T> {
+  /**
+   * The next chunk, or `undefined` once the body has ended: its last chunk was pulled, or
+   * {@link abort} stopped it (a pull under way when it did resolves `undefined` then). One pull at
+   * a time: the next only after the last one settled.
+   *
+   * @throws (rejects) Only for a source that wraps another and fails itself (a compressor); the
+   *   event sources end every failure with a RUN_ERROR chunk instead.
+   */
+  pull(): Promise<T | undefined>;
+  /**
+   * Stops the body because nobody will read the rest (the client went away): the source lets go
+   * of what it reads from and stops what produces it. Idempotent; a no-op once it has ended.
+   */
+  abort(): void;
+}
+
+/**
+ * An end that {@link ChunkSource.abort} can bring early: {@link ChunkSource.pull} races what it
+ * waits for against it, so that a pull waiting on an agent or an upstream that never answers still
+ * resolves when the client leaves.
+ */
+export class PullGate {
+  private wake: ((value: undefined) => void) | undefined;
+
+  /**
+   * `pending`, or `undefined` as soon as {@link open} is called, whichever comes first.
+   *
+   * @throws (rejects) As `pending` does.
+   */
+  race<T>(pending: Promise<T>): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve, reject) => {
+      this.wake = resolve;
+      pending.then(resolve, reject);
+    });
+  }
+
+  /** Ends the pull under way, if any, with `undefined`. Never throws. */
+  open(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.(undefined);
+  }
+}
+
+/**
+ * A `ReadableStream` of `source`, for the fetch-style adapters: no read-ahead (`highWaterMark` 0),
+ * a pull per read, cancel aborting the source.
+ *
+ * @throws Never at once; the stream errors if the source's pull rejects.
+ */
+export function readableOf<T>(source: ChunkSource<T>): ReadableStream<T> {
+  return new ReadableStream<T>(
+    {
+      async pull(controller) {
+        const chunk = await source.pull();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel() {
+        source.abort();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
