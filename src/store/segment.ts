@@ -45,13 +45,20 @@ export function segmentOf(first: number, events: readonly RunEvent[]): Segment {
   let sse: Segment["sse"];
   if (n > 0 && events.every((e) => e.sse !== undefined)) {
     const offsets = new Uint32Array(n + 1);
-    let text = "";
+    const parts: string[] = new Array<string>(2 * n);
+    let length = 0;
     for (let i = 0; i < n; i++) {
-      offsets[i] = text.length;
-      text += `id: ${first + i}\n${events[i]!.sse!}`;
+      offsets[i] = length;
+      const id = `id: ${first + i}\n`;
+      const sse = events[i]!.sse!;
+      parts[2 * i] = id;
+      parts[2 * i + 1] = sse;
+      length += id.length + sse.length;
     }
-    offsets[n] = text.length;
-    sse = { text, offsets };
+    offsets[n] = length;
+    // Joined, not appended one by one: a string grown by `+=` is a rope as deep as it has events,
+    // which every later slice of it walks (slicing a segment cost more than encoding its events).
+    sse = { text: parts.join(""), offsets };
   }
   return { first, count: n, frames, sse, size: (frames?.bytes.length ?? 0) + (sse?.text.length ?? 0) };
 }
