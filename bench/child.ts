@@ -45,7 +45,9 @@ export interface Child {
  */
 export async function startChild(name: string, script: URL, nodeFlags: string[], arg: unknown): Promise<Child> {
   const path = fileURLToPath(script);
-  const proc = spawn(process.execPath, [...nodeFlags, "--import", import.meta.resolve("tsx"), path, JSON.stringify(arg)], { stdio: ["pipe", "pipe", "pipe"] });
+  // The bench's own processes measure what it measures: the compiled package when it does (bench/compiled.mjs).
+  const compiled = process.env.AGUI_BENCH_COMPILED === "1" ? ["--import", fileURLToPath(new URL("./compiled.mjs", import.meta.url))] : [];
+  const proc = spawn(process.execPath, [...nodeFlags, "--import", import.meta.resolve("tsx"), ...compiled, path, JSON.stringify(arg)], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr!.setEncoding("utf8");
   proc.stderr!.on("data", (chunk: string) => {
