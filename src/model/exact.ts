@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { isExactEvent } from "../gen/model/event_checks.js";
-import { EVENT_SCHEMAS, type AguiEvent } from "./events.js";
+import { isExactEvent, isExactEventInOrder } from "../gen/model/event_checks.js";
+import type { AguiEvent } from "./events.js";
 import { parseEvent } from "./parse.js";
 
 /**
@@ -29,37 +29,15 @@ export function validEvent(value: unknown): AguiEvent {
 /**
  * Validates an event for an encoder whose output shows the order of its keys (SSE's JSON): returns
  * `value` itself when it already is exactly the event `parseEvent` would return, keys in the same
- * order, otherwise `parseEvent(value)`. Either way `JSON.stringify` of the result is the same
- * text. The order matters because zod builds its copy in the model's key order, and the SSE text
- * keeps that order whatever order the agent wrote its fields in.
+ * order, nested objects (messages, tool calls, content parts, patch operations) included, otherwise
+ * `parseEvent(value)`. Either way `JSON.stringify` of the result is the same text. The order
+ * matters because zod builds its copy in the model's key order, and the SSE text keeps that order
+ * whatever order the agent wrote its fields in.
  *
  * @throws {ValidationError} As `parseEvent` does: `unknown_event_type` or `invalid_event`.
  */
 export function validEventInOrder(value: unknown): AguiEvent {
-  return isPlainObject(value) && isExactEvent(value) && inModelOrder(value) ? (value as AguiEvent) : parseEvent(value);
-}
-
-/** The model's key order of each event type, read from its schema's shape on first use. */
-const keyOrders = new Map<unknown, readonly string[]>();
-
-/**
- * Whether the keys of an exact event (every key known to its schema, none undefined) come in the
- * order of its schema's shape: each key is found further along the shape than the one before.
- */
-function inModelOrder(value: object): boolean {
-  const type = (value as { type: keyof typeof EVENT_SCHEMAS }).type;
-  let order = keyOrders.get(type);
-  if (order === undefined) {
-    order = Object.keys((EVENT_SCHEMAS[type] as unknown as { shape: object }).shape);
-    keyOrders.set(type, order);
-  }
-  let at = 0;
-  for (const key in value) {
-    while (at < order.length && order[at] !== key) at++;
-    if (at === order.length) return false;
-    at++;
-  }
-  return true;
+  return isPlainObject(value) && isExactEventInOrder(value) ? (value as AguiEvent) : parseEvent(value);
 }
 
 /**

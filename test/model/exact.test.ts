@@ -9,6 +9,8 @@ import { EXACT_EVENT_TYPES, isExactEvent } from "../../src/gen/model/event_check
 import { validEvent } from "../../src/model/exact.js";
 import { object } from "../../src/model/object.js";
 import { int } from "../../src/model/int.js";
+import { array } from "../../src/model/array.js";
+import { tagged } from "../../src/model/tagged.js";
 import { generate } from "../../tools/gen-event-checks.js";
 import { CORPUS } from "../fixtures/corpus.js";
 import { FULL_EVENTS, MINIMAL_EVENTS, Point } from "./helpers.js";
@@ -25,25 +27,16 @@ function verdict(fn: () => unknown): unknown {
 
 /**
  * The event types with a required field of a form the generator does not compile: they always go
- * to zod. STATE_DELTA and ACTIVITY_DELTA hold patches (arrays of unions), MESSAGES_SNAPSHOT
- * messages, TOOL_CALL_RESULT a content that is text or parts.
+ * to zod. Since nested objects, arrays, unions and text-or-parts compile, there are none.
  */
-const ZOD_ONLY_TYPES = ["STATE_DELTA", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT", "ACTIVITY_DELTA"];
+const ZOD_ONLY_TYPES: string[] = [];
 
 /**
- * The optional fields of a form the generator does not compile (an outcome, a list of token usage,
- * an echoed request): an event that has one goes to zod, and one without it may take the fast path.
+ * Whether the fast path may pass `event`: of a type it covers, with no field it leaves to zod. The
+ * one form left is an interrupt outcome, whose list of interrupts has a minimum length.
  */
-const ZOD_ONLY_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  RUN_STARTED: ["input"],
-  RUN_FINISHED: ["outcome", "usage"],
-  RUN_ERROR: ["usage"],
-  SUBAGENT_FINISHED: ["outcome"],
-};
-
-/** Whether the fast path may pass `event`: of a type it covers, with no field it leaves to zod. */
 const coverable = (event: { type: string } & Record<string, unknown>): boolean =>
-  !ZOD_ONLY_TYPES.includes(event.type) && !(ZOD_ONLY_FIELDS[event.type] ?? []).some((key) => key in event);
+  !ZOD_ONLY_TYPES.includes(event.type) && !(event.type === "RUN_FINISHED" && (event.outcome as { type?: unknown } | undefined)?.type === "interrupt");
 
 describe("the generated event checks", () => {
   it("cover every event type whose required fields all have a plain form, and only those", () => {
@@ -68,27 +61,38 @@ describe("the generated event checks", () => {
     expect(isExactEvent({ ...MINIMAL_EVENTS.TEXT_MESSAGE_START, role: "tool" })).toBe(false);
   });
 
-  it("send an event with an outcome, usage or input to zod, which judges it and copies it", () => {
+  it("send an event with an input lacking its defaults, or an interrupt outcome, to zod, which judges it and copies it", () => {
     const withInput = { ...MINIMAL_EVENTS.RUN_STARTED, input: { threadId: "t", runId: "r", messages: [] } };
     expect(isExactEvent(withInput)).toBe(false);
     const copy = validEvent(withInput);
     expect(copy).not.toBe(withInput);
     // The echoed input gets 1.0's defaults, which only zod fills in.
     expect(copy).toEqual({ ...withInput, input: { ...withInput.input, tools: [], context: [] } });
+    const complete = { ...MINIMAL_EVENTS.RUN_STARTED, input: { threadId: "t", runId: "r", messages: [], tools: [], context: [] } };
+    expect(validEvent(complete)).toBe(complete);
 
+    const interrupted = { ...MINIMAL_EVENTS.RUN_FINISHED, outcome: { type: "interrupt", interrupts: [{ id: "i", reason: "r" }] } };
+    expect(isExactEvent(interrupted)).toBe(false);
+    expect(validEvent(interrupted)).not.toBe(interrupted);
+    expect(validEvent(interrupted)).toEqual(interrupted);
+    expect(() => validEvent({ ...MINIMAL_EVENTS.RUN_FINISHED, outcome: { type: "interrupt", interrupts: [] } })).toThrow(
+      "invalid RUN_FINISHED event: outcome.interrupts: expected at least one interrupt, found none",
+    );
+  });
+
+  it("pass an exact outcome or usage, which the generated helpers check", () => {
     for (const event of [
       { ...MINIMAL_EVENTS.RUN_FINISHED, outcome: { type: "cancelled" } },
+      { ...MINIMAL_EVENTS.RUN_FINISHED, outcome: { type: "success", pendingToolCallIds: ["a"] } },
       { ...MINIMAL_EVENTS.RUN_FINISHED, usage: [] },
       { ...MINIMAL_EVENTS.RUN_ERROR, usage: [{ inputTokens: 1 }] },
       { ...MINIMAL_EVENTS.SUBAGENT_FINISHED, outcome: { type: "success" } },
     ]) {
-      expect(isExactEvent(event), event.type).toBe(false);
-      expect(validEvent(event), event.type).not.toBe(event);
-      expect(validEvent(event), event.type).toEqual(event);
+      expect(isExactEvent(event), event.type).toBe(true);
+      expect(validEvent(event), event.type).toBe(event);
     }
-    expect(() => validEvent({ ...MINIMAL_EVENTS.RUN_FINISHED, outcome: { type: "interrupt", interrupts: [] } })).toThrow(
-      "invalid RUN_FINISHED event: outcome.interrupts: expected at least one interrupt, found none",
-    );
+    expect(isExactEvent({ ...MINIMAL_EVENTS.RUN_ERROR, usage: [{ inputTokens: -1 }] })).toBe(false);
+    expect(isExactEvent({ ...MINIMAL_EVENTS.RUN_FINISHED, outcome: { type: "success", pendingToolCallIds: [1] } })).toBe(false);
   });
 
   it("refuse the forms 1.0 refuses in the base fields: null rawEvent, metadata that is not an object", () => {
@@ -224,13 +228,42 @@ describe("tools/gen-event-checks.ts", () => {
     expect(source).toContain('case "PLAIN":');
     expect(source).toContain("if (!(typeof f_id === \"string\")) return false;");
     expect(source).toContain("if (f_n !== undefined) {\n    if (!(Number.isSafeInteger(f_n))) return false;");
-    expect(source).toContain("if (f_count !== undefined) {\n    if (!(Number.isSafeInteger(f_count) && f_count >= 0)) return false;");
+    expect(source).toContain("if (f_count !== undefined) {\n    if (!(Number.isSafeInteger(f_count) && (f_count as number) >= 0)) return false;");
   });
 
   it("sends an event with an optional field of another form to zod whenever that field is present", () => {
     const optional = generate({ OPTLIST: object({ type: z.literal("OPTLIST"), ids: z.optional(z.array(z.string())) }) });
     expect(optional).toContain('case "OPTLIST":');
     expect(optional).toContain("if (f_ids !== undefined) {\n    if (!(false)) return false;");
+  });
+
+  it("compiles the model's nested objects, arrays and tagged unions into helpers of their own", () => {
+    const item = object({ a: z.string() });
+    const nested = generate({
+      NESTED: object({
+        type: z.literal("NESTED"),
+        items: array(item),
+        kind: tagged("k", [object({ k: z.literal("x") }), object({ k: z.literal("y"), n: int() })]),
+      }),
+    });
+    expect(nested).toContain('case "NESTED":');
+    expect(nested).toContain("function everyShape0(a: unknown, ordered: boolean): boolean {");
+    expect(nested).toContain("if (!(everyShape0(f_items, ordered))) return false;");
+    expect(nested).toContain('switch ((v as Record<string, unknown>).k) {\n    case "x":');
+    expect(nested).toContain('const KEYS_Shape0: readonly string[] = ["a"];');
+  });
+
+  it("leaves to zod an array with a length check, a longer minimum length and zod's own arrays and objects", () => {
+    const element = object({ a: z.string() });
+    const refused = generate({
+      OK: object({ type: z.literal("OK"), items: array(element) }),
+      // Compiled after OK's array of the same element, whose helper it must not borrow.
+      SHORT: object({ type: z.literal("SHORT"), items: array(element).check(z.minLength(1)) }),
+      LONG: object({ type: z.literal("LONG"), items: array(element), s: z.string().check(z.minLength(2)) }),
+      ZOD: object({ type: z.literal("ZOD"), o: z.object({ a: z.string() }) }),
+    });
+    expect(refused).toContain("Types without a fast check (a field of another form): SHORT, LONG, ZOD.");
+    expect(refused).toContain('case "OK":');
   });
 
   it("leaves every other form to zod rather than guess its rules", () => {
