@@ -135,7 +135,7 @@ export const GOALS: Goal[] = [
     path: "proxy (transcoding, validating), events/s",
     comparedWith: "direct to the agent",
     goal: "at least 0.6x",
-    how: "the lowest of four events/s ratios, one long run through createNodeProxyHandler over the same run straight from the agent's createNodeHandler, for each client/upstream transport pair (binary/binary, sse/binary, binary/sse, sse/sse), direct meaning what this client gets from this upstream without the proxy (binary when both speak it, else SSE); our HttpAgent as client in the bench process, the agent's server and the proxy each in a process of its own, on loopback (proxy suite)",
+    how: "the lowest of four events/s ratios (each the median over rounds of the paired direct time over the proxied one), one long run through createNodeProxyHandler over the same run straight from the agent's createNodeHandler, for each client/upstream transport pair (binary/binary, sse/binary, binary/sse, sse/sse), direct meaning what this client gets from this upstream without the proxy (binary when both speak it, else SSE); our HttpAgent as client in the bench process, the agent's server and the proxy each in a process of its own, on loopback (proxy suite)",
     suite: "proxy",
     measure: (v) => {
       const ratios = (["binary-binary", "sse-binary", "binary-sse", "sse-sse"] as const).map((pair) => v[`proxy/proxy-${pair}/long/x direct`]);

@@ -31,3 +31,22 @@ export function timeStats(ms: readonly number[]): { medianMs: number; meanMs: nu
   const sd = Math.sqrt(ms.reduce((a, x) => a + (x - mean) ** 2, 0) / Math.max(1, ms.length - 1));
   return { medianMs: median(ms), meanMs: mean, rme: ((1.96 * sd) / Math.sqrt(ms.length) / mean) * 100 };
 }
+
+/** A timed sample that knows its round, for {@link pairedRatio}. */
+export interface RoundSample {
+  round: number;
+  ms: number;
+}
+
+/**
+ * The median over the rounds both have of `a`'s ms over `b`'s: b's speed relative to a's, paired
+ * round by round so that a slow spell of a shared machine, which hits both runs of a round, cancels
+ * out instead of landing on one side of a ratio of medians. NaN when no round has both.
+ *
+ * @throws Never.
+ */
+export function pairedRatio(a: readonly RoundSample[], b: readonly RoundSample[]): number {
+  const byRound = new Map(a.map((s) => [s.round, s.ms]));
+  const ratios = b.flatMap((s) => (byRound.has(s.round) ? [byRound.get(s.round)! / s.ms] : []));
+  return median(ratios);
+}

@@ -16,9 +16,9 @@
  * to the client's and the upstream's. The servers are the scripts in ./proxy/, run with tsx.
  *
  * For each: events/s of one long run and of 20 concurrent runs (wall time of the run or of the
- * whole batch, a few rounds round-robin after warm-up, rated on the median), and the time to first
- * event (ms from calling `events()` to the first event the client yields, the median over many
- * sequential runs of a short trace, also round-robin). Values are named
+ * whole batch, rounds round-robin after warm-up, rated on the median; ratios paired round by
+ * round), and the time to first event (ms from calling `events()` to the first event the client
+ * yields, the median over many sequential runs of a short trace, also round-robin). Values are named
  * `proxy/<config>/<metric>`, e.g. `proxy/proxy-sse-binary/long`, for bench/goals.ts.
  */
 import { setMaxListeners } from "node:events";
@@ -28,7 +28,7 @@ import type { ChartPanel } from "../chart.js";
 import { rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
 import { startChild, type Child } from "./proxy/child.js";
-import { median, quantile, timeStats } from "../stats.js";
+import { median, pairedRatio, quantile, timeStats, type RoundSample } from "../stats.js";
 
 type Transport = "binary" | "sse";
 type Via = "direct" | "proxy" | "pipe";
@@ -138,11 +138,13 @@ const suite: Suite = {
   description:
     "our proxy (transcoding, validating) on loopback, each client/upstream transport pair, against the client talking to the agent directly and through a byte-piping node:http reverse proxy; each server in a process of its own",
   async run(ctx: SuiteContext) {
-    const longEvents = ctx.quick ? 500 : 2000;
+    // As long as the http suite's long run: at 2,000 events a direct run took 3-6 ms, so the
+    // proxy's added time to first event (its own goal, below) weighed on its throughput too.
+    const longEvents = ctx.quick ? 500 : 10_000;
     const concurrent = 20;
     const perRun = ctx.quick ? 100 : 500;
     const warmups = ctx.quick ? 1 : 2;
-    const repeats = ctx.quick ? 3 : 7;
+    const repeats = ctx.quick ? 3 : 15;
     const firstWarmups = ctx.quick ? 2 : 5;
     const firstRepeats = ctx.quick ? 10 : 30;
     const firstPath = "/first";
@@ -153,7 +155,7 @@ const suite: Suite = {
     let tinyEvents = NaN;
 
     const children: Child[] = [];
-    const throughput = new Map<string, number[]>();
+    const throughput = new Map<string, RoundSample[]>();
     const firsts = new Map<string, number[]>();
     const errors = new Map<string, string>();
     /** A run's error, and why any server is gone: a dead server fails runs with mere fetch errors. */
@@ -212,20 +214,22 @@ const suite: Suite = {
       };
 
       // Round-robin: every configuration once per round, so that a slow spell of a shared machine
-      // spreads over all of them instead of landing on one.
+      // spreads over all of them instead of landing on one, and their order turning by one each
+      // round, so that no configuration always follows the same one.
       const rounds = warmups + repeats;
       let done = 0;
       const total = rounds * scenarios.length * CONFIGS.length;
       for (let round = 0; round < rounds; round++) {
         for (const scenario of scenarios) {
-          for (const config of CONFIGS) {
+          for (let k = 0; k < CONFIGS.length; k++) {
+            const config = CONFIGS[(k + round) % CONFIGS.length]!;
             const id = `${scenario.id}/${config.key}`;
             done++;
             if (errors.has(id)) continue;
             ctx.progress(`[proxy] ${done}/${total} ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}: ${scenario.id}, ${config.key}`);
             try {
               const ms = await timed(scenario, config);
-              if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), ms]);
+              if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), { round, ms }]);
             } catch (err) {
               errors.set(id, failed(err));
             }
@@ -281,16 +285,19 @@ const suite: Suite = {
         };
         const error = errors.get(id);
         if (error || list.length === 0) return { ...base, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, error: error ?? "no sample" };
-        const stats = timeStats(list);
+        const stats = timeStats(list.map((s) => s.ms));
         return { ...base, ...stats, samples: list.length, eventsPerSec: (events * 1000) / stats.medianMs };
       });
-      const rateOf = (key: string) => rows.find((r) => r.key === key && !r.error)?.eventsPerSec;
+      // Ratios paired round by round (as the store suite's): the median over the rounds of the
+      // reference's time over this row's, not the ratio of the medians.
+      const samplesOf = (key: string) => (rows.some((r) => r.key === key && !r.error) ? throughput.get(`${scenario.id}/${key}`) : undefined);
       for (const [i, row] of rows.entries()) {
         if (row.error) continue;
-        const direct = rateOf(directOf(CONFIGS[i]!));
-        const piped = rateOf(pipeOf(CONFIGS[i]!));
-        if (direct) row.vsReference = row.eventsPerSec / direct;
-        if (piped) row.vsPipe = row.eventsPerSec / piped;
+        const mine = throughput.get(`${scenario.id}/${row.key}`)!;
+        const direct = samplesOf(directOf(CONFIGS[i]!));
+        const piped = samplesOf(pipeOf(CONFIGS[i]!));
+        if (direct) row.vsReference = pairedRatio(direct, mine);
+        if (piped) row.vsPipe = pairedRatio(piped, mine);
       }
       measurements.push(...rows);
     }
@@ -334,7 +341,7 @@ const suite: Suite = {
         `Client: our HttpAgent, events() consumed with for-await (validates and checks the run's order). Upstream: node:http with createNodeHandler, streaming a pre-built mixedTrace; its /sse routes set req.headers.accept = "text/event-stream" before the handler, so the proxy gets SSE though it asks for binary first.`,
         `our proxy: createNodeProxyHandler, one static bearer token, default limits; it sends upstream requests over node:http (keep-alive) and, a chunk at a time, decodes, validates, checks the order of and re-encodes every event. "binary <- sse": the client gets binary, the upstream sends SSE.`,
         "byte pipe: node:http.request to the upstream over a keep-alive Agent, request and response bodies piped, status and end-to-end headers copied; it checks nothing and keeps the client's transport on both hops: the floor of any proxy.",
-        `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin. x direct: over the direct row of what this client gets from this upstream without the proxy (binary when both speak it, else SSE: our HttpAgent asks for binary and reads the SSE an SSE-only upstream answers); x pipe: over the byte pipe of the same.`,
+        `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin, the order turned by one each round. x direct: the median over the rounds of the direct run's time over this row's (paired, so that a slow spell of the machine hits both; not the ratio of the medians), the direct run being what this client gets from this upstream without the proxy (binary when both speak it, else SSE: our HttpAgent asks for binary and reads the SSE an SSE-only upstream answers); x pipe: the same over the byte pipe.`,
         `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tinyEvents}-event trace after ${firstWarmups} warm-up, configurations round-robin, the order turned by one each round; added: over the direct median of the same (as for x direct).`,
       ],
     };

@@ -28,7 +28,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { ChartPanel } from "../chart.js";
 import { rate, ratio, type Table } from "../format.js";
-import { median, quantile, timeStats } from "../stats.js";
+import { median, pairedRatio, quantile, timeStats } from "../stats.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
 import { runTrace } from "../trace.js";
 import { startChild, type Child } from "./proxy/child.js";
@@ -91,12 +91,6 @@ interface Sample {
   cpuMs: number;
 }
 
-/** The median over the rounds both have of `a`'s ms over `b`'s: b's speed relative to a's. */
-function pairedRatio(a: readonly Sample[], b: readonly Sample[]): number {
-  const byRound = new Map(a.map((s) => [s.round, s.ms]));
-  const ratios = b.flatMap((s) => (byRound.has(s.round) ? [byRound.get(s.round)! / s.ms] : []));
-  return median(ratios);
-}
 
 /** Why the Redis row cannot run, or undefined when it can try. */
 function redisSourceMissing(): string | undefined {
