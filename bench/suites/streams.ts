@@ -62,6 +62,13 @@ export interface Plan {
 
 const FULL: Plan = { runs: 10_000, deltas: 100, intervalMs: 100, rampMs: 3_000, windowFrom: 4_000, windowTo: 8_500, memAt: 9_000 };
 const QUICK: Plan = { runs: 200, deltas: 30, intervalMs: 100, rampMs: 500, windowFrom: 1_200, windowTo: 2_200, memAt: 2_500 };
+/**
+ * The same 10,000 runs at one event a second each (full runs only): 10,000 events/s, which a
+ * 2-core machine carries, so that the memory a stream holds is measured with every run open even
+ * where the goal's 100,000 events/s saturate the server. Its values are named `streams/open 1s …`
+ * and no goal reads them.
+ */
+const SUSTAINABLE: Plan = { runs: 10_000, deltas: 12, intervalMs: 1_000, rampMs: 3_000, windowFrom: 4_000, windowTo: 8_500, memAt: 9_000 };
 
 interface Memory {
   open: number;
@@ -137,15 +144,23 @@ function asReport(value: Record<string, unknown>, name: string): ClientReport {
 
 /**
  * One transport's row: a fresh server, its clients, the plan run once. Exported for one-off
- * investigations (`serverFlags` such as --cpu-prof or --heap-prof for the server process).
+ * investigations (`serverFlags` such as --cpu-prof or --heap-prof for the server process). `name`
+ * is the row's part of the values' names (`streams/<name> <transport>/…`).
  *
  * @throws Never: every failure (a process that does not start or dies, runs that fail or are late)
  *   is the row's `error`.
  */
-export async function measure(transport: Transport, plan: Plan, ctx: SuiteContext, serverFlags: string[] = [], route = "/run"): Promise<StreamsMeasurement> {
+export async function measure(
+  transport: Transport,
+  plan: Plan,
+  ctx: SuiteContext,
+  serverFlags: string[] = [],
+  route = "/run",
+  name = "open",
+): Promise<StreamsMeasurement> {
   const clients = Math.ceil(plan.runs / RUNS_PER_CLIENT);
   const m: StreamsMeasurement = {
-    id: `streams/open ${transport}/${transport === "binary" ? "ours" : "ours-sse"}`,
+    id: `streams/${name} ${transport}/${transport === "binary" ? "ours" : "ours-sse"}`,
     transport,
     runs: plan.runs,
     clients,
@@ -164,7 +179,7 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
   const failed = (err: unknown): string =>
     [String((err as Error)?.message ?? err), ...children.map((c) => c.failure()).filter((f): f is string => f !== undefined)].join("; ");
   try {
-    ctx.progress(`[streams] ${transport}: starting the server and ${clients} client processes`);
+    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: starting the server and ${clients} client processes`);
     const server = await startChild("server", new URL("./streams/server.ts", import.meta.url), ["--expose-gc", ...serverFlags], {});
     children.push(server);
     const origin = server.ready.url as string;
@@ -197,7 +212,7 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
       if (typeof files === "number" && files < RUNS_PER_CLIENT + 100) throw new Error(`expected the ${c.name} process to be allowed at least ${RUNS_PER_CLIENT + 100} open files, found ${files}`);
     }
 
-    ctx.progress(`[streams] ${transport}: warm-up`);
+    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: warm-up`);
     const warm = new Agent({ keepAlive: true, maxSockets: Infinity });
     try {
       await Promise.all(
@@ -216,10 +231,10 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
     for (const c of clientProcs) {
       c.send({ startAt, rampMs: plan.rampMs, totalRuns: plan.runs, windowFrom: at(plan.windowFrom), windowTo: at(plan.windowTo), deadline: at(plan.rampMs + runMs + REPORT_GRACE_MS) });
     }
-    ctx.progress(`[streams] ${transport}: opening ${plan.runs.toLocaleString("en")} runs over ${plan.rampMs / 1000} s`);
+    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: opening ${plan.runs.toLocaleString("en")} runs over ${plan.rampMs / 1000} s`);
     await sleepUntil(at(plan.windowFrom));
     await command(server, "loop-start");
-    ctx.progress(`[streams] ${transport}: all open, measuring`);
+    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: all open, measuring`);
     await sleepUntil(at((plan.windowFrom + plan.windowTo) / 2));
     m.steadyNoGc = await command<Memory>(server, "mem");
     await sleepUntil(at(plan.windowTo));
@@ -227,7 +242,7 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
     await sleepUntil(at(plan.memAt));
     m.steady = await command<Memory>(server, "mem-gc");
     m.openAtSteady = m.steady.open;
-    ctx.progress(`[streams] ${transport}: waiting for the runs to end`);
+    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: waiting for the runs to end`);
 
     const reports: ClientReport[] = [];
     for (const c of clientProcs) reports.push(asReport(await c.next(plan.rampMs + runMs + 2 * REPORT_GRACE_MS), c.name));
@@ -287,14 +302,16 @@ export async function measure(transport: Transport, plan: Plan, ctx: SuiteContex
 const suite: Suite = {
   name: "streams",
   description:
-    "many open streams on one instance: 10,000 concurrent runs on one createNodeHandler server, each yielding an event every 100 ms for 10 s, per transport: server memory per open stream, delay from yield to client; server and clients each in processes of their own",
+    "many open streams on one instance: 10,000 concurrent runs on one createNodeHandler server, each yielding an event every 100 ms for 10 s, per transport: server memory per open stream, delay from yield to client; server and clients each in processes of their own (and, in full runs, the same runs at one event a second)",
   async run(ctx: SuiteContext) {
     const plan = ctx.quick ? QUICK : FULL;
     const rows: StreamsMeasurement[] = [];
     for (const transport of TRANSPORTS) rows.push(await measure(transport, plan, ctx));
+    const sustained: StreamsMeasurement[] = [];
+    if (!ctx.quick) for (const transport of TRANSPORTS) sustained.push(await measure(transport, SUSTAINABLE, ctx, [], "/run", "open 1s"));
 
     const values: Record<string, number> = {};
-    for (const r of rows) {
+    for (const r of [...rows, ...sustained]) {
       if (r.error) continue;
       values[`${r.id}/bytes per stream`] = r.rssPerStream;
       values[`${r.id}/heap bytes per stream`] = r.heapPerStream;
@@ -311,12 +328,18 @@ const suite: Suite = {
     const clients = Math.ceil(plan.runs / RUNS_PER_CLIENT);
     const runS = (plan.deltas * plan.intervalMs) / 1000;
     return {
-      tables: [memoryTable(rows, plan), delayTable(rows, plan)],
+      tables: [memoryTable(rows, plan), delayTable(rows, plan), ...(sustained.length > 0 ? [memoryTable(sustained, SUSTAINABLE), delayTable(sustained, SUSTAINABLE)] : [])],
       values,
       measurements: [],
       charts: [],
       notes: [
         ...rows.filter((r) => r.error).map((r) => `${r.transport} FAILED (its numbers above are partial; no values for the goals): ${r.error}`),
+        ...sustained.filter((r) => r.error).map((r) => `${r.transport}, one event a second: FAILED (its numbers are partial): ${r.error}`),
+        ...(sustained.length > 0
+          ? [
+              `One event a second: the same ${SUSTAINABLE.runs.toLocaleString("en")} runs, ${SUSTAINABLE.deltas} deltas each ${SUSTAINABLE.intervalMs / 1000} s apart (${rate((SUSTAINABLE.runs * 1000) / SUSTAINABLE.intervalMs)} events/s), so that memory per stream is read with every run open where the goal's rate saturates the server; no goal reads these rows.`,
+            ]
+          : []),
         // A late straggler (a connection the kernel had to retry, say) does not void the row, but is worth knowing.
         ...rows
           .filter((r) => r.openLeadMs < 0)
@@ -336,7 +359,7 @@ const msOf = (n: number | undefined): string => (n !== undefined && Number.isFin
 
 function memoryTable(rows: StreamsMeasurement[], plan: Plan): Table {
   return {
-    title: `${plan.runs.toLocaleString("en")} open runs on one server: server memory per open stream (after GC; KB = 1024 bytes)`,
+    title: `${plan.runs.toLocaleString("en")} open runs on one server, one event every ${plan.intervalMs} ms each: server memory per open stream (after GC; KB = 1024 bytes)`,
     columns: [
       { header: "transport" },
       { header: "open", align: "right" },
