@@ -134,27 +134,22 @@ class Compiler {
   /** The name of the helper that checks a model object, bounded array or tagged union, or undefined. */
   private helper(schema: unknown): string | undefined {
     if (schema === undefined) return undefined;
+    const array = is(schema, "AguiBoundedArray");
     // An array's helper depends only on its element, so arrays with a length check, which do not
     // compile, must not reach the lookup below and find the helper of one without.
-    if (is(schema, "AguiBoundedArray") && (defOf(schema).checks ?? []).length > 0) return undefined;
-    const key = is(schema, "AguiBoundedArray") ? defOf(schema).element : schema;
-    const known = is(schema, "AguiBoundedArray") ? this.helperOf.get(`every:${this.nameOf(key)}`) : this.helperOf.get(key);
+    if (array && (defOf(schema).checks ?? []).length > 0) return undefined;
+    const element = array ? this.nameOf(defOf(schema).element) : undefined;
+    const key = element !== undefined ? `every:${element}` : schema;
+    const known = this.helperOf.get(key);
     if (known !== undefined) return known ?? undefined;
-    let lines: string[] | undefined;
-    let name: string;
-    if (is(schema, "AguiBoundedArray")) {
-      name = `every${this.nameOf(key)}`;
-      this.helperOf.set(`every:${this.nameOf(key)}`, name);
-      lines = this.arrayFunction(name, schema);
-      if (lines === undefined) this.helperOf.set(`every:${this.nameOf(key)}`, null);
-    } else {
-      name = `is${this.nameOf(schema)}`;
-      // Set first, so that a form that contains itself would call its own helper.
-      this.helperOf.set(schema, name);
-      lines = is(schema, "AguiTagged") ? this.unionFunction(name, schema) : this.objectFunction(name, schema);
-      if (lines === undefined) this.helperOf.set(schema, null);
+    const name = element !== undefined ? `every${element}` : `is${this.nameOf(schema)}`;
+    // Set first, so that a form that contains itself would call its own helper.
+    this.helperOf.set(key, name);
+    const lines = array ? this.arrayFunction(name, schema) : is(schema, "AguiTagged") ? this.unionFunction(name, schema) : this.objectFunction(name, schema);
+    if (lines === undefined) {
+      this.helperOf.set(key, null);
+      return undefined;
     }
-    if (lines === undefined) return undefined;
     this.helpers.push(...lines, "");
     return name;
   }

@@ -91,7 +91,6 @@ interface Sample {
   cpuMs: number;
 }
 
-
 /** Why the Redis row cannot run, or undefined when it can try. */
 function redisSourceMissing(): string | undefined {
   const source = fileURLToPath(new URL("../../src/store/redis.ts", import.meta.url));

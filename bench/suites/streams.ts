@@ -68,7 +68,7 @@ const QUICK: Plan = { runs: 200, deltas: 30, intervalMs: 100, rampMs: 500, windo
  * where the goal's 100,000 events/s saturate the server. Its values are named `streams/open 1s …`
  * and no goal reads them.
  */
-const SUSTAINABLE: Plan = { runs: 10_000, deltas: 12, intervalMs: 1_000, rampMs: 3_000, windowFrom: 4_000, windowTo: 8_500, memAt: 9_000 };
+const SUSTAINABLE: Plan = { ...FULL, deltas: 12, intervalMs: 1_000 };
 
 interface Memory {
   open: number;
@@ -159,6 +159,7 @@ export async function measure(
   name = "open",
 ): Promise<StreamsMeasurement> {
   const clients = Math.ceil(plan.runs / RUNS_PER_CLIENT);
+  const progress = `[streams] ${name === "open" ? "" : `${name} `}${transport}`;
   const m: StreamsMeasurement = {
     id: `streams/${name} ${transport}/${transport === "binary" ? "ours" : "ours-sse"}`,
     transport,
@@ -179,7 +180,7 @@ export async function measure(
   const failed = (err: unknown): string =>
     [String((err as Error)?.message ?? err), ...children.map((c) => c.failure()).filter((f): f is string => f !== undefined)].join("; ");
   try {
-    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: starting the server and ${clients} client processes`);
+    ctx.progress(`${progress}: starting the server and ${clients} client processes`);
     const server = await startChild("server", new URL("./streams/server.ts", import.meta.url), ["--expose-gc", ...serverFlags], {});
     children.push(server);
     const origin = server.ready.url as string;
@@ -212,7 +213,7 @@ export async function measure(
       if (typeof files === "number" && files < RUNS_PER_CLIENT + 100) throw new Error(`expected the ${c.name} process to be allowed at least ${RUNS_PER_CLIENT + 100} open files, found ${files}`);
     }
 
-    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: warm-up`);
+    ctx.progress(`${progress}: warm-up`);
     const warm = new Agent({ keepAlive: true, maxSockets: Infinity });
     try {
       await Promise.all(
@@ -231,10 +232,10 @@ export async function measure(
     for (const c of clientProcs) {
       c.send({ startAt, rampMs: plan.rampMs, totalRuns: plan.runs, windowFrom: at(plan.windowFrom), windowTo: at(plan.windowTo), deadline: at(plan.rampMs + runMs + REPORT_GRACE_MS) });
     }
-    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: opening ${plan.runs.toLocaleString("en")} runs over ${plan.rampMs / 1000} s`);
+    ctx.progress(`${progress}: opening ${plan.runs.toLocaleString("en")} runs over ${plan.rampMs / 1000} s`);
     await sleepUntil(at(plan.windowFrom));
     await command(server, "loop-start");
-    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: all open, measuring`);
+    ctx.progress(`${progress}: all open, measuring`);
     await sleepUntil(at((plan.windowFrom + plan.windowTo) / 2));
     m.steadyNoGc = await command<Memory>(server, "mem");
     await sleepUntil(at(plan.windowTo));
@@ -242,7 +243,7 @@ export async function measure(
     await sleepUntil(at(plan.memAt));
     m.steady = await command<Memory>(server, "mem-gc");
     m.openAtSteady = m.steady.open;
-    ctx.progress(`[streams] ${name === "open" ? "" : `${name} `}${transport}: waiting for the runs to end`);
+    ctx.progress(`${progress}: waiting for the runs to end`);
 
     const reports: ClientReport[] = [];
     for (const c of clientProcs) reports.push(asReport(await c.next(plan.rampMs + runMs + 2 * REPORT_GRACE_MS), c.name));
@@ -341,9 +342,9 @@ const suite: Suite = {
             ]
           : []),
         // A late straggler (a connection the kernel had to retry, say) does not void the row, but is worth knowing.
-        ...rows
+        ...[...rows, ...sustained]
           .filter((r) => r.openLeadMs < 0)
-          .map((r) => `${r.transport}: not every run was open when the window began: the last opened ${(-r.openLeadMs).toFixed(0)} ms after it (the server or clients did not keep up with the ramp)`),
+          .map((r) => `${r.transport}${rows.includes(r) ? "" : ", one event a second"}: not every run was open when the window began: the last opened ${(-r.openLeadMs).toFixed(0)} ms after it (the server or clients did not keep up with the ramp)`),
         `Server: node:http on 127.0.0.1 with createNodeHandler (compression off; clients ask for none), in a process of its own run with --expose-gc (bench/suites/streams/server.ts). Agent: an async generator yielding RUN_STARTED, TEXT_MESSAGE_START, then ${plan.deltas} TEXT_MESSAGE_CONTENT one every ${plan.intervalMs} ms on a schedule from its start (each delta is two wall-clock ms, when it was made and when it was due, ~35 characters), TEXT_MESSAGE_END, RUN_FINISHED; it waits with a plain setTimeout.`,
         `Clients: ${clients} process${clients === 1 ? "" : "es"} of ${Math.min(plan.runs, RUNS_PER_CLIENT).toLocaleString("en")} runs (bench/suites/streams/client.ts; this process's open-file limit: ${openFileLimit() ?? "unknown"}), each run a node:http POST over a keep-alive Agent with unbounded sockets, read with our push decoder (pushDecoderFor: every event decoded and validated). Runs open along a ${plan.rampMs / 1000} s ramp, interleaved across the processes; each lasts about ${runS} s.`,
         `Memory per stream: (steady - base) / runs open at steady, in the server process, each read after two full GCs (gc()): base after ${WARMUP_RUNS} warm-up runs with none open, steady ${plan.memAt / 1000} s after the first run opened, all runs open. The goal reads the RSS figure (what the machine pays); heapUsed is the JS heap's share. "RSS no GC" is read mid-window without a GC: what the process holds in practice.`,
