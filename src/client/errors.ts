@@ -4,6 +4,7 @@
  * @module
  */
 import { AguiWireError } from "../errors.js";
+import type { RunBody, RunResponse } from "./send.js";
 
 /** The most of an error response's body the client reads: enough for any message, bounded. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -53,7 +54,7 @@ export function abortedError(signal: AbortSignal): AguiWireError {
  * misbehaving server must not make an error report cost unbounded memory, nor, when it stalls
  * for `idleMs` (0: no limit), unbounded time; what came until then is kept.
  */
-async function readBoundedText(body: ReadableStream<Uint8Array>, idleMs: number): Promise<string> {
+async function readBoundedText(body: RunBody, idleMs: number): Promise<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = "";
@@ -82,7 +83,7 @@ async function readBoundedText(body: ReadableStream<Uint8Array>, idleMs: number)
  * `idleMs` when not 0) and parsed when JSON.
  * Never rejects: a body that cannot be read (a cut connection, an abort) leaves `body` undefined.
  */
-export async function httpStatusError(response: Response, idleMs = 0): Promise<HttpStatusError> {
+export async function httpStatusError(response: RunResponse, idleMs = 0): Promise<HttpStatusError> {
   let body: unknown;
   try {
     if (response.body) {

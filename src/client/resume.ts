@@ -15,6 +15,7 @@ import type { Pullable } from "./run-stream.js";
 import type { UnknownEventHandler } from "../unknown-event.js";
 import { RUN_ID_HEADER } from "../run-id-header.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
+import type { RunResponse } from "./send.js";
 
 /** Options of resumable runs: `HttpAgentConfig.resume`. */
 export interface ResumeOptions {
@@ -141,9 +142,9 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** What {@link resumableRun} needs: how to send each request, and the run's options. */
 export interface ResumableRunParams {
   /** Sends the first request, the run's POST (or `connect`'s GET), on `request`. */
-  open(request: AbortController): Promise<Response>;
+  open(request: AbortController): Promise<RunResponse>;
   /** Sends a reattaching GET of `runId` for the events after `lastSeq` (-1: from the start), on `request`. */
-  reattach(runId: string, lastSeq: number, request: AbortController): Promise<Response>;
+  reattach(runId: string, lastSeq: number, request: AbortController): Promise<RunResponse>;
   /** Asks the server to cancel `runId` (DELETE), in the background; must never throw nor reject. */
   cancel(runId: string): void;
   /** The caller's signal: cancels the run, and the server's run with it. */
@@ -248,7 +249,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   const slow = async (end: { error: unknown } | undefined | null): Promise<IteratorResult<AguiEvent>> => {
     // Left (return()) while a read was pending: what the read did then changes nothing.
     if (over) return finish();
-    let response: Response | undefined;
+    let response: RunResponse | undefined;
     try {
       if (end === null) {
         unlink = whenAborted(signal, () => {
@@ -285,7 +286,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
         attempt++;
         request = new AbortController();
         if (signal?.aborted) throw abortedError(signal);
-        let answer: Response;
+        let answer: RunResponse;
         try {
           answer = await params.reattach(runId!, seen - 1, request);
         } catch (err) {

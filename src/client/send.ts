@@ -27,9 +27,41 @@ export type RedirectPolicy = "same-origin" | "follow" | "error";
 /** The most redirects a run follows under `redirect: "same-origin"`, as fetch does (20). */
 export const MAX_REDIRECTS = 20;
 
+/** A reader of a {@link RunBody}: what the client uses of a `ReadableStreamDefaultReader`. */
+export interface BodyReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** A body that is not a `ReadableStream` (the Node transport's): async iterable, with a reader and `cancel`. */
+export interface IterableBody extends AsyncIterable<Uint8Array> {
+  getReader(): BodyReader;
+  /** Lets go of the rest of the body. Never rejects. */
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** A response body as the client reads it: a fetch `Response.body`, or an {@link IterableBody}. */
+export type RunBody = ReadableStream<Uint8Array> | IterableBody;
+
+/** What the client reads of an HTTP answer: a fetch `Response` is one. */
+export interface RunResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  /** The URL answered from (after the redirects fetch followed itself). */
+  readonly url: string;
+  /** `opaqueredirect` for a redirect a browser's fetch hides. */
+  readonly type: ResponseType;
+  readonly headers: { get(name: string): string | null };
+  /** `null` when the answer has none (a 204, say). */
+  readonly body: RunBody | null;
+}
+
+/** How a request is sent: a fetch, or the Node transport (platform-send.ts). */
+export type Send = (url: string, init: RequestInit) => Promise<RunResponse>;
+
 /** What {@link sendRun} needs. */
 export interface SendRun {
-  fetch: typeof fetch;
+  fetch: Send;
   url: string;
   /** Default `POST`; a resumable run also reattaches (`GET`) and cancels (`DELETE`). */
   method?: "POST" | "GET" | "DELETE";
@@ -69,7 +101,7 @@ function describeFailure(error: unknown): string {
  * @throws {AguiWireError} `aborted` when the caller's signal fired, `timeout` when no headers came
  *   within `idleMs`, `network_error` (naming the cause) when the request failed.
  */
-async function fetchWithin(run: SendRun, url: string, init: RequestInit): Promise<Response> {
+async function fetchWithin(run: SendRun, url: string, init: RequestInit): Promise<RunResponse> {
   let timedOut = false;
   const timer = run.idleMs
     ? setTimeout(() => {
@@ -102,7 +134,7 @@ async function fetchWithin(run: SendRun, url: string, init: RequestInit): Promis
  * @throws {HttpStatusError} `http_status` for a redirect the policy refuses (see
  *   {@link RedirectPolicy}), or more than {@link MAX_REDIRECTS} of them.
  */
-export async function sendRun(run: SendRun): Promise<Response> {
+export async function sendRun(run: SendRun): Promise<RunResponse> {
   const method = run.method ?? "POST";
   const init: RequestInit = {
     method,

@@ -7,6 +7,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { httpTargets } from "../http-target.js";
 import type { UpstreamSend } from "./upstream.js";
 
 /**
@@ -16,17 +17,11 @@ import type { UpstreamSend } from "./upstream.js";
  */
 export function nodeSend(): UpstreamSend {
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-  // A route's URL, parsed once into what node:http asks for: parsing it again, and turning a URL
-  // into options, cost a tenth of the proxy's own time on a short run.
-  const targets = new Map<string, Target>();
+  // A route's URL, parsed once into what node:http asks for (the URLs come from the configuration).
+  const targetOf = httpTargets();
   return (url, { headers, body, signal }) =>
     new Promise((resolve, reject) => {
-      let target = targets.get(url);
-      if (target === undefined) {
-        target = targetOf(url);
-        // Bounded, as the URLs come from the configuration (and a fetch of another is rare).
-        if (targets.size < 1024) targets.set(url, target);
-      }
+      const target = targetOf(url);
       const secure = target.secure;
       // The signal is handled here rather than given to node:http, whose own handling destroys the
       // request with an AbortError that, once the answer has been read, nobody can catch.
@@ -70,33 +65,4 @@ export function nodeSend(): UpstreamSend {
       else signal.addEventListener("abort", stop, { once: true });
       request.end(body);
     });
-}
-
-/** An upstream URL as node:http's request options hold it. */
-interface Target {
-  secure: boolean;
-  protocol: string;
-  hostname: string;
-  port: string | undefined;
-  path: string;
-  auth: string | undefined;
-}
-
-/**
- * Parses `url` as node:http would (its `urlToHttpOptions`): brackets off an IPv6 host, the query
- * kept in the path, user and password decoded into `auth`.
- *
- * @throws {TypeError} When `url` is not a URL (the configuration checked it already).
- */
-function targetOf(url: string): Target {
-  const u = new URL(url);
-  const hostname = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
-  return {
-    secure: u.protocol === "https:",
-    protocol: u.protocol,
-    hostname,
-    port: u.port === "" ? undefined : u.port,
-    path: `${u.pathname}${u.search}`,
-    auth: u.username !== "" || u.password !== "" ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
-  };
 }

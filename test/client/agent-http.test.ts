@@ -6,9 +6,10 @@
  */
 import type * as TheirModule from "@ag-ui/client";
 import * as theirLib from "@ag-ui/client";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AguiWireError, HttpAgent, HttpStatusError, ProtocolViolationError, type AgentSubscriber } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, ValidationError, encodeSSE, type AguiEventInput, type RunAgentInput, type RunContext } from "../../src/index.js";
+import { createNodeHandler } from "../../src/server/index.js";
 import { answer, closedPortUrl, listen, serveAgent, trackServers } from "./helpers.js";
 
 const track = trackServers();
@@ -252,39 +253,40 @@ async function program(lib: typeof TheirModule, url: string): Promise<unknown[]>
 
 describe("a program written for @ag-ui/client 1.0 runs against our server with only the import changed", () => {
   it("the same transcript from theirs (asking SSE) and ours (asking binary)", async () => {
-    const server = await track(serveAgent(weatherAgent));
     const contentTypes: string[] = [];
-    const realFetch = globalThis.fetch;
-    // Watches what each answer was, without changing it: the program itself uses the plain fetch.
-    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (...args: Parameters<typeof fetch>) => {
-      const response = await realFetch(...args);
-      contentTypes.push(response.headers.get("content-type")?.split(";")[0] ?? "");
-      return response;
-    });
-    try {
-      const theirs = await program(theirLib, server.url);
-      const ourModule = await import("../../src/client/index.js");
-      // The one place our module is given their type.
-      const ours = await program(ourModule as unknown as typeof TheirModule, server.url);
+    const handler = createNodeHandler(weatherAgent);
+    // Notes what each answer was, on the server's side: each client sends as it does by default.
+    const server = await track(
+      listen((req, res) => {
+        const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string>) => typeof res;
+        res.writeHead = ((status: number, headers: Record<string, string>) => {
+          const type = Object.entries(headers).find(([name]) => name.toLowerCase() === "content-type")?.[1];
+          contentTypes.push(type?.split(";")[0] ?? "");
+          return writeHead(status, headers);
+        }) as typeof res.writeHead;
+        handler(req, res);
+      }),
+    );
+    const theirs = await program(theirLib, server.url);
+    const ourModule = await import("../../src/client/index.js");
+    // The one place our module is given their type.
+    const ours = await program(ourModule as unknown as typeof TheirModule, server.url);
 
-      expect(ours).toEqual(theirs);
-      expect(server.requests.map((r) => r.headers.accept)).toEqual([SSE_MEDIA_TYPE, SSE_MEDIA_TYPE, expect.stringContaining(BINARY_MEDIA_TYPE), expect.stringContaining(BINARY_MEDIA_TYPE)]);
-      expect(contentTypes).toEqual([SSE_MEDIA_TYPE, SSE_MEDIA_TYPE, BINARY_MEDIA_TYPE, BINARY_MEDIA_TYPE]);
+    expect(ours).toEqual(theirs);
+    expect(server.requests.map((r) => r.headers.accept)).toEqual([SSE_MEDIA_TYPE, SSE_MEDIA_TYPE, expect.stringContaining(BINARY_MEDIA_TYPE), expect.stringContaining(BINARY_MEDIA_TYPE)]);
+    expect(contentTypes).toEqual([SSE_MEDIA_TYPE, SSE_MEDIA_TYPE, BINARY_MEDIA_TYPE, BINARY_MEDIA_TYPE]);
 
-      // The transcript holds what a front end needs: streamed text, the tool call, state, results.
-      expect(ours).toContainEqual(["text", "say-1", "Let me ", "check."]);
-      expect(ours).toContainEqual(["tool call", "get_weather", { city: "Lisbon" }]);
-      const first = ours.find((e) => (e as string[])[0] === "first") as unknown[];
-      expect(first[1]).toEqual({ answered: true });
-      expect(first[4]).toEqual({ city: "Lisbon", lookups: 1, offered: "get_weather|metric", forecast: "sunny" });
-      const second = ours.find((e) => (e as string[])[0] === "second") as unknown[];
-      expect(second[1]).toEqual({ turn: 2 });
-      expect((second[2] as { id: string; content: string }[]).map((m) => m.content)).toEqual([
-        `You're welcome (4 messages; state {"city":"Lisbon","lookups":1,"offered":"get_weather|metric","forecast":"sunny"}).`,
-      ]);
-      expect((second[4] as { lookups: number }).lookups).toBe(2);
-    } finally {
-      spy.mockRestore();
-    }
+    // The transcript holds what a front end needs: streamed text, the tool call, state, results.
+    expect(ours).toContainEqual(["text", "say-1", "Let me ", "check."]);
+    expect(ours).toContainEqual(["tool call", "get_weather", { city: "Lisbon" }]);
+    const first = ours.find((e) => (e as string[])[0] === "first") as unknown[];
+    expect(first[1]).toEqual({ answered: true });
+    expect(first[4]).toEqual({ city: "Lisbon", lookups: 1, offered: "get_weather|metric", forecast: "sunny" });
+    const second = ours.find((e) => (e as string[])[0] === "second") as unknown[];
+    expect(second[1]).toEqual({ turn: 2 });
+    expect((second[2] as { id: string; content: string }[]).map((m) => m.content)).toEqual([
+      `You're welcome (4 messages; state {"city":"Lisbon","lookups":1,"offered":"get_weather|metric","forecast":"sunny"}).`,
+    ]);
+    expect((second[4] as { lookups: number }).lookups).toBe(2);
   });
 });

@@ -122,10 +122,19 @@ describe("idleTimeoutMs", () => {
 });
 
 describe("network_error names its cause", () => {
-  it("nothing listening: the message says ECONNREFUSED and the address, and keeps fetch's error as cause", async () => {
+  it("nothing listening, Node's default transport: the message says ECONNREFUSED and the address, and keeps node:http's error as cause", async () => {
     const url = await closedPortUrl();
     const { port } = new URL(url);
     const { error } = await collect(new HttpAgent({ url }).events());
+    expect(error).toBeInstanceOf(AguiWireError);
+    expect(error).toMatchObject({ code: "network_error", message: `POST ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}` });
+    expect((error as Error).cause).toMatchObject({ code: "ECONNREFUSED", port: Number(port) });
+  });
+
+  it("nothing listening, through fetch: the same message, from the cause under fetch's \"fetch failed\", which it keeps as cause", async () => {
+    const url = await closedPortUrl();
+    const { port } = new URL(url);
+    const { error } = await collect(new HttpAgent({ url, fetch: globalThis.fetch }).events());
     expect(error).toBeInstanceOf(AguiWireError);
     expect(error).toMatchObject({ code: "network_error", message: `POST ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}` });
     const cause = (error as Error).cause as Error & { cause?: { code?: string; port?: number } };
