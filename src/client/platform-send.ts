@@ -19,7 +19,7 @@ import { request as httpsRequest } from "node:https";
 import { pipeline, type Readable } from "node:stream";
 import * as zlib from "node:zlib";
 import { httpTargets } from "../http-target.js";
-import { incomingBody } from "./incoming-body.js";
+import { incomingBody } from "../incoming-body.js";
 import type { RunResponse, Send } from "./send.js";
 
 /** zstd's decompressor, in the Node versions that have it (22.15 and later). */

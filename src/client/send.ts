@@ -5,6 +5,7 @@
  * @module
  */
 import { AguiWireError } from "../errors.js";
+import type { IterableBody } from "../incoming-body.js";
 import { abortedError, HttpStatusError } from "./errors.js";
 
 /**
@@ -27,20 +28,7 @@ export type RedirectPolicy = "same-origin" | "follow" | "error";
 /** The most redirects a run follows under `redirect: "same-origin"`, as fetch does (20). */
 export const MAX_REDIRECTS = 20;
 
-/** A reader of a {@link RunBody}: what the client uses of a `ReadableStreamDefaultReader`. */
-export interface BodyReader {
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/** A body that is not a `ReadableStream` (the Node transport's): async iterable, with a reader and `cancel`. */
-export interface IterableBody extends AsyncIterable<Uint8Array> {
-  getReader(): BodyReader;
-  /** Lets go of the rest of the body. Never rejects. */
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/** A response body as the client reads it: a fetch `Response.body`, or an {@link IterableBody}. */
+/** A response body as the client reads it: a fetch `Response.body`, or the Node transport's {@link IterableBody}. */
 export type RunBody = ReadableStream<Uint8Array> | IterableBody;
 
 /** What the client reads of an HTTP answer: a fetch `Response` is one. */

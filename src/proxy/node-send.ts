@@ -1,13 +1,14 @@
 /**
- * Upstream requests over node:http and node:https, for the Node handler: the answer's body is the
- * `IncomingMessage` itself, read as an async iterable, so no WHATWG stream is made per chunk, and
- * connections are kept alive between runs.
+ * Upstream requests over node:http and node:https, for the Node handler: the answer's body is read
+ * straight from the `IncomingMessage` (src/incoming-body.ts: every byte arrived since the last read
+ * in one chunk), so no WHATWG stream is made per chunk, and connections are kept alive between runs.
  *
  * @module
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { httpTargets } from "../http-target.js";
+import { incomingBody } from "../incoming-body.js";
 import type { UpstreamSend } from "./upstream.js";
 
 /**
@@ -53,7 +54,7 @@ export function nodeSend(): UpstreamSend {
               const value = response.headers[name];
               return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
             },
-            body: response,
+            body: incomingBody(response, () => response.destroy()),
             cancel: () => response.destroy(),
           });
         },

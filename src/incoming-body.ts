@@ -1,6 +1,7 @@
 /**
- * A node:http response body as the client reads it (the Node transport's, platform-send.ts): a
- * reader whose each read takes every byte that has arrived since the last, in one chunk.
+ * A node:http response body as the Node HTTP clients read it (the client's Node transport,
+ * client/platform-send.ts, and the proxy's upstream requests, proxy/node-send.ts): a reader whose
+ * each read takes every byte that has arrived since the last, in one chunk.
  *
  * Why not the stream's own async iterator: a server that writes each event on its own (as
  * `@ag-ui/encoder`'s examples do) sends one HTTP chunk per event, and node:http hands each on as a
@@ -12,7 +13,19 @@
  * @module
  */
 import type { Readable } from "node:stream";
-import type { BodyReader, IterableBody } from "./send.js";
+
+/** A reader of a body: what the client uses of a `ReadableStreamDefaultReader`. */
+export interface BodyReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** A body that is not a `ReadableStream`: async iterable, with a reader and `cancel`. */
+export interface IterableBody extends AsyncIterable<Uint8Array> {
+  getReader(): BodyReader;
+  /** Lets go of the rest of the body. Never rejects. */
+  cancel(reason?: unknown): Promise<void>;
+}
 
 /** The most bytes queued before the response is paused (the socket then stops being read). */
 export const HIGH_WATER_MARK = 64 * 1024;
