@@ -31,9 +31,10 @@ export interface HttpAgentConfig extends AgentConfig {
   transport?: Transport;
   /**
    * The fetch to use, e.g. one with a proxy or a test double. By default runs use the global
-   * `fetch`, except in Node, where they go over node:http(s), which costs a short run about a
-   * third less than Node's fetch; give `fetch` (`fetch: globalThis.fetch` will do) where fetch
-   * must carry them, e.g. to an undici dispatcher set globally.
+   * `fetch`, except in Node (not Deno, Bun or Workers), where they go over node:http(s), which
+   * costs a short run about a third less than Node's fetch; give `fetch` (`fetch:
+   * globalThis.fetch` will do) where fetch must carry them, e.g. to an undici dispatcher set
+   * globally.
    */
   fetch?: typeof fetch;
   /**

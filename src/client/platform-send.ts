@@ -12,21 +12,61 @@
  * zlib has it, asked for unless the caller names its own `Accept-Encoding`), the request's signal
  * ending the request before the answer and failing the body's reads after it.
  *
+ * Only in Node itself: Deno, Bun and Workers (`nodejs_compat`) build their node:http on their own
+ * fetch, so there it would only add a layer. Node's modules are loaded when the first run is sent,
+ * through specifiers bundlers for other targets leave alone (as the server's node:zlib is), and a
+ * runtime that cannot load them sends through fetch.
+ *
  * @module
  */
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { pipeline, type Readable } from "node:stream";
-import * as zlib from "node:zlib";
+import type * as Http from "node:http";
+import type * as Https from "node:https";
+import type { IncomingMessage } from "node:http";
+import type * as Stream from "node:stream";
+import type { Readable } from "node:stream";
+import type * as Zlib from "node:zlib";
 import { httpTargets } from "../http-target.js";
 import { incomingBody } from "../incoming-body.js";
 import type { RunResponse, Send } from "./send.js";
 
 /** zstd's decompressor, in the Node versions that have it (22.15 and later). */
-type ZstdZlib = { createZstdDecompress?(options: { flush?: number; finishFlush?: number }): zlib.Zlib & NodeJS.ReadWriteStream };
+type ZstdZlib = { createZstdDecompress?(options: { flush?: number; finishFlush?: number }): Zlib.Zlib & NodeJS.ReadWriteStream };
 
-/** What the transport asks for when the caller does not say: what fetch asks for, and zstd where it can read it. */
-const ACCEPT_ENCODING = typeof (zlib as ZstdZlib).createZstdDecompress === "function" ? "gzip, deflate, br, zstd" : "gzip, deflate, br";
+/** The Node modules the transport uses. */
+interface NodeModules {
+  http: typeof Http;
+  https: typeof Https;
+  stream: typeof Stream;
+  zlib: typeof Zlib & ZstdZlib;
+  /** What the transport asks for when the caller does not say: what fetch asks for, and zstd where zlib can read it. */
+  acceptEncoding: string;
+}
+
+/** In variables, so that bundlers for other targets leave the imports alone. */
+const SPECIFIERS = ["node:http", "node:https", "node:stream", "node:zlib"];
+
+let loading: Promise<NodeModules | undefined> | undefined;
+let loaded: NodeModules | undefined;
+
+/** Node's modules, or `undefined` where they cannot be loaded. Loaded once. Never rejects. */
+function loadNode(): Promise<NodeModules | undefined> {
+  loading ??= Promise.all(SPECIFIERS.map((specifier) => import(/* @vite-ignore */ specifier) as Promise<{ default?: unknown }>)).then(
+    (modules) => {
+      const [http, https, stream, zlib] = modules.map((m) => m.default ?? m) as [typeof Http, typeof Https, typeof Stream, typeof Zlib & ZstdZlib];
+      const acceptEncoding = typeof zlib.createZstdDecompress === "function" ? "gzip, deflate, br, zstd" : "gzip, deflate, br";
+      return (loaded = { http, https, stream, zlib, acceptEncoding });
+    },
+    () => undefined,
+  );
+  return loading;
+}
+
+/** Whether this is Node itself, rather than a runtime that imitates it. */
+function isNode(): boolean {
+  const process = (globalThis as { process?: { release?: { name?: string }; versions?: Record<string, string | undefined> } }).process;
+  const userAgent = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
+  return process?.release?.name === "node" && process.versions?.bun === undefined && process.versions?.deno === undefined && userAgent !== "Cloudflare-Workers";
+}
 
 /**
  * A decompressor for a `Content-Encoding`, or `undefined` for identity and for codings it does not
@@ -34,7 +74,7 @@ const ACCEPT_ENCODING = typeof (zlib as ZstdZlib).createZstdDecompress === "func
  * chunk, since a live stream's next bytes may be long in coming; and none fails on a stream that
  * stops short, since the event decoder that reads it tells a cut stream better.
  */
-function decompressorFor(coding: string | undefined): (NodeJS.ReadWriteStream & Readable) | undefined {
+function decompressorFor(zlib: NodeModules["zlib"], coding: string | undefined): (NodeJS.ReadWriteStream & Readable) | undefined {
   switch (coding?.trim().toLowerCase()) {
     case "gzip":
     case "x-gzip":
@@ -44,8 +84,7 @@ function decompressorFor(coding: string | undefined): (NodeJS.ReadWriteStream & 
     case "br":
       return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
     case "zstd": {
-      const create = (zlib as ZstdZlib).createZstdDecompress;
-      return create ? (create({}) as unknown as NodeJS.ReadWriteStream & Readable) : undefined;
+      return zlib.createZstdDecompress ? (zlib.createZstdDecompress({}) as unknown as NodeJS.ReadWriteStream & Readable) : undefined;
     }
     default:
       return undefined;
@@ -62,13 +101,22 @@ const targetOf = httpTargets();
 
 /**
  * Sends one request over node:http(s) as fetch with `redirect: "manual"` would, and resolves with
- * the answer once its status and headers are in. `init.body` is a string or absent; `init.headers`
- * a `Headers` (what sendRun passes).
+ * the answer once its status and headers are in; through the global fetch where Node's modules
+ * cannot be loaded. `init.body` is a string or absent; `init.headers` a `Headers` (what sendRun
+ * passes). `undefined` outside Node: runs then use fetch.
  *
  * @throws (rejects) node:http's error when the request fails, or the signal's reason when it fired
  *   before the answer; once the answer is in, the signal fails the body's next read instead.
  */
-export const platformSend: Send | undefined = (url, init) =>
+export const platformSend: Send | undefined = isNode()
+  ? (url, init) => {
+      if (loaded !== undefined) return send(loaded, url, init);
+      return loadNode().then((node) => (node === undefined ? fetch(url, init) : send(node, url, init)));
+    }
+  : undefined;
+
+/** {@link platformSend} with Node's modules. */
+const send = (node: NodeModules, url: string, init: RequestInit): Promise<RunResponse> =>
   new Promise<RunResponse>((resolve, reject) => {
     const target = targetOf(url);
     const signal = init.signal ?? undefined;
@@ -78,7 +126,7 @@ export const platformSend: Send | undefined = (url, init) =>
     }
     const headers: Record<string, string> = {};
     (init.headers as Headers).forEach((value, name) => (headers[name] = value));
-    headers["accept-encoding"] ??= ACCEPT_ENCODING;
+    headers["accept-encoding"] ??= node.acceptEncoding;
     const body = typeof init.body === "string" ? init.body : undefined;
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     let answer: IncomingMessage | undefined;
@@ -96,7 +144,7 @@ export const platformSend: Send | undefined = (url, init) =>
         answer.destroy();
       }
     };
-    const request = (target.secure ? httpsRequest : httpRequest)(
+    const request = (target.secure ? node.https.request : node.http.request)(
       {
         protocol: target.protocol,
         hostname: target.hostname,
@@ -106,15 +154,15 @@ export const platformSend: Send | undefined = (url, init) =>
         method: init.method ?? "GET",
         headers,
       },
-      (response) => {
+      (response: IncomingMessage) => {
         answer = response;
         const status = response.statusCode ?? 0;
         // fetch gives these no body.
         const empty = status === 204 || status === 205 || status === 304 || init.method === "HEAD";
-        const inflate = empty ? undefined : decompressorFor(headerOf(response, "content-encoding") ?? undefined);
+        const inflate = empty ? undefined : decompressorFor(node.zlib, headerOf(response, "content-encoding") ?? undefined);
         // pipeline() passes an error of either side on to the other; an error nobody reads would
         // otherwise crash the process, and the body's reads see it (the stream stays errored).
-        readable = inflate ? (pipeline(response, inflate, () => {}) as unknown as Readable) : response;
+        readable = inflate ? (node.stream.pipeline(response, inflate, () => {}) as unknown as Readable) : response;
         readable.on("error", () => {});
         readable.once("close", () => signal?.removeEventListener("abort", stop));
         if (empty) response.resume();

@@ -7,7 +7,7 @@
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import * as zlib from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AguiWireError, HttpAgent } from "../../src/client/index.js";
 import { encodeSSE, SSE_MEDIA_TYPE, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { createNodeHandler, type ContentCoding } from "../../src/server/index.js";
@@ -31,6 +31,28 @@ describe("which transport a run uses in Node", () => {
     expect(await run(new HttpAgent({ url: server.url, fetch: globalThis.fetch }))).toBe(2);
     expect(await run(new HttpAgent({ url: server.url, redirect: "follow" }))).toBe(2);
     expect(server.requests.map((r) => r.headers[FETCH_MARK] !== undefined)).toEqual([false, true, true]);
+  });
+});
+
+describe("where the transport is used", () => {
+  it("only in Node itself: a runtime that imitates Node (Workers, Bun, Deno) has none, so runs use fetch", async () => {
+    const imitations: [string, () => void][] = [
+      ["Workers", () => vi.stubGlobal("navigator", { userAgent: "Cloudflare-Workers" })],
+      ["Bun", () => vi.stubGlobal("process", { ...process, versions: { ...process.versions, bun: "1.2.0" } })],
+      ["Deno", () => vi.stubGlobal("process", { ...process, versions: { ...process.versions, deno: "2.1.0" } })],
+    ];
+    for (const [name, imitate] of imitations) {
+      imitate();
+      try {
+        vi.resetModules();
+        const fresh = await import("../../src/client/platform-send.js");
+        expect(fresh.platformSend, name).toBeUndefined();
+      } finally {
+        vi.unstubAllGlobals();
+      }
+    }
+    vi.resetModules();
+    expect((await import("../../src/client/platform-send.js")).platformSend).toBeTypeOf("function");
   });
 });
 
