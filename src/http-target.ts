@@ -22,7 +22,7 @@ export interface HttpTarget {
  *
  * @throws {TypeError} When `url` is not a URL.
  */
-export function httpTargetOf(url: string): HttpTarget {
+function httpTargetOf(url: string): HttpTarget {
   const u = new URL(url);
   const hostname = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
   return {

@@ -12,7 +12,17 @@
  *
  * @module
  */
+import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
+
+/**
+ * A response header's value as fetch's `Headers.get` gives it: `null` when absent, repeated ones
+ * joined with ", ". Never throws.
+ */
+export function incomingHeader(message: IncomingMessage, name: string): string | null {
+  const value = message.headers[name.toLowerCase()];
+  return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+}
 
 /** A reader of a body: what the client uses of a `ReadableStreamDefaultReader`. */
 export interface BodyReader {

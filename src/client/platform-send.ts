@@ -3,7 +3,7 @@
  *
  * Why: on loopback, fetch (undici) cost about a third of a short run's time in the client: a
  * Request, a Response and a WHATWG stream per response, a promise and a stream hop per chunk.
- * Here the body is the response itself (or its decompressor), read as an async iterable.
+ * Here the body is read straight from the response (or its decompressor) by src/incoming-body.ts.
  * Browsers get `platform-send.browser.ts` instead (package.json's `browser` field), which has no
  * transport of its own, so that node:http never reaches a browser bundle.
  *
@@ -26,7 +26,7 @@ import type * as Stream from "node:stream";
 import type { Readable } from "node:stream";
 import type * as Zlib from "node:zlib";
 import { httpTargets } from "../http-target.js";
-import { incomingBody } from "../incoming-body.js";
+import { incomingBody, incomingHeader } from "../incoming-body.js";
 import type { RunResponse, Send } from "./send.js";
 
 /** zstd's decompressor, in the Node versions that have it (22.15 and later). */
@@ -83,18 +83,11 @@ function decompressorFor(zlib: NodeModules["zlib"], coding: string | undefined):
       return zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH });
     case "br":
       return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
-    case "zstd": {
+    case "zstd":
       return zlib.createZstdDecompress ? (zlib.createZstdDecompress({}) as unknown as NodeJS.ReadWriteStream & Readable) : undefined;
-    }
     default:
       return undefined;
   }
-}
-
-/** A header's value as fetch's `Headers.get` gives it: repeated ones joined. */
-function headerOf(response: IncomingMessage, name: string): string | null {
-  const value = response.headers[name.toLowerCase()];
-  return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
 }
 
 const targetOf = httpTargets();
@@ -159,7 +152,7 @@ const send = (node: NodeModules, url: string, init: RequestInit): Promise<RunRes
         const status = response.statusCode ?? 0;
         // fetch gives these no body.
         const empty = status === 204 || status === 205 || status === 304 || init.method === "HEAD";
-        const inflate = empty ? undefined : decompressorFor(node.zlib, headerOf(response, "content-encoding") ?? undefined);
+        const inflate = empty ? undefined : decompressorFor(node.zlib, incomingHeader(response, "content-encoding") ?? undefined);
         // pipeline() passes an error of either side on to the other; an error nobody reads would
         // otherwise crash the process, and the body's reads see it (the stream stays errored).
         readable = inflate ? (node.stream.pipeline(response, inflate, () => {}) as unknown as Readable) : response;
@@ -175,7 +168,7 @@ const send = (node: NodeModules, url: string, init: RequestInit): Promise<RunRes
           ok: status >= 200 && status < 300,
           url,
           type: "basic",
-          headers: { get: (name) => headerOf(response, name) },
+          headers: { get: (name) => incomingHeader(response, name) },
           body: empty ? null : incomingBody(readable, cancel),
         });
       },

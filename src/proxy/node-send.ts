@@ -8,7 +8,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { httpTargets } from "../http-target.js";
-import { incomingBody } from "../incoming-body.js";
+import { incomingBody, incomingHeader } from "../incoming-body.js";
 import type { UpstreamSend } from "./upstream.js";
 
 /**
@@ -50,10 +50,7 @@ export function nodeSend(): UpstreamSend {
           response.once("close", () => signal.removeEventListener("abort", stop));
           resolve({
             status: response.statusCode ?? 0,
-            header: (name) => {
-              const value = response.headers[name];
-              return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-            },
+            header: (name) => incomingHeader(response, name),
             body: incomingBody(response, () => response.destroy()),
             cancel: () => response.destroy(),
           });
