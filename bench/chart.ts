@@ -4,7 +4,7 @@
  * compare at a glance. Each bar is labelled with its rate and its ratio to the panel's reference.
  */
 import { rate, ratio } from "./format.js";
-import type { Impl } from "./suite.js";
+import type { Impl } from "./measurement.js";
 
 export interface ChartBar {
   label: string;

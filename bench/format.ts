@@ -1,7 +1,7 @@
 /**
  * Plain-text tables and number formats for the console report.
  */
-import type { Measurement } from "./suite.js";
+import type { Measurement } from "./measurement.js";
 
 export interface Column {
   header: string;

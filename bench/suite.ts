@@ -8,6 +8,9 @@
 import { Bench } from "tinybench";
 import type { ChartPanel } from "./chart.js";
 import type { Table } from "./format.js";
+import type { Measurement, TaskSpec } from "./measurement.js";
+
+export type { Impl, Measurement, TaskSpec } from "./measurement.js";
 
 /** What the runner hands to a suite. */
 export interface SuiteContext {
@@ -39,25 +42,6 @@ export interface Suite {
   run(ctx: SuiteContext): Promise<SuiteResult>;
 }
 
-/** Who wrote the code a task runs. "ours" and "ours-sse" are this package. */
-export type Impl = "ours" | "ours-sse" | "peer";
-
-/** One task of a group: a function that processes `events` events carried in `bytes` bytes. */
-export interface TaskSpec {
-  /** Stable key, unique within its group; values are named `<suite>/<group id>/<key>`. */
-  key: string;
-  /** Shown in tables and the chart. */
-  label: string;
-  impl: Impl;
-  /** Whether the task checks events against a schema (ours always does). */
-  validates: boolean;
-  /** Events processed by one call of `fn`. */
-  events: number;
-  /** Bytes produced (encode) or consumed (decode) by one call of `fn`. */
-  bytes: number;
-  fn: () => unknown;
-}
-
 /** Tasks measured together and compared with one reference task (and with our SSE task). */
 export interface TaskGroup {
   id: string;
@@ -67,26 +51,6 @@ export interface TaskGroup {
   reference: string;
   /** Key of our SSE task in this group, if any: binary rows also get "x our SSE". */
   sse?: string;
-}
-
-/** One timed task's outcome: the task's description, without its function, and its timings. */
-export interface Measurement extends Omit<TaskSpec, "fn"> {
-  id: string;
-  group: string;
-  /** Median time of one call, ms: the base of the rates. */
-  medianMs: number;
-  /** Mean time of one call, ms. */
-  meanMs: number;
-  /** Relative margin of error of the mean time, percent. */
-  rme: number;
-  samples: number;
-  eventsPerSec: number;
-  mbPerSec: number;
-  /** Events/s relative to the group's reference task. */
-  vsReference: number;
-  /** Events/s relative to our SSE task of the same group (binary tasks only). */
-  vsSse?: number;
-  error?: string;
 }
 
 /** Timing budget of one task. */
