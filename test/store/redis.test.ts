@@ -107,6 +107,18 @@ describe("redisStore", () => {
     expect(imports.filter((line) => line.includes('"ioredis"'))).toEqual(['import type { Redis, RedisOptions } from "ioredis";']);
   });
 
+  it("imports ioredis only for its types in every part of the store (src/store/redis/)", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const dir = new URL("../../src/store/redis/", import.meta.url);
+    const parts = (await readdir(dir)).filter((name) => name.endsWith(".ts"));
+    expect(parts.length).toBeGreaterThan(3);
+    for (const name of parts) {
+      const imports = (await readFile(new URL(name, dir), "utf8")).match(/^import .*$/gm) ?? [];
+      const ioredis = imports.filter((line) => line.includes('"ioredis"'));
+      expect({ name, values: ioredis.filter((line) => !line.startsWith("import type ")) }).toEqual({ name, values: [] });
+    }
+  });
+
   it("keeps a run in the documented keys: a stream with an entry per append at id 0-<last seq+1>, a meta hash, a lease", async () => {
     const s = store({ keyPrefix: "layout:" });
     const id = newRunId();

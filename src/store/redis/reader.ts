@@ -1,0 +1,195 @@
+/**
+ * Reading a run from a Redis store: from this instance's memory while the reader is within a
+ * local run's window, else from the run's stream, tailing it with blocking reads on a connection of
+ * the reader's own once it has caught up, and checking the writer's lease whenever nothing comes.
+ *
+ * @module
+ */
+import type { Redis } from "ioredis";
+import { RunStoreError, type StoredEvents } from "../run-store.js";
+import { segmentOfFrames, storedFrom } from "../segment.js";
+import { unavailable } from "./connection.js";
+import type { StoreContext } from "./context.js";
+import { windowStart, type LocalRun } from "./local-window.js";
+import { evalScript, frames, SCRIPTS } from "./scripts.js";
+
+/**
+ * The most entries (appends) one read of the stream asks for: a reader's memory is bounded by it
+ * (times the largest append), not by the run.
+ */
+const READ_BATCH = 32;
+/**
+ * The most events one step of a reader yields, however large the appends (the recorder's group
+ * commits make them up to 1,024 events): each step becomes one chunk of the response, and chunks
+ * of this size reach the client, and get decoded there, while the next is made, where one of a
+ * whole large append would wait for all of it (and a large chunk of SSE text costs more than its
+ * share to encode).
+ */
+const YIELD = 256;
+
+/** One entry of a stream as ioredis gives it with Buffer replies. */
+type Entry = [id: Buffer, fields: Buffer[]];
+
+/** The entries of an XREAD reply on one stream: `[[key, entries]]`, or a map under RESP3 mappings. */
+function entriesOf(reply: unknown): Entry[] {
+  if (reply === null || reply === undefined) return [];
+  if (Array.isArray(reply)) {
+    const first = reply[0] as unknown;
+    // RESP2 shape: [[key, entries]]; a RESP3 map flattened the legacy way: [key, entries].
+    if (Array.isArray(first)) return (first[1] as Entry[] | undefined) ?? [];
+    return (reply[1] as Entry[] | undefined) ?? [];
+  }
+  if (reply instanceof Map) return ([...reply.values()][0] as Entry[] | undefined) ?? [];
+  if (typeof reply === "object") return (Object.values(reply)[0] as Entry[] | undefined) ?? [];
+  return [];
+}
+
+/** The number after `0-` in an entry id (the seq of its last event plus one), read from the bytes. */
+function idNumber(id: Buffer): number {
+  let n = 0;
+  for (let i = id.indexOf(0x2d) + 1; i < id.length; i++) n = n * 10 + (id[i]! - 0x30);
+  return n;
+}
+
+const F = 0x66; // "f"
+
+/** The events of a local run after `cursor` (which must be within its window, and before its count), YIELD at most, from the append that holds `cursor + 1`. */
+function localBatch(run: LocalRun, cursor: number): StoredEvents {
+  const next = cursor + 1;
+  const { batches } = run;
+  // A reader is mostly at the tail: look from the newest append back.
+  let b = batches.length - 1;
+  while (b > 0 && batches[b]!.first > next) b--;
+  return storedFrom(batches[b]!, next, YIELD);
+}
+
+/**
+ * Runs the lease check of a run: its state (-1 unknown, 0 ended, 1 live, 2 ended now as lost, its
+ * writer's lease having run out) and its count.
+ *
+ * @throws {RunStoreError} (rejects) `store_unavailable` when Redis does not answer.
+ */
+export async function checkRun(ctx: StoreContext, runId: string, what: string): Promise<[state: number, count: number]> {
+  const { ttlMs } = ctx.settings;
+  const reply = (await ctx.connections.command(what, (c) => evalScript(c, SCRIPTS.check, ctx.keys(runId), [frames().lost, ttlMs, ctx.maxlen]))) as [number, number];
+  return [Number(reply[0]), Number(reply[1])];
+}
+
+const closedWhileRead = (): RunStoreError => new RunStoreError("store_unavailable", "redisStore: expected the store to stay open while the run was read, found it closed");
+
+/**
+ * A reader's steps. With `local` (a run this store writes), the events of its window come from
+ * memory, each append as soon as Redis has accepted it; what is older than the window, and
+ * everything once the run is detached, comes from Redis, as for any other run.
+ */
+export async function* readRun(ctx: StoreContext, runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined): AsyncGenerator<StoredEvents, void, undefined> {
+  const { connections, windows } = ctx;
+  const { blockMs } = ctx.settings;
+  const eventsKey = ctx.keys(runId)[1];
+  let cursor = after;
+  /** The reader's own connection for blocking reads, opened once it has caught up with a run written elsewhere. */
+  let blocking: Redis | undefined;
+  /** Ends a wait for the local run's next append. */
+  let interrupt: (() => void) | undefined;
+  const onAbort = (): void => {
+    blocking?.disconnect();
+    interrupt?.();
+  };
+  signal?.addEventListener("abort", onAbort);
+  try {
+    while (!signal?.aborted) {
+      if (connections.closed) throw closedWhileRead();
+      if (local?.detached) local = undefined;
+      if (local !== undefined && cursor + 1 >= windowStart(local)) {
+        if (cursor + 1 < local.count) {
+          const batch = localBatch(local, cursor);
+          cursor = batch.first + batch.count - 1;
+          yield batch;
+          continue;
+        }
+        if (local.ended) return;
+        const run = local;
+        const count = run.count;
+        await new Promise<void>((resolve) => {
+          const woken = (): void => {
+            clearTimeout(timer);
+            run.waiters.delete(woken);
+            interrupt = undefined;
+            resolve();
+          };
+          const timer = setTimeout(woken, blockMs);
+          run.waiters.add(woken);
+          interrupt = woken;
+        });
+        if (signal?.aborted || connections.closed || run.detached || run.ended || run.count !== count) continue;
+        // Nothing for blockMs, or the connection dropped: look at Redis, as a blocked reader
+        // would (this fails at once when Redis is gone).
+        const [state] = await checkRun(ctx, runId, "read a run");
+        if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+        // Ended in Redis, not here (its lease ran out): Redis knows how.
+        if (state !== 1 && !run.ended) windows.detach(run);
+        continue;
+      }
+      let reply: unknown;
+      if (blocking === undefined) {
+        reply = await connections.command("read a run", (c) => c.xreadBuffer("COUNT", READ_BATCH, "STREAMS", eventsKey, `0-${cursor + 1}`));
+      } else {
+        try {
+          reply = await blocking.xreadBuffer("COUNT", READ_BATCH, "BLOCK", blockMs, "STREAMS", eventsKey, `0-${cursor + 1}`);
+        } catch (error) {
+          if (signal?.aborted) return;
+          if (connections.closed) throw closedWhileRead();
+          throw unavailable("read a run", error);
+        }
+      }
+      const entries = entriesOf(reply);
+      if (entries.length === 0) {
+        if (local !== undefined) {
+          // Behind the window, yet Redis holds nothing after the cursor: its keys went. This
+          // reader goes on as any other, which finds out how.
+          local = undefined;
+          continue;
+        }
+        if (blocking === undefined) {
+          try {
+            // No ready check (an INFO and its answer): the main connection has just answered.
+            blocking = await connections.openReader(ctx.connectionOptions.reader);
+          } catch (error) {
+            if (connections.closed) throw closedWhileRead();
+            throw unavailable("open a connection for reading", error);
+          }
+          if (signal?.aborted) return;
+        } else {
+          // Nothing for blockMs: maybe the writer's instance is gone. If the check ends the run,
+          // the next read returns its RUN_ERROR and end entry at once.
+          const [state] = await checkRun(ctx, runId, "read a run");
+          if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+        }
+        continue;
+      }
+      for (let i = 0; i < entries.length; i++) {
+        const [id, fields] = entries[i]!;
+        const name = fields[0];
+        // The end entry: everything before it was yielded.
+        if (name === undefined || name.length !== 1 || name[0] !== F) return;
+        const last = idNumber(id) - 1;
+        if (last <= cursor) continue;
+        const segment = segmentOfFrames(fields[1]!, last);
+        if (segment === undefined) {
+          throw new RunStoreError("store_unavailable", `redisStore: expected the frames of event ${last} and those before it to fill their stream entry, found ${fields[1]!.length} bytes that frames do not tile`);
+        }
+        // In steps of YIELD at most, as from memory.
+        for (let from = Math.max(segment.first, cursor + 1); from <= last; from = cursor + 1) {
+          const part = storedFrom(segment, from, YIELD);
+          cursor = from + part.count - 1;
+          yield part;
+        }
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (blocking !== undefined) {
+      connections.closeReader(blocking);
+    }
+  }
+}

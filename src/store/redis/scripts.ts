@@ -1,0 +1,177 @@
+/**
+ * The Lua scripts through which every change to a run goes (one round trip each, atomic, so that a
+ * stale writer, a reader that notices a dead owner and a cancel never interleave halfway), and the
+ * RUN_ERROR frames they write when a run ends without its writer.
+ *
+ * @module
+ */
+import type { Redis } from "ioredis";
+import { encodeFrame } from "../../binary/index.js";
+import { EventType } from "../../model/event-type.js";
+
+// Scripts. KEYS are always meta, events, lease. `finish` ends a live run: an optional last event,
+// then the end entry, then the keys' expiry switches from the live one to ttlMs.
+const FINISH = `
+local function finish(count, frame, by, ttl, maxlen)
+  if frame then
+    count = count + 1
+    redis.call('XADD', KEYS[2], 'MAXLEN', maxlen, '0-' .. count, 'f', frame)
+  end
+  redis.call('XADD', KEYS[2], 'MAXLEN', maxlen, '0-' .. (count + 1), 'end', by)
+  redis.call('HSET', KEYS[1], 'state', 'ended', 'count', count, 'endedBy', by)
+  redis.call('DEL', KEYS[3])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  return count
+end
+`;
+
+/** ARGV: token, leaseMs, liveTtl. 1 when created, 0 when the id is taken. */
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[1], 'state', 'live', 'count', 0, 'owner', ARGV[1])
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/**
+ * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, n, frames (n of them, back to back).
+ * The new count; -1 when the run is not this writer's live run any more (ending it as lost if its
+ * lease expired); -2 - count when the events do not fit. One entry for the whole append.
+ */
+const APPEND = `${FINISH}
+local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count')
+if m[1] ~= 'live' or m[2] ~= ARGV[1] then return -1 end
+local count = tonumber(m[3])
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  finish(count, ARGV[6], 'instance_lost', ARGV[5], ARGV[3])
+  return -1
+end
+local n = tonumber(ARGV[7])
+if count + n > tonumber(ARGV[2]) then return -2 - count end
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], '0-' .. (count + n), 'f', ARGV[8])
+redis.call('HSET', KEYS[1], 'count', count + n)
+-- The first append makes the stream: it takes the live expiry, which the lease refresh renews.
+if count == 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+return count + n
+`;
+
+/**
+ * ARGV: token, ttl, maxlen, lostFrame, [last]. 1 + the final count when ended now, 0 when ended
+ * by this writer already, -1 lost.
+ */
+const END = `${FINISH}
+local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count', 'endedBy')
+if m[2] ~= ARGV[1] then return -1 end
+if m[1] ~= 'live' then
+  if m[4] == ARGV[1] then return 0 end
+  return -1
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  finish(tonumber(m[3]), ARGV[4], 'instance_lost', ARGV[2], ARGV[3])
+  return -1
+end
+return 1 + finish(tonumber(m[3]), ARGV[5], ARGV[1], ARGV[2], ARGV[3])
+`;
+
+/** ARGV: lostFrame, ttl, maxlen. {state, count}: state -1 unknown, 0 ended, 1 live, 2 ended now as lost. */
+const CHECK = `${FINISH}
+local m = redis.call('HMGET', KEYS[1], 'state', 'count')
+if not m[1] then return {-1, 0} end
+local count = tonumber(m[2])
+if m[1] ~= 'live' then return {0, count} end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  return {2, finish(count, ARGV[1], 'instance_lost', ARGV[2], ARGV[3])}
+end
+return {1, count}
+`;
+
+/**
+ * ARGV: cancelledFrame, ttl, maxlen, channel, runId. -1 unknown, 0 ended already, 1 owner told,
+ * 2 ended here (the owner's lease had expired).
+ */
+const CANCEL = `${FINISH}
+local m = redis.call('HMGET', KEYS[1], 'state', 'count')
+if not m[1] then return -1 end
+if m[1] ~= 'live' then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  finish(tonumber(m[2]), ARGV[1], 'cancelled', ARGV[2], ARGV[3])
+  return 2
+end
+redis.call('HSET', KEYS[1], 'cancel', '1')
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1
+`;
+
+/**
+ * ARGV: token, leaseMs, liveTtl, ttl, maxlen, lostFrame. 1 refreshed and cancelled, 0 refreshed,
+ * -1 lost (ending it now if its lease had expired unnoticed).
+ */
+const REFRESH = `${FINISH}
+local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'cancel', 'count')
+if m[1] ~= 'live' or m[2] ~= ARGV[1] then return -1 end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  finish(tonumber(m[4]), ARGV[6], 'instance_lost', ARGV[4], ARGV[5])
+  return -1
+end
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if m[3] then return 1 end
+return 0
+`;
+
+/** A script, and its SHA1 once Redis has told it. */
+export interface Script {
+  readonly lua: string;
+  /** Its SHA1 as Redis names it, once Redis has told (SCRIPT LOAD): no node:crypto needed here. */
+  sha: string | undefined;
+}
+
+const script = (lua: string): Script => ({ lua, sha: undefined });
+/** The store's scripts, each loaded into Redis on first use. */
+export const SCRIPTS = {
+  create: script(CREATE),
+  append: script(APPEND),
+  end: script(END),
+  check: script(CHECK),
+  cancel: script(CANCEL),
+  refresh: script(REFRESH),
+} as const;
+
+/** An argument of a script: Redis takes strings, numbers and bytes. */
+export type Arg = string | number | Buffer;
+
+/**
+ * Runs a script by its hash, loading it when Redis does not know it (first use, or after a restart).
+ *
+ * @throws What the client throws (a lost connection, a timeout), or Redis's error for the script.
+ */
+export async function evalScript(client: Redis, s: Script, keys: readonly string[], args: readonly Arg[]): Promise<unknown> {
+  if (s.sha !== undefined) {
+    try {
+      return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+    }
+  }
+  s.sha = (await client.script("LOAD", s.lua)) as string;
+  return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+}
+
+let serverFrames: { lost: Buffer; cancelled: Buffer } | undefined;
+/**
+ * The RUN_ERROR frames the store writes itself (a run lost with its instance, a run cancelled
+ * after it), encoded once and copied out of the encoder's pool.
+ *
+ * @throws Never.
+ */
+export function frames(): { lost: Buffer; cancelled: Buffer } {
+  serverFrames ??= {
+    lost: Buffer.from(encodeFrame({ type: EventType.RUN_ERROR, code: "instance_lost", message: "the instance running this run stopped before it ended" })),
+    cancelled: Buffer.from(encodeFrame({ type: EventType.RUN_ERROR, code: "cancelled", message: "the run was cancelled after the instance running it had stopped" })),
+  };
+  return serverFrames;
+}

@@ -1,0 +1,211 @@
+/**
+ * The writing side of a Redis store: creating a run, its writer (appends and the end, each one
+ * script), the lease every live run holds while its writer's instance lives, refreshed for all the
+ * store's writers together, and the cancel subscription through which a cancel reaches the writer
+ * whichever instance it is on.
+ *
+ * @module
+ */
+import type { Redis } from "ioredis";
+import { AguiWireError } from "../../util/index.js";
+import { RunStoreError, type RunEvent, type RunWriter } from "../run-store.js";
+import { noop, unavailable } from "./connection.js";
+import type { StoreContext } from "./context.js";
+import type { LocalRun } from "./local-window.js";
+import { evalScript, frames, SCRIPTS, type Arg } from "./scripts.js";
+
+/**
+ * An event's frame: Redis keeps frames, and this store is not `textOnly`, so the handler always
+ * gives one.
+ *
+ * @throws {TypeError} When it is missing.
+ */
+function frameOf(event: RunEvent): Uint8Array {
+  if (event.frame === undefined) throw new TypeError("redisStore: expected every event to come with its binary frame, found one with SSE text alone");
+  return event.frame;
+}
+
+/** A writer of this store, as the lease refresh sees it. */
+interface LocalWriter {
+  readonly runId: string;
+  readonly cancel: AbortController;
+  /** What the store keeps of its run in memory. */
+  readonly run: LocalRun;
+}
+
+const lostError = (runId: string): RunStoreError =>
+  new RunStoreError("run_lost", `run ${JSON.stringify(runId)} was taken from this writer: expected its lease to be held, found the run ended by another (its lease had expired)`);
+
+const cancelledError = (): AguiWireError => new AguiWireError("aborted", "the run was cancelled");
+
+/** The runs one store writes, their leases and their cancels. */
+export class Writers {
+  readonly #ctx: StoreContext;
+  readonly #writers = new Map<string, LocalWriter>();
+  #refreshTimer: ReturnType<typeof setInterval> | undefined;
+  #subscription: Promise<Redis> | undefined;
+
+  constructor(ctx: StoreContext) {
+    this.#ctx = ctx;
+  }
+
+  /**
+   * Creates run `runId` in Redis, owned by this store, and returns its writer.
+   *
+   * @throws {RunStoreError} (rejects) `run_exists` when the id is taken; `store_unavailable` when
+   *   Redis does not answer or the store is closed.
+   */
+  async create(runId: string): Promise<RunWriter> {
+    const { connections, windows, settings, token, liveTtl } = this.#ctx;
+    if (connections.closed) throw new RunStoreError("store_unavailable", "redisStore: could not create a run: expected an open store, found it closed");
+    try {
+      await this.#subscribe();
+    } catch (error) {
+      throw unavailable("subscribe to cancels", error);
+    }
+    const created = await connections.command("create a run", (c) => evalScript(c, SCRIPTS.create, this.#ctx.keys(runId), [token, settings.leaseMs, liveTtl]));
+    if (created !== 1) throw new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`);
+    const local: LocalWriter = { runId, cancel: new AbortController(), run: windows.open(runId) };
+    this.#writers.set(runId, local);
+    if (this.#refreshTimer === undefined) {
+      this.#refreshTimer = setInterval(() => this.#refresh(), Math.max(1, Math.floor(settings.leaseMs / 3)));
+      this.#refreshTimer.unref();
+    }
+    return this.#writer(runId, local);
+  }
+
+  /** Tells the writer of run `runId`, if this store has it, that the run was cancelled. Never throws. */
+  cancelled(runId: string): void {
+    this.#writers.get(runId)?.cancel.abort(cancelledError());
+  }
+
+  /** Stops refreshing leases: the runs still live end as lost when their leases run out. Never throws. */
+  close(): void {
+    if (this.#refreshTimer !== undefined) clearInterval(this.#refreshTimer);
+    this.#refreshTimer = undefined;
+    this.#writers.clear();
+  }
+
+  /** The cancel subscription, made before the first run is created so that no cancel of it is missed. */
+  #subscribe(): Promise<Redis> {
+    this.#subscription ??= (async () => {
+      const sub = await this.#ctx.connections.open(this.#ctx.connectionOptions.subscriber);
+      sub.on("message", (_channel: string, runId: string) => this.cancelled(runId));
+      await sub.subscribe(this.#ctx.channel);
+      // After a reconnect, subscribe again and look at the cancel flags: a PUBLISH may have been missed.
+      sub.on("ready", () => {
+        sub.subscribe(this.#ctx.channel).catch(noop);
+        this.#refresh();
+      });
+      return sub;
+    })().catch((error: unknown) => {
+      this.#subscription = undefined;
+      throw error;
+    });
+    return this.#subscription;
+  }
+
+  /** Refreshes the lease of every local writer (their commands go out together) and picks up cancels. */
+  #refresh(): void {
+    const { connections, windows, settings, token, liveTtl, maxlen } = this.#ctx;
+    if (connections.closed) return;
+    const { lost } = frames();
+    for (const w of this.#writers.values()) {
+      connections.command("refresh a lease", (c) => evalScript(c, SCRIPTS.refresh, this.#ctx.keys(w.runId), [token, settings.leaseMs, liveTtl, settings.ttlMs, maxlen, lost])).then(
+        (result) => {
+          if (result === 1) w.cancel.abort(cancelledError());
+          // A lost run keeps its writer until end(), which reports run_lost; no more refreshing,
+          // and its readers here read the instance_lost end from Redis.
+          else if (result === -1) {
+            this.#writers.delete(w.runId);
+            windows.detach(w.run);
+          }
+        },
+        // Redis is away: the next tick tries again, and the lease runs out if it stays away.
+        noop,
+      );
+    }
+    if (this.#writers.size === 0 && this.#refreshTimer !== undefined) {
+      clearInterval(this.#refreshTimer);
+      this.#refreshTimer = undefined;
+    }
+  }
+
+  #writer(runId: string, local: LocalWriter): RunWriter {
+    const { connections, windows, settings, token, liveTtl, maxlen } = this.#ctx;
+    const { maxEvents, ttlMs } = settings;
+    const writers = this.#writers;
+    const k = this.#ctx.keys(runId);
+    const run = local.run;
+    let done = false;
+    return {
+      runId,
+      cancelled: local.cancel.signal,
+      async append(events) {
+        if (done || events.length === 0) return;
+        const n = events.length;
+        // One field for the whole append: the frames back to back, copied once.
+        let size = 0;
+        for (let i = 0; i < n; i++) size += frameOf(events[i]!).byteLength;
+        const blob = Buffer.allocUnsafe(size);
+        for (let i = 0, at = 0; i < n; i++) {
+          const frame = frameOf(events[i]!);
+          blob.set(frame, at);
+          at += frame.byteLength;
+        }
+        let result: unknown;
+        try {
+          result = await connections.command("append to a run", (c) => evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, blob]));
+        } catch (error) {
+          // Redis may have taken it or not: readers here go and ask.
+          windows.detach(run);
+          throw error;
+        }
+        if (result === -1) {
+          writers.delete(runId);
+          windows.detach(run);
+          throw lostError(runId);
+        }
+        if (typeof result !== "number") {
+          windows.detach(run);
+          throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected the new count from Redis, found ${typeof result}`);
+        }
+        if (result <= -2) {
+          throw new RunStoreError(
+            "run_too_large",
+            `run ${JSON.stringify(runId)} outgrew the store: expected at most ${maxEvents} events (maxEventsPerRun), found ${-2 - result} and ${n} more`,
+          );
+        }
+        windows.commit(run, result - n, events);
+      },
+      async end(last?: RunEvent) {
+        if (done) return;
+        // Stop refreshing first: if this end never gets through, the lease runs out and the run
+        // still ends (as lost) instead of staying live for ever.
+        writers.delete(runId);
+        const args: Arg[] = [token, ttlMs, maxlen, frames().lost];
+        if (last !== undefined) {
+          const frame = frameOf(last);
+          args.push(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+        }
+        let result: unknown;
+        try {
+          result = await connections.command("end a run", (c) => evalScript(c, SCRIPTS.end, k, args));
+        } catch (error) {
+          windows.detach(run);
+          throw error;
+        }
+        if (result === -1) {
+          windows.detach(run);
+          throw lostError(runId);
+        }
+        done = true;
+        // 1 + the final count when ended now; 0 when an end whose answer was lost had done it.
+        const count = Number(result) - 1;
+        if (last !== undefined) windows.commit(run, count - 1, [last]);
+        if (count < 0 || run.detached || run.count !== count) windows.detach(run);
+        else windows.ended(run);
+      },
+    };
+  }
+}
