@@ -9,13 +9,11 @@
  *
  * @module
  */
-import type { EventMediaType } from "../media-types.js";
-import { SSE_MEDIA_TYPE } from "../media-types.js";
+import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/event-stream.js";
-import { pushDecoderFor } from "../stream/decode.js";
-import { FrameDecoder } from "../binary/frames.js";
-import { EventVerifier } from "../verify.js";
+import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/batch.js";
+import { pushDecoderFor } from "../stream/index.js";
+import { FrameDecoder } from "../binary/index.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
 import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";

@@ -4,15 +4,15 @@
  *
  * @module
  */
-import { whenAborted } from "../abort.js";
-import { encodeValidFrame } from "../binary/codec.js";
-import { isAguiWireError } from "../errors.js";
+import { isAguiWireError, whenAborted } from "../util/index.js";
+import { encodeValidFrame } from "../binary/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent, validEventInOrder } from "../model/exact.js";
 import type { RunEvent, RunWriter } from "../store/run-store.js";
-import { encodeValidSSE } from "../sse/encode.js";
-import { checkSSESize, EventTooLargeError, eventChunks, type AgentEventStreamParams, type Batch } from "./event-stream.js";
+import { encodeValidSSE } from "../sse/index.js";
+import { checkSSESize, EventTooLargeError, type Batch } from "./batch.js";
+import { eventChunks, type AgentEventStreamParams } from "./event-stream.js";
 import { reportError } from "./options.js";
 
 /** The most events gathered for the next append while one is under way. */

@@ -4,16 +4,15 @@
  *
  * @module
  */
-import { decodeEvent, encodeValidFrame } from "../binary/codec.js";
-import { concatBytes } from "../bytes.js";
-import { AguiWireError, isAguiWireError } from "../errors.js";
-import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
+import { decodeEvent, encodeValidFrame } from "../binary/index.js";
+import { AguiWireError, concatBytes, isAguiWireError } from "../util/index.js";
+import { SSE_MEDIA_TYPE, type EventMediaType } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
-import { encodeValidSSE } from "../sse/encode.js";
+import { encodeValidSSE } from "../sse/index.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
 import { PullGate, type ChunkSource } from "./chunk-source.js";
-import { batchFor, checkSSESize, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "./event-stream.js";
+import { batchFor, checkSSESize, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "./batch.js";
 
 /** What the client is told when the store fails while its run is read. */
 export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run store became unavailable" } as const;
