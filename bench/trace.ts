@@ -5,7 +5,7 @@
  */
 import { CORPUS, mixedTrace } from "../test/fixtures/corpus.js";
 import { run10Trace } from "../test/fixtures/trace-1.0.js";
-import { concatBytes } from "../src/bytes.js";
+import { concatBytes } from "../src/util/bytes.js";
 import { encodeEvent, encodeFrame, encodeSSE, EVENT_TYPES, type AguiEventInput, type EventType } from "../src/index.js";
 
 const utf8 = new TextEncoder();

@@ -6,13 +6,23 @@
  * @module
  */
 export * from "./model/index.js";
-export { AguiWireError, ValidationError, isAguiWireError, type ErrorCode, type AguiWireErrorOptions } from "./errors.js";
-export { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "./media-types.js";
+export { AguiWireError, ValidationError, isAguiWireError, type ErrorCode, type AguiWireErrorOptions } from "./util/index.js";
+export {
+  BINARY_MEDIA_TYPE,
+  SSE_MEDIA_TYPE,
+  transportOf,
+  negotiate,
+  verifyEvents,
+  EventVerifier,
+  ProtocolViolationError,
+  type EventMediaType,
+  type ProtocolRule,
+  type UnknownEvent,
+  type UnknownSSEEvent,
+  type UnknownBinaryEvent,
+  type UnknownEventHandler,
+} from "./protocol/index.js";
 export { encodeEvent, encodeFrame, decodeEvent, FrameDecoder, DEFAULT_MAX_FRAME_BYTES, type FrameDecoderOptions } from "./binary/index.js";
 export { encodeSSE, SSE_KEEP_ALIVE, SSEDecoder, SSEParser, DEFAULT_MAX_EVENT_BYTES, type SSEDecoderOptions, type SSEMessage, type SSEParserOptions } from "./sse/index.js";
-export { negotiate } from "./negotiate.js";
-export { EventEncoder, type EventEncoderParams } from "./encoder.js";
-export { encodeEventStream, decodeEventStream, type EventSource, type DecodeEventStreamOptions, type ByteSource } from "./stream/index.js";
-export { startRun, type Agent, type AgentLike, type AgentFunction, type AgentEvents, type AgentRunResult, type RunContext } from "./agent.js";
-export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "./verify.js";
-export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "./unknown-event.js";
+export { encodeEventStream, decodeEventStream, EventEncoder, type EventSource, type DecodeEventStreamOptions, type ByteSource, type EventEncoderParams } from "./stream/index.js";
+export { startRun, type Agent, type AgentLike, type AgentFunction, type AgentEvents, type AgentRunResult, type RunContext } from "./agent/index.js";

@@ -15,18 +15,18 @@
  * - `adapt=<type name>` (once per message): the JSON form of those messages differs from the plain mapping (a text
  *   or parts `content`, an outcome folded from a string and lists). Their writer starts with
  *   `toWire<Message>(v)` and their reader ends with `fromWire<Message>(v)`, both from
- *   src/binary/adapters.ts, which says why for each.
+ *   src/wire/adapters.ts, which says why for each.
  * - `specialize=<type name>` (once per message): that message gets a reader of its own, a switch
- *   on its tags. Every other message is read by src/binary/fields.ts from a table of its fields,
+ *   on its tags. Every other message is read by src/wire/fields.ts from a table of its fields,
  *   which is smaller: the messages a run sends per token or in bulk are the ones to specialise.
  * - Object keys are the fields' JSON (camelCase) names; enum values are their names without the
  *   enum prefix, lower-cased (`add`); int64 is a JS number (safe integers only);
  *   `google.protobuf.Value` is any JSON value and `google.protobuf.Struct` a JSON object, handled by
- *   src/binary/json-value.ts.
+ *   src/wire/json-value.ts.
  * - Repeated fields of event messages are always arrays; those of nested messages are present
  *   only when non-empty.
  * - Each element of a repeated message field goes through `check<Message>(r, item, keep)` from
- *   src/binary/items.ts as soon as it is read, which returns what to store (the model's validated
+ *   src/wire/element-checks.ts as soon as it is read, which returns what to store (the model's validated
  *   copy) and tells the reader when enough bad elements are kept: from then on elements are still
  *   read (the frame must be well-formed) and checked (their problems are counted), but no longer
  *   stored, so a frame of millions of bad elements builds only a few. `keep` is read before the
@@ -145,11 +145,10 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   f.preamble(file);
   const depth = file.name.split("/").length - 1;
   const up = "../".repeat(depth + 1);
-  f.print(`import { AguiWireError, ValidationError } from "${up}errors.js";`);
+  f.print(`import { AguiWireError, ValidationError } from "${up}util/index.js";`);
   f.print(`import type { JsonValue } from "${up}model/json.js";`);
-  f.print(`import { readStruct, readValue, writeStruct, writeValue } from "${up}binary/json-value.js";`);
-  f.print(`import { enumName, malformed, skipField, type Reader } from "${up}binary/reader.js";`);
-  f.print(`import type { Writer } from "${up}binary/writer.js";`);
+  // Everything the codec calls of the wire runtime (src/wire/), through its one entry.
+  const wire = ["enumName", "malformed", "readStruct", "readValue", "skipField", "type Reader", "type Writer", "writeStruct", "writeValue"];
   // Messages of other files are imported from their generated codec files.
   const foreign = new Map<string, Set<string>>();
   for (const m of allMessages(file)) {
@@ -171,14 +170,13 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
       if (field.fieldKind === "list" && field.listKind === "message" && !isJson(field.message.typeName)) checks.add(checkName(field.message));
     }
   }
-  if (checks.size) f.print(`import { ${[...checks].sort().join(", ")} } from "${up}binary/items.js";`);
+  wire.push(...checks);
   const compact = allMessages(file).some((m) => isCompact(m, options));
-  if (compact) f.print(`import { readFields, type FieldSpec, STRING, INT64, BOOL, VALUE, STRUCT, MESSAGE, LIST, STRINGS } from "${up}binary/fields.js";`);
+  if (compact) wire.push("readFields", "type FieldSpec", "STRING", "INT64", "BOOL", "VALUE", "STRUCT", "MESSAGE", "LIST", "STRINGS");
   const adapted = allMessages(file).filter((m) => options.adapt.has(m.typeName));
-  if (adapted.length) {
-    const names = adapted.flatMap((m) => [`fromWire${ident(m)}`, `toWire${ident(m)}`]);
-    f.print(`import { ${names.sort().join(", ")} } from "${up}binary/adapters.js";`);
-  }
+  wire.push(...adapted.flatMap((m) => [`fromWire${ident(m)}`, `toWire${ident(m)}`]));
+  const sortKey = (name: string) => name.replace(/^type /, "");
+  f.print(`import { ${wire.sort((a, b) => sortKey(a).localeCompare(sortKey(b))).join(", ")} } from "${up}wire/index.js";`);
   f.print("");
   f.print("// Unused imports are kept so that every generated file has the same header.");
   f.print("void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue; void readStruct; void writeStruct;");
@@ -229,7 +227,7 @@ function unionOneof(m: DescMessage) {
   return oneof;
 }
 
-/** The element check of a repeated field of message type `m`, exported by src/binary/items.ts. */
+/** The element check of a repeated field of message type `m`, exported by src/wire/element-checks.ts. */
 function checkName(m: DescMessage): string {
   return `check${ident(m)}`;
 }
@@ -547,12 +545,12 @@ function nestedWords(m: DescMessage): UnionWords {
 }
 
 
-/** Whether `m` is read from a table of its fields (src/binary/fields.ts) rather than by a reader of its own. */
+/** Whether `m` is read from a table of its fields (src/wire/fields.ts) rather than by a reader of its own. */
 function isCompact(m: DescMessage, options: Options): boolean {
   return !options.specialize.has(m.typeName) && m.typeName !== options.union && m.typeName !== options.flatten && !options.unions.has(m.typeName);
 }
 
-/** The table entry of one field for src/binary/fields.ts. */
+/** The table entry of one field for src/wire/fields.ts. */
 function fieldSpec(field: DescField): string {
   const tag = hex(tagValue(field.number, field.fieldKind === "list" ? 2 : wireTypeOf(field)));
   const key = JSON.stringify(field.localName);

@@ -4,10 +4,9 @@
  *
  * @module
  */
-import type { AguiEvent, AguiEventInput } from "./model/events.js";
-import type { RunAgentInput } from "./model/input.js";
-import { RunSource } from "./run-source.js";
-import type { Subscribable } from "./subscribable.js";
+import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { RunAgentInput } from "../model/input.js";
+import type { Subscribable } from "../util/index.js";
 
 /**
  * What a run may yield: events, from a sync or async iterable, or from an observable (an rxjs
@@ -34,16 +33,3 @@ export type AgentFunction = (input: RunAgentInput, context: RunContext) => Agent
 
 /** Anything the handlers and `runAgent` accept as an agent. */
 export type Agent = AgentLike | AgentFunction;
-
-/**
- * Starts a run of `agent` and returns its events as an async iterator, whatever form the agent
- * returned them in (see {@link RunSource}).
- *
- * @throws {TypeError} (from the returned iterator) if the agent returned something that is neither
- *   iterable nor observable.
- */
-export function startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): RunSource<AguiEventInput | AguiEvent> {
-  const context: RunContext = { signal };
-  // The server ends a run by its own means (it closes the iterator): no abort race here.
-  return new RunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)));
-}

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AgentFunction } from "./agent.js";
+import type { AgentFunction } from "./contract.js";
 
 /**
  * Returns `agent` unchanged, typed as an {@link AgentFunction}. It exists for the types: passed

@@ -6,9 +6,8 @@
  *
  * @module
  */
-import type { AgentRunResult } from "./agent.js";
-import { whenAborted } from "./abort.js";
-import { isSubscribable } from "./subscribable.js";
+import type { AgentRunResult } from "./contract.js";
+import { isSubscribable, whenAborted } from "../util/index.js";
 
 type Pull<T> = () => IteratorResult<T> | Promise<IteratorResult<T>>;
 

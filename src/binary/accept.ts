@@ -5,7 +5,7 @@
  * string, optional fields are present only when on the wire, timestamps are safe integers, and
  * JSON values are finite and at most 100 levels deep. What protobuf cannot express is left: the
  * rules below, and the cross-field rules of messages and patch operations, which the reader
- * checked against the model's schemas element by element as it read them (src/binary/items.ts).
+ * checked against the model's schemas element by element as it read them (src/wire/element-checks.ts).
  * Events that need no more than that are accepted here; every event that breaks a rule goes
  * through `parseEvent`, which stays the single judge and words the error.
  *

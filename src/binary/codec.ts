@@ -9,8 +9,7 @@ import { validEvent } from "../model/exact.js";
 import { rejectEvent } from "../model/parse.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import { acceptDecoded } from "./accept.js";
-import { Reader } from "./reader.js";
-import { beginWrite } from "./writer.js";
+import { beginWrite, Reader } from "../wire/index.js";
 
 /**
  * Validates `event` and encodes it as one protobuf `Event` message, wire-compatible with
@@ -70,7 +69,7 @@ export function encodeValidFrame(valid: AguiEvent): Uint8Array {
  * @param bytes - The message; `start`/`end` select a part of it without copying.
  * Time and memory stay in proportion to the bytes, valid or not: elements of repeated fields are
  * checked as they are read, and once the event is known to be invalid only the first bad ones are
- * built (see src/binary/items.ts).
+ * built (see src/wire/element-checks.ts).
  *
  * @throws {AguiWireError} `malformed_frame` for bytes that are not a well-formed `Event` (truncated
  *   varints, lengths past the end, wrong wire types, invalid UTF-8, a BaseEvent type that disagrees

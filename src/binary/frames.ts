@@ -3,12 +3,11 @@
  *
  * @module
  */
-import { concatBytes } from "../bytes.js";
-import { AguiWireError, ValidationError } from "../errors.js";
+import { AguiWireError, concatBytes, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { handlerOf, type UnknownEventHandler } from "../unknown-event.js";
+import { handlerOf, type UnknownEventHandler } from "../protocol/index.js";
 import { decodeEvent } from "./codec.js";
-import { Reader } from "./reader.js";
+import { Reader } from "../wire/index.js";
 
 /** Default bound on one frame's announced length: 16 MiB. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import type { AgentLike, AgentRunResult, RunContext } from "../agent.js";
-import { AguiWireError, isAguiWireError } from "../errors.js";
+import { type AgentLike, type AgentRunResult, PULL, type RunContext } from "../agent/index.js";
+import { AguiWireError, isAguiWireError, observableIterable } from "../util/index.js";
 import { DETACHED } from "./errors.js";
 import type { AguiEvent, Interrupt, Message, RunAgentInput } from "../model/index.js";
-import { observableIterable } from "../subscribable.js";
 import { EventApplier } from "./apply.js";
 import { randomId, type RunAgentParameters } from "./input.js";
 import { checkResume } from "./interrupts.js";
@@ -16,8 +15,23 @@ import { localRunEvents } from "./local-run.js";
 import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent } from "./middleware.js";
 import { ChunkExpander, RunState, stored } from "./reducer/index.js";
 import { RunStream, type Pullable } from "./run-stream.js";
-import { PULL } from "../run-source.js";
-import { callEach, type AgentSubscriber, type State } from "./subscriber.js";
+import { callEach, type AgentSubscriberOf, type AgentSubscriberParamsOf, type State } from "./subscriber.js";
+
+/**
+ * The callbacks of a run, each optional, called in the order `@ag-ui/client` 1.0 calls them:
+ * `onRunInitialized` before the request; per event `onEvent`, then the event's own callback
+ * (`on<Type>Event`), then `onNewMessage`/`onNewToolCall` when the event completed one, then
+ * `onMessagesChanged` and `onStateChanged` when it changed them; `onRunFailed` when the run
+ * fails; `onRunFinalized` last, however it ended. Within one callback, subscribers are called in
+ * the order they subscribed (the agent's, then the one given to `runAgent`), each awaited.
+ *
+ * A callback that throws is reported with `console.error` and skipped, as theirs does: a broken
+ * subscriber does not end the run.
+ */
+export type AgentSubscriber = AgentSubscriberOf<AbstractAgent>;
+
+/** What every subscriber callback is given: the messages and state now, the agent, the run's input. */
+export type AgentSubscriberParams = AgentSubscriberParamsOf<AbstractAgent>;
 
 /** Options of the {@link AbstractAgent} constructor, as `@ag-ui/client` 1.0's. */
 export interface AgentConfig {

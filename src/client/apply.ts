@@ -10,9 +10,9 @@
  */
 import type { AguiEvent, Interrupt, Message, RunAgentInput, ToolCall } from "../model/index.js";
 import type { RunState } from "./reducer/index.js";
-import { assignOwn } from "../copy.js";
+import { assignOwn } from "../util/index.js";
 import { parsePartialJson } from "./partial-json.js";
-import { callEach, eventCallbackOf, type AgentStateMutation, type AgentSubscriber, type FoldedMutation, type State } from "./subscriber.js";
+import { callEach, eventCallbackOf, type AgentStateMutation, type AgentSubscriberOf, type FoldedMutation, type State } from "./subscriber.js";
 
 /** What the applier writes to: the agent's public fields. */
 export interface ApplyTarget {
@@ -56,11 +56,11 @@ function bufferOf(message: Message): string {
  * Applies the events of one run to `agent` through `state`, calling `subscribers`. One instance
  * per run; events must be applied one at a time (await what {@link apply} returns, if anything).
  */
-export class EventApplier {
-  readonly #agent: ApplyTarget;
+export class EventApplier<A extends ApplyTarget> {
+  readonly #agent: A;
   readonly #run: RunState;
   readonly #input: RunAgentInput;
-  readonly #subscribers: readonly AgentSubscriber[];
+  readonly #subscribers: readonly AgentSubscriberOf<A>[];
   #messagesChanged = false;
   #stateChanged = false;
 
@@ -70,7 +70,7 @@ export class EventApplier {
    * @param input - The run's input, given to every callback.
    * @param subscribers - In the order they are called.
    */
-  constructor(agent: ApplyTarget, run: RunState, input: RunAgentInput, subscribers: readonly AgentSubscriber[]) {
+  constructor(agent: A, run: RunState, input: RunAgentInput, subscribers: readonly AgentSubscriberOf<A>[]) {
     this.#agent = agent;
     this.#run = run;
     this.#input = input;
@@ -96,7 +96,7 @@ export class EventApplier {
   }
 
   /** Whether some subscriber has callback `name`. */
-  #has(name: keyof AgentSubscriber): boolean {
+  #has(name: keyof AgentSubscriberOf<A>): boolean {
     for (const s of this.#subscribers) if (s[name] !== undefined) return true;
     return false;
   }
@@ -167,7 +167,7 @@ export class EventApplier {
    * builds it per subscriber when it holds properties computed on read) and the current messages,
    * state, agent and input; folds what they return. Call it only when {@link #has} says so.
    */
-  #call(name: keyof AgentSubscriber, extra: Params | (() => Params), from = 0, folded: FoldedMutation = {}): FoldedMutation | Promise<FoldedMutation> {
+  #call(name: keyof AgentSubscriberOf<A>, extra: Params | (() => Params), from = 0, folded: FoldedMutation = {}): FoldedMutation | Promise<FoldedMutation> {
     const subscribers = this.#subscribers;
     const run = this.#run;
     for (let i = from; i < subscribers.length; i++) {

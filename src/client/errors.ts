@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
-import type { RunBody, RunResponse } from "./send.js";
+import { AguiWireError } from "../util/index.js";
+import type { RunBody, RunResponse } from "./response.js";
 
 /** The most of an error response's body the client reads: enough for any message, bounded. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;

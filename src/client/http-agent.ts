@@ -3,20 +3,18 @@
  *
  * @module
  */
-import type { RunContext } from "../agent.js";
-import { whenAborted } from "../abort.js";
-import type { AguiWireError } from "../errors.js";
-import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../media-types.js";
+import type { RunContext } from "../agent/index.js";
+import { type AguiWireError, whenAborted } from "../util/index.js";
+import { BINARY_MEDIA_TYPE, handlerOf, SSE_MEDIA_TYPE, type UnknownEventHandler } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
-import { idleTimeoutOf } from "../stream/decode.js";
-import { handlerOf, type UnknownEventHandler } from "../unknown-event.js";
-import { AbstractAgent, type AgentConfig, type RunAgentResult } from "./abstract-agent.js";
+import { idleTimeoutOf } from "../stream/index.js";
+import { AbstractAgent, type AgentConfig, type AgentSubscriber, type RunAgentResult } from "./abstract-agent.js";
 import type { RunAgentParameters } from "./input.js";
-import type { AgentSubscriber } from "./subscriber.js";
 import { resumableRun, resumeOptionsOf, withRunId, type ResolvedResume, type ResumableRunParams, type ResumeOptions } from "./resume.js";
 import { platformSend } from "./platform-send.js";
-import { sendRun, type RedirectPolicy, type Send, type SendRun } from "./send.js";
+import type { Send } from "./response.js";
+import { sendRun, type RedirectPolicy, type SendRun } from "./send.js";
 
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
 export type Transport = "auto" | "binary" | "sse";

@@ -20,12 +20,10 @@ export {
   type ResumeOptions,
   type ResolvedResume,
 } from "./resume.js";
-export { AbstractAgent, type AgentConfig, type RunAgentResult } from "./abstract-agent.js";
-export type { RunContext, AgentRunResult, AgentEvents } from "../agent.js";
+export { AbstractAgent, type AgentConfig, type AgentSubscriber, type AgentSubscriberParams, type RunAgentResult } from "./abstract-agent.js";
+export type { RunContext, AgentRunResult, AgentEvents } from "../agent/index.js";
 export {
-  type AgentSubscriber,
   type AgentStateMutation,
-  type AgentSubscriberParams,
   type MaybePromise,
   type RunFinishedParams,
   type State,
@@ -36,7 +34,7 @@ export { parsePartialJson } from "./partial-json.js";
 export { RunStream, type RunObserver, type RunSubscription, type RunOpener, type RunStreamOptions } from "./run-stream.js";
 export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";
 export { randomId, type RunAgentParameters } from "./input.js";
-export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "../verify.js";
-export { AguiWireError, isAguiWireError, type ErrorCode } from "../errors.js";
-export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "../unknown-event.js";
+export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "../protocol/index.js";
+export { AguiWireError, isAguiWireError, type ErrorCode } from "../util/index.js";
+export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "../protocol/index.js";
 export { RunState, ChunkExpander, type Applied, type RunStateOptions } from "./reducer/index.js";

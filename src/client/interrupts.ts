@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
+import { AguiWireError } from "../util/index.js";
 import type { Interrupt, JsonObject, JsonValue, ResumeEntry } from "../model/index.js";
 
 /** Whether `interrupt` has an `expiresAt` at or before `now`. Never throws. */

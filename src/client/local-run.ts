@@ -4,11 +4,10 @@
  *
  * @module
  */
-import type { AgentLike } from "../agent.js";
+import { type AgentLike, RunSource } from "../agent/index.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { parseEvent, parseRunAgentInput } from "../model/parse.js";
-import { RunSource } from "../run-source.js";
 import { abortedError } from "./errors.js";
 
 /**

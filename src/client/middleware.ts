@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { AgentRunResult, RunContext } from "../agent.js";
+import type { AgentRunResult, RunContext } from "../agent/index.js";
 import type { AguiEvent, Message, RunAgentInput } from "../model/index.js";
-import type { ObservableIterable } from "../subscribable.js";
+import type { ObservableIterable } from "../util/index.js";
 import { ChunkExpander, RunState } from "./reducer/index.js";
 import type { State } from "./subscriber.js";
 

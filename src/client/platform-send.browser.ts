@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Send } from "./send.js";
+import type { Send } from "./response.js";
 
 /** No transport of the platform's own here: runs use fetch. */
 export const platformSend: Send | undefined = undefined;

@@ -3,7 +3,7 @@
  *
  * Why: on loopback, fetch (undici) cost about a third of a short run's time in the client: a
  * Request, a Response and a WHATWG stream per response, a promise and a stream hop per chunk.
- * Here the body is read straight from the response (or its decompressor) by src/incoming-body.ts.
+ * Here the body is read straight from the response (or its decompressor) by src/http/incoming-body.ts.
  * Browsers get `platform-send.browser.ts` instead (package.json's `browser` field), which has no
  * transport of its own, so that node:http never reaches a browser bundle.
  *
@@ -25,9 +25,8 @@ import type { IncomingMessage } from "node:http";
 import type * as Stream from "node:stream";
 import type { Readable } from "node:stream";
 import type * as Zlib from "node:zlib";
-import { httpTargets } from "../http-target.js";
-import { incomingBody, incomingHeader } from "../incoming-body.js";
-import type { RunResponse, Send } from "./send.js";
+import { httpTargets, incomingBody, incomingHeader } from "../http/index.js";
+import type { RunResponse, Send } from "./response.js";
 
 /** zstd's decompressor, in the Node versions that have it (22.15 and later). */
 type ZstdZlib = { createZstdDecompress?(options: { flush?: number; finishFlush?: number }): Zlib.Zlib & NodeJS.ReadWriteStream };

@@ -5,17 +5,16 @@
  *
  * @module
  */
-import { whenAborted } from "../abort.js";
-import { AguiWireError, isAguiWireError } from "../errors.js";
+import { AguiWireError, isAguiWireError, whenAborted } from "../util/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
-import { decodeEventStream } from "../stream/decode.js";
-import { PULL } from "../run-source.js";
+import { decodeEventStream } from "../stream/index.js";
+import { PULL } from "../agent/index.js";
 import type { Pullable } from "./run-stream.js";
-import type { UnknownEventHandler } from "../unknown-event.js";
-import { RUN_ID_HEADER } from "../run-id-header.js";
+import type { UnknownEventHandler } from "../protocol/index.js";
+import { RUN_ID_HEADER } from "../http/index.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
-import type { RunResponse } from "./send.js";
+import type { RunResponse } from "./response.js";
 
 /** Options of resumable runs: `HttpAgentConfig.resume`. */
 export interface ResumeOptions {
@@ -48,7 +47,7 @@ export const DEFAULT_RESUME_BACKOFF_MS = 200;
 /** The longest wait between two reconnections, unless `backoffMs` itself is longer: 10 s. */
 export const MAX_RESUME_BACKOFF_MS = 10_000;
 
-export { RUN_ID_HEADER } from "../run-id-header.js";
+export { RUN_ID_HEADER } from "../http/index.js";
 
 /**
  * Checks `HttpAgentConfig.resume` and applies its defaults: `undefined` (the default) and `true`

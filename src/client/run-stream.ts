@@ -3,12 +3,10 @@
  *
  * @module
  */
-import { whenAborted } from "../abort.js";
-import { isAguiWireError } from "../errors.js";
+import { isAguiWireError, type Observer, subscribeTo, whenAborted } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { EventVerifier } from "../verify.js";
-import { PULL } from "../run-source.js";
-import { subscribeTo, type Observer } from "../subscribable.js";
+import { EventVerifier } from "../protocol/index.js";
+import { PULL } from "../agent/index.js";
 import { abortedError } from "./errors.js";
 
 /** Callbacks of {@link RunStream.subscribe}; each is optional. */

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
-import type { IterableBody } from "../incoming-body.js";
+import { AguiWireError } from "../util/index.js";
+import type { RunResponse, Send } from "./response.js";
 import { abortedError, HttpStatusError } from "./errors.js";
 
 /**
@@ -27,25 +27,6 @@ export type RedirectPolicy = "same-origin" | "follow" | "error";
 
 /** The most redirects a run follows under `redirect: "same-origin"`, as fetch does (20). */
 export const MAX_REDIRECTS = 20;
-
-/** A response body as the client reads it: a fetch `Response.body`, or the Node transport's {@link IterableBody}. */
-export type RunBody = ReadableStream<Uint8Array> | IterableBody;
-
-/** What the client reads of an HTTP answer: a fetch `Response` is one. */
-export interface RunResponse {
-  readonly status: number;
-  readonly ok: boolean;
-  /** The URL answered from (after the redirects fetch followed itself). */
-  readonly url: string;
-  /** `opaqueredirect` for a redirect a browser's fetch hides. */
-  readonly type: ResponseType;
-  readonly headers: { get(name: string): string | null };
-  /** `null` when the answer has none (a 204, say). */
-  readonly body: RunBody | null;
-}
-
-/** How a request is sent: a fetch, or the Node transport (platform-send.ts). */
-export type Send = (url: string, init: RequestInit) => Promise<RunResponse>;
 
 /** What {@link sendRun} needs. */
 export interface SendRun {

@@ -41,7 +41,6 @@ import type {
   ToolCallResultEvent,
   ToolCallStartEvent,
 } from "../model/index.js";
-import type { AbstractAgent } from "./abstract-agent.js";
 
 /**
  * An agent's state: any JSON value, typed `any` as in `@ag-ui/client` so that code reading its
@@ -63,14 +62,18 @@ export interface AgentStateMutation {
   stopPropagation?: boolean;
 }
 
-/** What every callback is given. */
-export interface AgentSubscriberParams {
+/**
+ * What every callback is given, with the agent of type `A`. The public `AgentSubscriberParams`
+ * (abstract-agent.ts) is this with `AbstractAgent`: generic here so that this module, which
+ * `AbstractAgent` imports, need not import it back.
+ */
+export interface AgentSubscriberParamsOf<A> {
   /** The messages now, before this event's change (after it, for `on…Changed` and `onNew…`). Do not mutate: return a mutation. */
   messages: ReadonlyArray<Readonly<Message>>;
   /** The state now; do not mutate it. */
   state: Readonly<State>;
   /** The agent running. */
-  agent: AbstractAgent;
+  agent: A;
   /** The run's input, as sent. */
   input: RunAgentInput;
 }
@@ -78,9 +81,9 @@ export interface AgentSubscriberParams {
 /** A value or a promise of it: every callback may be async; the run waits for it. */
 export type MaybePromise<T> = T | Promise<T>;
 
-type On<E, Extra = unknown> = (params: { event: E } & Extra & AgentSubscriberParams) => MaybePromise<AgentStateMutation | void>;
-type Lifecycle<Extra = unknown> = (params: Extra & AgentSubscriberParams) => MaybePromise<Omit<AgentStateMutation, "stopPropagation"> | void>;
-type Notice<Extra = unknown> = (params: Extra & Omit<AgentSubscriberParams, "input"> & { input?: RunAgentInput }) => MaybePromise<void>;
+type On<A, E, Extra = unknown> = (params: { event: E } & Extra & AgentSubscriberParamsOf<A>) => MaybePromise<AgentStateMutation | void>;
+type Lifecycle<A, Extra = unknown> = (params: Extra & AgentSubscriberParamsOf<A>) => MaybePromise<Omit<AgentStateMutation, "stopPropagation"> | void>;
+type Notice<A, Extra = unknown> = (params: Extra & Omit<AgentSubscriberParamsOf<A>, "input"> & { input?: RunAgentInput }) => MaybePromise<void>;
 
 /** `onRunFinishedEvent`'s extra parameters, by the run's outcome (absent means success). */
 export type RunFinishedParams =
@@ -95,68 +98,61 @@ export type RunFinishedParams =
   | { outcome: "cancelled" };
 
 /**
- * The callbacks of a run, each optional, called in the order `@ag-ui/client` 1.0 calls them:
- * `onRunInitialized` before the request; per event `onEvent`, then the event's own callback
- * (`on<Type>Event`), then `onNewMessage`/`onNewToolCall` when the event completed one, then
- * `onMessagesChanged` and `onStateChanged` when it changed them; `onRunFailed` when the run
- * fails; `onRunFinalized` last, however it ended. Within one callback, subscribers are called in
- * the order they subscribed (the agent's, then the one given to `runAgent`), each awaited.
- *
- * A callback that throws is reported with `console.error` and skipped, as theirs does: a broken
- * subscriber does not end the run.
+ * The callbacks of a run, given the agent of type `A`: the public `AgentSubscriber`
+ * (abstract-agent.ts, which documents the order) is this with `AbstractAgent`.
  */
-export interface AgentSubscriber {
-  onRunInitialized?: Lifecycle;
+export interface AgentSubscriberOf<A> {
+  onRunInitialized?: Lifecycle<A>;
   /** May return `stopPropagation: true`, which makes `runAgent` resolve instead of rejecting (as theirs does, though its type omits it). */
-  onRunFailed?(params: { error: Error } & AgentSubscriberParams): MaybePromise<AgentStateMutation | void>;
-  onRunFinalized?: Lifecycle;
+  onRunFailed?(params: { error: Error } & AgentSubscriberParamsOf<A>): MaybePromise<AgentStateMutation | void>;
+  onRunFinalized?: Lifecycle<A>;
 
-  onEvent?: On<AguiEvent>;
-  onRunStartedEvent?: On<RunStartedEvent>;
-  onRunFinishedEvent?(params: { event: RunFinishedEvent } & RunFinishedParams & AgentSubscriberParams): MaybePromise<AgentStateMutation | void>;
-  onRunErrorEvent?: On<RunErrorEvent>;
-  onStepStartedEvent?: On<StepStartedEvent>;
-  onStepFinishedEvent?: On<StepFinishedEvent>;
-  onSubagentStartedEvent?: On<SubagentStartedEvent>;
-  onSubagentFinishedEvent?: On<SubagentFinishedEvent>;
-  onSubagentErrorEvent?: On<SubagentErrorEvent>;
-  onTextMessageStartEvent?: On<TextMessageStartEvent>;
+  onEvent?: On<A, AguiEvent>;
+  onRunStartedEvent?: On<A, RunStartedEvent>;
+  onRunFinishedEvent?(params: { event: RunFinishedEvent } & RunFinishedParams & AgentSubscriberParamsOf<A>): MaybePromise<AgentStateMutation | void>;
+  onRunErrorEvent?: On<A, RunErrorEvent>;
+  onStepStartedEvent?: On<A, StepStartedEvent>;
+  onStepFinishedEvent?: On<A, StepFinishedEvent>;
+  onSubagentStartedEvent?: On<A, SubagentStartedEvent>;
+  onSubagentFinishedEvent?: On<A, SubagentFinishedEvent>;
+  onSubagentErrorEvent?: On<A, SubagentErrorEvent>;
+  onTextMessageStartEvent?: On<A, TextMessageStartEvent>;
   /** `textMessageBuffer`: the message's text before this delta. */
-  onTextMessageContentEvent?: On<TextMessageContentEvent, { textMessageBuffer: string }>;
-  onTextMessageEndEvent?: On<TextMessageEndEvent, { textMessageBuffer: string }>;
-  onToolCallStartEvent?: On<ToolCallStartEvent>;
+  onTextMessageContentEvent?: On<A, TextMessageContentEvent, { textMessageBuffer: string }>;
+  onTextMessageEndEvent?: On<A, TextMessageEndEvent, { textMessageBuffer: string }>;
+  onToolCallStartEvent?: On<A, ToolCallStartEvent>;
   /**
    * `toolCallBuffer`: the arguments before this delta; `partialToolCallArgs`: what they parse to so
    * far (computed when read). Theirs passes the completed JSON text there, despite its type.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  onToolCallArgsEvent?: On<ToolCallArgsEvent, { toolCallBuffer: string; toolCallName: string; partialToolCallArgs: Record<string, any> }>;
+  onToolCallArgsEvent?: On<A, ToolCallArgsEvent, { toolCallBuffer: string; toolCallName: string; partialToolCallArgs: Record<string, any> }>;
   /** `toolCallArgs`: the arguments parsed, `{}` when they are not JSON (computed when read). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  onToolCallEndEvent?: On<ToolCallEndEvent, { toolCallName: string; toolCallArgs: Record<string, any> }>;
-  onToolCallResultEvent?: On<ToolCallResultEvent>;
-  onStateSnapshotEvent?: On<StateSnapshotEvent>;
-  onStateDeltaEvent?: On<StateDeltaEvent>;
-  onMessagesSnapshotEvent?: On<MessagesSnapshotEvent>;
-  onActivitySnapshotEvent?: On<ActivitySnapshotEvent, { activityMessage?: ActivityMessage; existingMessage?: Message }>;
-  onActivityDeltaEvent?: On<ActivityDeltaEvent, { activityMessage?: ActivityMessage }>;
-  onRawEvent?: On<RawEvent>;
-  onCustomEvent?: On<CustomEvent>;
-  onReasoningStartEvent?: On<ReasoningStartEvent>;
-  onReasoningMessageStartEvent?: On<ReasoningMessageStartEvent>;
-  onReasoningMessageContentEvent?: On<ReasoningMessageContentEvent, { reasoningMessageBuffer: string }>;
-  onReasoningMessageEndEvent?: On<ReasoningMessageEndEvent, { reasoningMessageBuffer: string }>;
-  onReasoningEndEvent?: On<ReasoningEndEvent>;
-  onReasoningEncryptedValueEvent?: On<ReasoningEncryptedValueEvent>;
+  onToolCallEndEvent?: On<A, ToolCallEndEvent, { toolCallName: string; toolCallArgs: Record<string, any> }>;
+  onToolCallResultEvent?: On<A, ToolCallResultEvent>;
+  onStateSnapshotEvent?: On<A, StateSnapshotEvent>;
+  onStateDeltaEvent?: On<A, StateDeltaEvent>;
+  onMessagesSnapshotEvent?: On<A, MessagesSnapshotEvent>;
+  onActivitySnapshotEvent?: On<A, ActivitySnapshotEvent, { activityMessage?: ActivityMessage; existingMessage?: Message }>;
+  onActivityDeltaEvent?: On<A, ActivityDeltaEvent, { activityMessage?: ActivityMessage }>;
+  onRawEvent?: On<A, RawEvent>;
+  onCustomEvent?: On<A, CustomEvent>;
+  onReasoningStartEvent?: On<A, ReasoningStartEvent>;
+  onReasoningMessageStartEvent?: On<A, ReasoningMessageStartEvent>;
+  onReasoningMessageContentEvent?: On<A, ReasoningMessageContentEvent, { reasoningMessageBuffer: string }>;
+  onReasoningMessageEndEvent?: On<A, ReasoningMessageEndEvent, { reasoningMessageBuffer: string }>;
+  onReasoningEndEvent?: On<A, ReasoningEndEvent>;
+  onReasoningEncryptedValueEvent?: On<A, ReasoningEncryptedValueEvent>;
 
-  onMessagesChanged?: Notice;
-  onStateChanged?: Notice;
-  onNewMessage?: Notice<{ message: Message }>;
-  onNewToolCall?: Notice<{ toolCall: ToolCall }>;
+  onMessagesChanged?: Notice<A>;
+  onStateChanged?: Notice<A>;
+  onNewMessage?: Notice<A, { message: Message }>;
+  onNewToolCall?: Notice<A, { toolCall: ToolCall }>;
 }
 
 /** A subscriber callback's name. */
-export type SubscriberCallback = keyof AgentSubscriber;
+export type SubscriberCallback = keyof AgentSubscriberOf<unknown>;
 
 const callbackNames = new Map<string, SubscriberCallback>();
 
@@ -188,7 +184,7 @@ export interface FoldedMutation {
  *
  * @returns Nothing when every call returned at once, else a promise of the end. Never rejects.
  */
-export function callEach(subscribers: readonly AgentSubscriber[], call: (subscriber: AgentSubscriber) => unknown, from = 0): void | Promise<void> {
+export function callEach<S>(subscribers: readonly S[], call: (subscriber: S) => unknown, from = 0): void | Promise<void> {
   for (let i = from; i < subscribers.length; i++) {
     let returned: unknown;
     try {

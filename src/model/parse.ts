@@ -9,7 +9,7 @@
  * @module
  */
 import type * as core from "zod/v4/core";
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../util/index.js";
 import { checkEvent, checkRunAgentInput, finalize, type Checked } from "./check.js";
 import { EVENT_TYPES, isEventType, type EventType } from "./event-type.js";
 import type { AguiEvent } from "./events.js";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { AguiWireError } from "./errors.js";
+import { AguiWireError } from "../util/index.js";
 
 /** The media type of the binary transport: 4-byte big-endian length-prefixed protobuf `Event`s. */
 export const BINARY_MEDIA_TYPE = "application/vnd.ag-ui.event+proto" as const;

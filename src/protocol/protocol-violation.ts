@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AguiWireError } from "./errors.js";
+import { AguiWireError } from "../util/index.js";
 
 /**
  * The rule a {@link ProtocolViolationError} names, stable across versions:

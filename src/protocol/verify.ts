@@ -7,9 +7,9 @@
  * @module
  */
 import { ChunkExpander } from "./chunks.js";
-import { AguiWireError } from "./errors.js";
-import type { AguiEvent } from "./model/events.js";
-import type { Message } from "./model/messages.js";
+import { AguiWireError } from "../util/index.js";
+import type { AguiEvent } from "../model/events.js";
+import type { Message } from "../model/messages.js";
 
 import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Agent } from "../agent.js";
-import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
+import type { Agent } from "../agent/index.js";
+import { SSE_MEDIA_TYPE, type EventMediaType } from "../protocol/index.js";
 import { assertAgent } from "../server/options.js";
 import { resolveCompression, type ResolvedCompression } from "../server/content-coding.js";
 import { resolveCors, type ResolvedCors } from "../server/cors.js";

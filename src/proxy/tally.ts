@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
+import { AguiWireError } from "../util/index.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 
 /** A run's count so far. */

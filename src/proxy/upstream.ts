@@ -6,11 +6,9 @@
  *
  * @module
  */
-import { AguiWireError, ValidationError, isAguiWireError } from "../errors.js";
-import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, transportOf, type EventMediaType } from "../media-types.js";
-import { ProtocolViolationError } from "../protocol-violation.js";
-import { concatBytes } from "../bytes.js";
-import type { ByteSource } from "../stream/decode.js";
+import { AguiWireError, concatBytes, isAguiWireError, ValidationError } from "../util/index.js";
+import { BINARY_MEDIA_TYPE, type EventMediaType, ProtocolViolationError, SSE_MEDIA_TYPE, transportOf } from "../protocol/index.js";
+import type { ByteSource } from "../stream/index.js";
 
 /** The codes a relayed run ends with when the upstream's stream breaks, and their messages. */
 export const UPSTREAM_FAILURES = {

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { concatBytes } from "../bytes.js";
-import { ValidationError } from "../errors.js";
+import { concatBytes, ValidationError } from "../util/index.js";
 import type { RunAgentInput } from "../model/input.js";
 import { parseRunAgentInput } from "../model/parse.js";
 

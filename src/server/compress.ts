@@ -11,7 +11,7 @@
  * @module
  */
 import type { ChunkSource } from "./chunk-source.js";
-import { concatBytes } from "../bytes.js";
+import { concatBytes } from "../util/index.js";
 import { negotiateContentCoding, type ContentCoding, type ResolvedCompression } from "./content-coding.js";
 import { withHeaders } from "./cors.js";
 import type { HandlerResult } from "./responses.js";

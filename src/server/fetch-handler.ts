@@ -4,9 +4,9 @@
  * @module
  */
 import { readableOf } from "./chunk-source.js";
-import type { Agent } from "../agent.js";
+import type { Agent } from "../agent/index.js";
 import { BoundedBody, type BodyRead } from "./body.js";
-import { whenAborted } from "../abort.js";
+import { whenAborted } from "../util/index.js";
 import { handleRun } from "./handle.js";
 import { assertAgent, resolveOptions, type AgentHandlerOptions } from "./options.js";
 import type { HandlerResult } from "./responses.js";

@@ -4,49 +4,17 @@
  *
  * @module
  */
-import type { Agent } from "../agent.js";
-import { negotiate } from "../negotiate.js";
-import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "./body.js";
+import type { Agent } from "../agent/index.js";
+import { negotiate } from "../protocol/index.js";
+import { declaredLength, parseRunBody, tooLargeMessage } from "./body.js";
 import { contentTypeProblem } from "./content-type.js";
 import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors.js";
 import { compressAnswer } from "./compress.js";
 import { agentEventStream } from "./event-stream.js";
+import type { IncomingRun } from "./incoming.js";
 import type { ResolvedOptions } from "./options.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
 import { cancelRun, reattach, RESUMABLE_METHODS, RUN_ID_HEADER, startStoredRun } from "./resumable.js";
-
-/** The request headers the core reads. */
-export type RequestHeaderName =
-  | "accept"
-  | "content-length"
-  | "content-type"
-  | "origin"
-  | "access-control-request-method"
-  | "access-control-request-headers"
-  | "last-event-id"
-  | "accept-encoding";
-
-/** A request as the core sees it. */
-export interface IncomingRun<R> {
-  /** The HTTP method, upper case. */
-  method: string;
-  /** The request target: an absolute URL, or a path with its query (`/agent?runId=r1`). */
-  url: string;
-  /**
-   * A request header's value, `null` or `undefined` when absent; a repeated header as its values
-   * joined with ", ".
-   */
-  header(name: RequestHeaderName): string | null | undefined;
-  /**
-   * Reads the body, stopping as soon as more than `limit` bytes have arrived.
-   * Must not throw: a failure is `{ kind: "failed" }`.
-   */
-  readBody(limit: number): Promise<BodyRead>;
-  /** Lets go of a body that will not be read (cancels the stream). Must not throw. */
-  discardBody(): void;
-  /** The runtime's own request, handed to `onError`. */
-  request: R;
-}
 
 /**
  * Answers one run request: 405 for a method other than POST, 415 for a Content-Type other than

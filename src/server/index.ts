@@ -17,5 +17,5 @@ export { RUN_ID_HEADER } from "./resumable.js";
 export { RUN_CANCELLED } from "./record.js";
 export { STORE_UNAVAILABLE } from "./replay.js";
 export * from "../store/index.js";
-export type { Agent, AgentLike, AgentFunction, AgentEvents, AgentRunResult, RunContext } from "../agent.js";
-export { defineAgent } from "../define-agent.js";
+export type { Agent, AgentLike, AgentFunction, AgentEvents, AgentRunResult, RunContext } from "../agent/index.js";
+export { defineAgent } from "../agent/index.js";

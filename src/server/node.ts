@@ -6,8 +6,8 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Agent } from "../agent.js";
-import { AguiWireError } from "../errors.js";
+import type { Agent } from "../agent/index.js";
+import { AguiWireError } from "../util/index.js";
 import { BoundedBody, type BodyRead } from "./body.js";
 import { handleRun } from "./handle.js";
 import { assertAgent, resolveOptions, type AgentHandlerOptions, type ResolvedOptions } from "./options.js";

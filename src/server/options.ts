@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { Agent } from "../agent.js";
+import type { Agent } from "../agent/index.js";
 import type { RunAgentInput } from "../model/input.js";
-import { DEFAULT_MAX_EVENT_BYTES } from "../sse/parser.js";
+import { DEFAULT_MAX_EVENT_BYTES } from "../sse/index.js";
 import type { RunStore } from "../store/run-store.js";
 import { resolveCompression, type CompressionOptions, type ResolvedCompression } from "./content-coding.js";
 import { resolveCors, type CorsOptions, type ResolvedCors } from "./cors.js";

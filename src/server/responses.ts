@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { EventMediaType } from "../media-types.js";
+import type { EventMediaType } from "../protocol/index.js";
 import type { ChunkSource } from "./chunk-source.js";
 
 /** An answer whose body is known in full: every error, and a CORS preflight's 204. */

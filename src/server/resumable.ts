@@ -4,20 +4,19 @@
  *
  * @module
  */
-import type { Agent } from "../agent.js";
-import { isAguiWireError } from "../errors.js";
-import { SSE_MEDIA_TYPE, type EventMediaType } from "../media-types.js";
+import type { Agent } from "../agent/index.js";
+import { isAguiWireError } from "../util/index.js";
+import { type EventMediaType, negotiate, SSE_MEDIA_TYPE } from "../protocol/index.js";
 import type { RunAgentInput } from "../model/input.js";
-import { negotiate } from "../negotiate.js";
-import { RUN_ID_HEADER } from "../run-id-header.js";
+import { RUN_ID_HEADER } from "../http/index.js";
 import type { RunStore } from "../store/run-store.js";
-import type { IncomingRun } from "./handle.js";
+import type { IncomingRun } from "./incoming.js";
 import { reportError, type ResolvedOptions } from "./options.js";
 import { recordRun, serverRunError } from "./record.js";
 import { replayStream, STORE_UNAVAILABLE } from "./replay.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
 
-export { RUN_ID_HEADER } from "../run-id-header.js";
+export { RUN_ID_HEADER } from "../http/index.js";
 
 /** The methods a handler with a store answers. */
 export const RESUMABLE_METHODS = "POST, GET, DELETE";

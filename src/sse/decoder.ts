@@ -3,10 +3,10 @@
  *
  * @module
  */
-import { AguiWireError, ValidationError } from "../errors.js";
+import { AguiWireError, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent } from "../model/exact.js";
-import { handlerOf, type UnknownEventHandler, type UnknownSSEEvent } from "../unknown-event.js";
+import { handlerOf, type UnknownEventHandler, type UnknownSSEEvent } from "../protocol/index.js";
 import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
 
 /** Options of {@link SSEDecoder}. */

@@ -3,6 +3,6 @@
  *
  * @module
  */
-export { encodeSSE, SSE_KEEP_ALIVE } from "./encode.js";
+export { encodeSSE, encodeValidSSE, SSE_KEEP_ALIVE } from "./encode.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./decoder.js";
 export { SSEParser, DEFAULT_MAX_EVENT_BYTES, type SSEMessage, type SSEParserOptions } from "./parser.js";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
+import { AguiWireError } from "../util/index.js";
 import { TextBuilder } from "./text-builder.js";
 
 /** The default of {@link SSEParserOptions.maxEventBytes}: 16 MiB, the same bound as binary frames. */

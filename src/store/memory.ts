@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
+import { AguiWireError } from "../util/index.js";
 import { RunStoreError, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
 import { segmentOf, storedFrom, type Segment } from "./segment.js";
 import { wakeAll } from "./waiters.js";

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { AguiWireError, type AguiWireErrorOptions } from "../errors.js";
+import { AguiWireError, type AguiWireErrorOptions } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 
 /** An event on its way into a store: validated, and encoded once as a binary frame. */

@@ -3,14 +3,12 @@
  *
  * @module
  */
-import { whenAborted } from "../abort.js";
-import { FrameDecoder } from "../binary/frames.js";
-import { AguiWireError } from "../errors.js";
-import { BINARY_MEDIA_TYPE, transportOf } from "../media-types.js";
+import { AguiWireError, whenAborted } from "../util/index.js";
+import { FrameDecoder } from "../binary/index.js";
+import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { PULL } from "../run-source.js";
-import { SSEDecoder } from "../sse/decoder.js";
-import type { UnknownEventHandler } from "../unknown-event.js";
+import { PULL } from "../agent/index.js";
+import { SSEDecoder } from "../sse/index.js";
 
 /** Options of {@link decodeEventStream}. */
 export interface DecodeEventStreamOptions {

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import { encodeFrame } from "../binary/codec.js";
-import { BINARY_MEDIA_TYPE, transportOf } from "../media-types.js";
+import { encodeFrame } from "../binary/index.js";
+import { BINARY_MEDIA_TYPE, transportOf } from "../protocol/index.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
-import { encodeSSE } from "../sse/encode.js";
+import { encodeSSE } from "../sse/index.js";
 
 const utf8 = new TextEncoder();
 

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { encodeFrame } from "./binary/codec.js";
-import { BINARY_MEDIA_TYPE, type EventMediaType } from "./media-types.js";
-import type { AguiEvent, AguiEventInput } from "./model/events.js";
-import { negotiate } from "./negotiate.js";
-import { encodeSSE } from "./sse/encode.js";
+import { encodeFrame } from "../binary/index.js";
+import { BINARY_MEDIA_TYPE, type EventMediaType, negotiate } from "../protocol/index.js";
+import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import { encodeSSE } from "../sse/index.js";
 
 /** Constructor options of {@link EventEncoder}. */
 export interface EventEncoderParams {

@@ -18,12 +18,30 @@
  *
  * @module
  */
-import { assignOwn } from "../copy.js";
-import type { RunErrorEventFields, RunFinishedEventFields, SubagentFinishedEventFields, ToolCallResultEventFields } from "../gen/agui/wire/v1/events_codec.js";
-import type { MessageFields, RunAgentInputFields } from "../gen/agui/wire/v1/messages_codec.js";
+import { assignOwn } from "../util/index.js";
 import { malformed } from "./reader.js";
 
 type Loose = Record<string, unknown>;
+
+// The adapters are generic over the generated codecs' `…Fields` types rather than importing them:
+// the codecs call the adapters, so an import back would close a circle. Each names only the
+// fields it reads, and gives back the type it was given.
+
+/** What the message adapters read: the role, and the content as the model holds it. */
+interface MessageShape {
+  role: string;
+  content?: unknown;
+}
+
+/** What the TOOL_CALL_RESULT adapter reads: the content as the model holds it. */
+interface ContentShape {
+  content?: unknown;
+}
+
+/** What the RUN_STARTED input adapter touches: the message list. */
+interface InputShape {
+  messages?: unknown[];
+}
 
 /** Roles whose `content` may be a list of parts, and is one on the wire when the text is absent. */
 const PARTS_ROLES: ReadonlySet<unknown> = new Set(["user", "tool"]);
@@ -34,7 +52,7 @@ const PARTS_ROLES: ReadonlySet<unknown> = new Set(["user", "tool"]);
  *
  * @throws Never.
  */
-export function toWireMessage(m: MessageFields): MessageFields {
+export function toWireMessage<T extends MessageShape>(m: T): T {
   const content: unknown = m.content;
   if (Array.isArray(content)) return withFields(m, { content: undefined, contentParts: content });
   if (m.role === "activity") return withFields(m, { content: undefined, activityContent: content });
@@ -52,7 +70,7 @@ function withFields<T extends object>(o: T, fields: Record<string, unknown>): T 
  * @throws {AguiWireError} `malformed_frame` when the message holds a content form its role does not
  *   have, or two forms.
  */
-export function fromWireMessage(v: MessageFields): MessageFields {
+export function fromWireMessage<T extends MessageShape>(v: T): T {
   const m = v as unknown as Loose;
   const parts = m.contentParts;
   const object = m.activityContent;
@@ -77,7 +95,7 @@ export function fromWireMessage(v: MessageFields): MessageFields {
  *
  * @throws Never.
  */
-export function toWireToolCallResultEvent(e: ToolCallResultEventFields): ToolCallResultEventFields {
+export function toWireToolCallResultEvent<T extends ContentShape>(e: T): T {
   const content: unknown = e.content;
   return Array.isArray(content) ? withFields(e, { content: undefined, contentParts: content }) : e;
 }
@@ -87,7 +105,7 @@ export function toWireToolCallResultEvent(e: ToolCallResultEventFields): ToolCal
  *
  * @throws {AguiWireError} `malformed_frame` when it holds both text and parts.
  */
-export function fromWireToolCallResultEvent(v: ToolCallResultEventFields): ToolCallResultEventFields {
+export function fromWireToolCallResultEvent<T extends ContentShape>(v: T): T {
   const e = v as unknown as Loose;
   const parts = e.contentParts as unknown[];
   if (e.content === undefined) e.content = parts;
@@ -140,7 +158,7 @@ function foldOutcome(e: Loose, event: string, lists: OutcomeLists): void {
  *
  * @throws Never.
  */
-export function toWireRunFinishedEvent(e: RunFinishedEventFields): RunFinishedEventFields {
+export function toWireRunFinishedEvent<T extends object>(e: T): T {
   return unfoldOutcome(e, RUN_OUTCOME);
 }
 
@@ -150,7 +168,7 @@ export function toWireRunFinishedEvent(e: RunFinishedEventFields): RunFinishedEv
  * @throws {AguiWireError} `malformed_frame` for pending tool calls without a success outcome, or
  *   interrupts without an interrupt outcome.
  */
-export function fromWireRunFinishedEvent(v: RunFinishedEventFields): RunFinishedEventFields {
+export function fromWireRunFinishedEvent<T extends object>(v: T): T {
   foldOutcome(v as unknown as Loose, "RUN_FINISHED", RUN_OUTCOME);
   dropEmptyUsage(v as unknown as Loose);
   return v;
@@ -161,7 +179,7 @@ export function fromWireRunFinishedEvent(v: RunFinishedEventFields): RunFinished
  *
  * @throws Never.
  */
-export function toWireRunErrorEvent(e: RunErrorEventFields): RunErrorEventFields {
+export function toWireRunErrorEvent<T extends object>(e: T): T {
   return e;
 }
 
@@ -170,7 +188,7 @@ export function toWireRunErrorEvent(e: RunErrorEventFields): RunErrorEventFields
  *
  * @throws Never.
  */
-export function fromWireRunErrorEvent(v: RunErrorEventFields): RunErrorEventFields {
+export function fromWireRunErrorEvent<T extends object>(v: T): T {
   dropEmptyUsage(v as unknown as Loose);
   return v;
 }
@@ -186,7 +204,7 @@ function dropEmptyUsage(e: Loose): void {
  *
  * @throws Never.
  */
-export function toWireSubagentFinishedEvent(e: SubagentFinishedEventFields): SubagentFinishedEventFields {
+export function toWireSubagentFinishedEvent<T extends object>(e: T): T {
   return unfoldOutcome(e, SUBAGENT_OUTCOME);
 }
 
@@ -195,7 +213,7 @@ export function toWireSubagentFinishedEvent(e: SubagentFinishedEventFields): Sub
  *
  * @throws {AguiWireError} `malformed_frame` for interrupt ids without a suspended outcome.
  */
-export function fromWireSubagentFinishedEvent(v: SubagentFinishedEventFields): SubagentFinishedEventFields {
+export function fromWireSubagentFinishedEvent<T extends object>(v: T): T {
   foldOutcome(v as unknown as Loose, "SUBAGENT_FINISHED", SUBAGENT_OUTCOME);
   return v;
 }
@@ -205,7 +223,7 @@ export function fromWireSubagentFinishedEvent(v: SubagentFinishedEventFields): S
  *
  * @throws Never.
  */
-export function toWireRunAgentInput(v: RunAgentInputFields): RunAgentInputFields {
+export function toWireRunAgentInput<T extends InputShape>(v: T): T {
   return v;
 }
 
@@ -215,7 +233,7 @@ export function toWireRunAgentInput(v: RunAgentInputFields): RunAgentInputFields
  *
  * @throws Never.
  */
-export function fromWireRunAgentInput(v: RunAgentInputFields): RunAgentInputFields {
+export function fromWireRunAgentInput<T extends InputShape>(v: T): T {
   v.messages ??= [];
   return v;
 }

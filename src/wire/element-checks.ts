@@ -16,17 +16,6 @@
  *
  * @module
  */
-import type {
-  ContentPartFields,
-  ContextFields,
-  InterruptFields,
-  JsonPatchOperationFields,
-  MessageFields,
-  ResumeEntryFields,
-  ToolCallFields,
-  ToolFields,
-} from "../gen/agui/wire/v1/messages_codec.js";
-import type { TokenUsageFields } from "../gen/agui/wire/v1/events_codec.js";
 import { MAX_ARRAY_ISSUES, problemCount } from "../model/problems.js";
 import * as judges from "../model/check.js";
 import type { Reader } from "./reader.js";
@@ -50,26 +39,32 @@ function check<T>(judge: judges.Check, r: Reader, item: T, keep: boolean): T {
   return item;
 }
 
-/** An element check with `judge`, for the generated readers to call by name. */
-function checker<T>(judge: judges.Check): (r: Reader, item: T, keep: boolean) => T {
+/**
+ * An element check with `judge`, for the generated readers to call by name. Generic over the
+ * element's type (the generated codec's `…Fields`, which this module does not import: the codecs
+ * import it).
+ */
+type ElementCheck = <T>(r: Reader, item: T, keep: boolean) => T;
+
+function checker(judge: judges.Check): ElementCheck {
   return (r, item, keep) => check(judge, r, item, keep);
 }
 
 /** Checks a decoded chat message (MESSAGES_SNAPSHOT's `messages`, an input's). Never throws. */
-export const checkMessage = /* @__PURE__ */ checker<MessageFields>(judges.checkMessage);
+export const checkMessage = /* @__PURE__ */ checker(judges.checkMessage);
 /** Checks a decoded tool call (a message's `toolCalls`). Never throws. */
-export const checkToolCall = /* @__PURE__ */ checker<ToolCallFields>(judges.checkToolCall);
+export const checkToolCall = /* @__PURE__ */ checker(judges.checkToolCall);
 /** Checks a decoded JSON Patch operation (STATE_DELTA's `delta`, ACTIVITY_DELTA's `patch`). Never throws. */
-export const checkJsonPatchOperation = /* @__PURE__ */ checker<JsonPatchOperationFields>(judges.checkJsonPatchOperation);
+export const checkJsonPatchOperation = /* @__PURE__ */ checker(judges.checkJsonPatchOperation);
 /** Checks a decoded content part (a user or tool message's, or TOOL_CALL_RESULT's, `content`). Never throws. */
-export const checkContentPart = /* @__PURE__ */ checker<ContentPartFields>(judges.checkContentPart);
+export const checkContentPart = /* @__PURE__ */ checker(judges.checkContentPart);
 /** Checks a decoded interrupt (RUN_FINISHED's interrupt outcome). Never throws. */
-export const checkInterrupt = /* @__PURE__ */ checker<InterruptFields>(judges.checkInterrupt);
+export const checkInterrupt = /* @__PURE__ */ checker(judges.checkInterrupt);
 /** Checks a decoded token usage entry (RUN_FINISHED's and RUN_ERROR's `usage`). Never throws. */
-export const checkTokenUsage = /* @__PURE__ */ checker<TokenUsageFields>(judges.checkTokenUsage);
+export const checkTokenUsage = /* @__PURE__ */ checker(judges.checkTokenUsage);
 /** Checks a decoded tool (RUN_STARTED input's `tools`). Never throws. */
-export const checkTool = /* @__PURE__ */ checker<ToolFields>(judges.checkTool);
+export const checkTool = /* @__PURE__ */ checker(judges.checkTool);
 /** Checks a decoded context entry (RUN_STARTED input's `context`). Never throws. */
-export const checkContext = /* @__PURE__ */ checker<ContextFields>(judges.checkContext);
+export const checkContext = /* @__PURE__ */ checker(judges.checkContext);
 /** Checks a decoded resume entry (RUN_STARTED input's `resume`). Never throws. */
-export const checkResumeEntry = /* @__PURE__ */ checker<ResumeEntryFields>(judges.checkResumeEntry);
+export const checkResumeEntry = /* @__PURE__ */ checker(judges.checkResumeEntry);

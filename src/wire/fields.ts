@@ -7,7 +7,7 @@
  * which are faster; buf.gen.yaml lists those under `specialize`.
  *
  * What is read is exactly what a specialised reader reads: the same wire types, the same element
- * checks (src/binary/items.ts), the same errors.
+ * checks (src/wire/element-checks.ts), the same errors.
  *
  * @module
  */
@@ -33,7 +33,7 @@ export const STRINGS = 7;
 
 /** Reads the body of a nested message ending at `end`. */
 export type BodyReader = (r: Reader, end: number) => unknown;
-/** Checks one element of a repeated field as it is read (src/binary/items.ts). */
+/** Checks one element of a repeated field as it is read (src/wire/element-checks.ts). */
 export type ElementCheck = (r: Reader, item: never, keep: boolean) => unknown;
 
 /**

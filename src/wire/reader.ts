@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AguiWireError } from "../errors.js";
+import { AguiWireError } from "../util/index.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const f64 = new Float64Array(1);
@@ -100,7 +100,7 @@ export class Reader {
   base: number;
   /**
    * Whether elements of repeated fields are still stored. Cleared once enough invalid elements are
-   * stored for the error to report (see src/binary/items.ts): the event will be rejected, so later
+   * stored for the error to report (see src/wire/element-checks.ts): the event will be rejected, so later
    * elements are read and checked but not built into it.
    */
   keeping = true;

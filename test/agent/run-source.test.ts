@@ -4,8 +4,8 @@
  */
 import { Observable, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { AgentRunResult } from "../src/agent.js";
-import { PULL, RunSource } from "../src/run-source.js";
+import type { AgentRunResult } from "../../src/agent/contract.js";
+import { PULL, RunSource } from "../../src/agent/run-source.js";
 
 const aborted = (signal: AbortSignal) => new Error(`aborted: ${String(signal.reason)}`);
 

@@ -21,7 +21,7 @@
 //
 // The readers give the schema's plain form; `toModel` below maps it to the model's where AG-UI 1.0
 // shapes them differently (content forms, content part and source unions, outcomes, empty lists),
-// written from WIRE.md and the schemas, not from src/binary/adapters.ts. Both readers read both
+// written from WIRE.md and the schemas, not from src/wire/adapters.ts. Both readers read both
 // corpora: the initial release's (test/fixtures/corpus.ts) and the 1.0 one (all 31 types, every
 // field; test/interop/corpus-1.0.ts). The writing side (protobuf-es writes, we read) runs the
 // initial corpus and hand-built messages of 1.0 arms and fields.

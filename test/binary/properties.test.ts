@@ -15,7 +15,7 @@ import {
   type JsonValue,
   type Message,
 } from "../../src/index.js";
-import { concatBytes } from "../../src/bytes.js";
+import { concatBytes } from "../../src/util/bytes.js";
 
 // --- Arbitraries ---------------------------------------------------------------------------------
 

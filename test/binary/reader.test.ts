@@ -3,8 +3,8 @@
 // cut-over, for valid text and for every kind of broken sequence.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AguiWireError } from "../../src/errors.js";
-import { Reader } from "../../src/binary/reader.js";
+import { AguiWireError } from "../../src/util/errors.js";
+import { Reader } from "../../src/wire/reader.js";
 
 const native = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

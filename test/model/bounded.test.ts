@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeEvent, encodeEvent, FrameDecoder } from "../../src/binary/index.js";
 import { readEvent } from "../../src/gen/agui/wire/v1/events_codec.js";
-import { Reader } from "../../src/binary/reader.js";
+import { Reader } from "../../src/wire/reader.js";
 import { MAX_ARRAY_ISSUES, omittedProblems, problemCount } from "../../src/model/array.js";
 import { EventSchema, MessagesSnapshotEventSchema, parseEvent, parseRunAgentInput } from "../../src/model/index.js";
 import { MAX_REPORTED_PROBLEMS } from "../../src/model/parse.js";

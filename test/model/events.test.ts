@@ -1,6 +1,6 @@
 import { EventType as CoreEventType } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
-import { AguiWireError, ValidationError, isAguiWireError } from "../../src/errors.js";
+import { AguiWireError, ValidationError, isAguiWireError } from "../../src/util/errors.js";
 import {
   BaseEventSchema,
   EVENT_SCHEMAS,

@@ -2,7 +2,7 @@
  * Shared fixtures and assertions for the model tests (not a test file itself).
  */
 import { expect } from "vitest";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/util/errors.js";
 import type { EventType } from "../../src/model/index.js";
 
 /** Runs `fn`, which must throw a ValidationError, and returns that error. */

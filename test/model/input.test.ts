@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAguiWireError } from "../../src/errors.js";
+import { isAguiWireError } from "../../src/util/errors.js";
 import {
   ContextSchema,
   ResumeEntrySchema,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AguiWireError, ValidationError } from "../../src/errors.js";
+import { AguiWireError, ValidationError } from "../../src/util/errors.js";
 import { formatIssues, formatPath, parseEvent } from "../../src/model/index.js";
 import { describeFound } from "../../src/model/parse.js";
 import { validationError } from "./helpers.js";

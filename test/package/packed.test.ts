@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_GZIP_BUDGET } from "../../scripts/bundle-size.js";
+import { exportNames, packageEntries, type EntryNames } from "../../scripts/export-names.js";
 
 const root = join(import.meta.dirname, "../..");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -94,6 +95,17 @@ console.log(JSON.stringify({ event, started, code, server: typeof server, client
       client: "object",
       proxy: "function",
     });
+  });
+
+  it("exports from each entry exactly the names exports.json lists, to Node and to TypeScript", async () => {
+    const expected = JSON.parse(readFileSync(join(import.meta.dirname, "exports.json"), "utf8")) as Record<string, EntryNames>;
+    const entries = packageEntries(installed, "dist");
+    expect(exportNames(entries)).toEqual(expected);
+    for (const entry of Object.keys(entries)) {
+      const specifier = entry === "." ? "agui-wire" : `agui-wire/${entry.slice(2)}`;
+      const names = run(process.execPath, ["--input-type=module", "-e", `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(specifier)})).sort()))`], consumer);
+      expect({ entry, values: JSON.parse(names) as string[] }).toEqual({ entry, values: expected[entry]!.values });
+    }
   });
 
   it("serves resumable runs with memoryStore, and redisStore says ioredis is missing (an optional peer not installed)", () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../src/media-types.js";
-import { negotiate } from "../src/negotiate.js";
+import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../../src/protocol/media-types.js";
+import { negotiate } from "../../src/protocol/negotiate.js";
 
 const B = BINARY_MEDIA_TYPE;
 const S = SSE_MEDIA_TYPE;

@@ -8,7 +8,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage, type 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent, type Transport } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, encodeFrame, encodeSSE, SSE_MEDIA_TYPE, type AguiEvent, type AguiEventInput, type EventMediaType, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { createNodeProxyHandler, UPSTREAM_FAILURES, type ProxyRunRecord } from "../../src/proxy/index.js";
 import { answer, closedPortUrl, iterate, listen, serveAgent, sleep, type Outcome, type TestServer } from "../client/helpers.js";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent, type Transport } from "../../src/client/index.js";
 import { encodeFrame } from "../../src/binary/codec.js";
-import { concatBytes } from "../../src/bytes.js";
+import { concatBytes } from "../../src/util/bytes.js";
 import { BINARY_MEDIA_TYPE, type AguiEvent, type AguiEventInput } from "../../src/index.js";
 import { createNodeProxyHandler } from "../../src/proxy/index.js";
 import { listen, normalized, sleep, withBody, type TestServer } from "../client/helpers.js";

@@ -2,7 +2,7 @@
 // generated descriptors and the zod schemas side by side and fails on any event type, field or
 // type that one has and the other lacks, in either direction.
 //
-// Where the JSON form of an event folds several wire fields into one (src/binary/adapters.ts), the
+// Where the JSON form of an event folds several wire fields into one (src/wire/adapters.ts), the
 // fold is named in FOLDED below and checked form by form, rather than the message being skipped.
 import { ARMS_1_0 } from "../fixtures/arms.js";
 import { ScalarType, create, toBinary, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
@@ -30,7 +30,7 @@ interface ModelField {
 
 /**
  * Wire fields that the JSON form folds into one model field, by proto message: the adapters in
- * src/binary/adapters.ts map between the two, and `@ag-ui/proto` 1.0 fixes the wire side.
+ * src/wire/adapters.ts map between the two, and `@ag-ui/proto` 1.0 fixes the wire side.
  */
 interface Fold {
   /** The model field. */

@@ -5,7 +5,7 @@
 import { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EventType, ValidationError, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { BINARY, HANDLERS, SSE, post, runInput, waitFor, type Served } from "./helpers.js";
 
 const SECRET = "password=hunter2";

@@ -16,7 +16,7 @@ import {
   type AguiEventInput,
   type RunAgentInput,
 } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { HttpAgent } from "../../src/client/index.js";
 import { createAgentHandler } from "../../src/server/index.js";
 import { BINARY, HANDLERS, SSE, post, runInput, waitFor, type Served } from "./helpers.js";

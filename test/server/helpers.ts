@@ -10,7 +10,7 @@ import {
   type AguiEventInput,
   type RunAgentInput,
 } from "../../src/index.js";
-import type { Agent, RunContext } from "../../src/agent.js";
+import type { Agent, RunContext } from "../../src/agent/contract.js";
 import { createAgentHandler, createNodeHandler, type AgentHandlerOptions } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
 

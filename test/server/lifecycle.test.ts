@@ -3,7 +3,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventType, FrameDecoder, SSEDecoder, SSE_KEEP_ALIVE, parseEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { createAgentHandler } from "../../src/server/index.js";
 import { BINARY, HANDLERS, SSE, post, readEvents, runInput, sleep, tickingAgent, waitFor, type Served, type TickingState } from "./helpers.js";
 

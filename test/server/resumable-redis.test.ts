@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { createNodeHandler, redisStore, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
 import { BINARY, SSE, listen, post, runInput, sleep, waitFor, type Served } from "./helpers.js";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent as TheirHttpAgent } from "@ag-ui/client";
 import { EventType, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { memoryStore, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
 import { BINARY, HANDLERS, SSE, post, runInput, sleep, waitFor, type Served } from "./helpers.js";
 

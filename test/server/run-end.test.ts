@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { AguiWireError, EventType, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { BINARY, HANDLERS, SSE, post, readEvents, runInput, sleep, waitFor, type Served } from "./helpers.js";
 
 interface Probe {

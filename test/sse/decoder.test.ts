@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AguiWireError, ValidationError } from "../../src/errors.js";
+import { AguiWireError, ValidationError } from "../../src/util/errors.js";
 import { parseEvent } from "../../src/model/parse.js";
 import { SSEDecoder, encodeSSE } from "../../src/sse/index.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/util/errors.js";
 import type { AguiEventInput } from "../../src/model/events.js";
 import { SSE_KEEP_ALIVE, SSEDecoder, SSEParser, encodeSSE } from "../../src/sse/index.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AguiWireError } from "../../src/errors.js";
+import { AguiWireError } from "../../src/util/errors.js";
 import { DEFAULT_MAX_EVENT_BYTES, SSEParser, type SSEMessage, type SSEParserOptions } from "../../src/sse/parser.js";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);

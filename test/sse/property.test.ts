@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AguiWireError } from "../../src/errors.js";
+import { AguiWireError } from "../../src/util/errors.js";
 import type { AguiEvent, AguiEventInput } from "../../src/model/events.js";
 import { parseEvent } from "../../src/model/parse.js";
 import { SSEDecoder, encodeSSE } from "../../src/sse/index.js";

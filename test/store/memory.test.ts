@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { encodeFrame, EventType, parseEvent, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import type { RunContext } from "../../src/agent.js";
+import type { RunContext } from "../../src/agent/contract.js";
 import { memoryStore, RunStoreError, type RunEvent, type RunStore } from "../../src/server/index.js";
 import { HANDLERS, SSE, post, readEvents, runInput, waitFor } from "../server/helpers.js";
 import { expand } from "./contract.js";

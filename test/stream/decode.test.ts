@@ -18,7 +18,7 @@ import {
   type ByteSource,
   type DecodeEventStreamOptions,
 } from "../../src/index.js";
-import { concatBytes } from "../../src/bytes.js";
+import { concatBytes } from "../../src/util/bytes.js";
 import { pushDecoderFor } from "../../src/stream/decode.js";
 import { CORPUS, mixedTrace } from "../fixtures/corpus.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";

@@ -15,7 +15,7 @@ import {
   parseEvent,
   type AguiEventInput,
 } from "../../src/index.js";
-import { concatBytes } from "../../src/bytes.js";
+import { concatBytes } from "../../src/util/bytes.js";
 import { mixedTrace } from "../fixtures/corpus.js";
 
 const EVENTS: AguiEventInput[] = mixedTrace(80);

@@ -33,9 +33,9 @@ import {
   encodeSSE,
   parseEvent,
   type AguiEventInput,
-} from "../src/index.js";
-import { CORPUS, mixedTrace } from "./fixtures/corpus.js";
-import { CORPUS_1_0 } from "./interop/corpus-1.0.js";
+} from "../../src/index.js";
+import { CORPUS, mixedTrace } from "../fixtures/corpus.js";
+import { CORPUS_1_0 } from "../interop/corpus-1.0.js";
 
 // Their encoder logs a warning for every event their schema rejects; keep the output clean.
 let warn: MockInstance<typeof console.warn>;

@@ -3,9 +3,9 @@
  * `ValidationError` with code `unknown_event_type` (it was an `AguiWireError` over binary).
  */
 import { describe, expect, it } from "vitest";
-import { AguiWireError, ValidationError } from "../../src/errors.js";
+import { AguiWireError, ValidationError } from "../../src/util/errors.js";
 import { decodeEvent, decodeEventStream, FrameDecoder, SSEDecoder } from "../../src/index.js";
-import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../../src/media-types.js";
+import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../../src/protocol/media-types.js";
 
 /** Binary: an Event whose only arm is field 40, which no AG-UI 1.0 event uses (a newer peer's). */
 const UNKNOWN_ARM = new Uint8Array([0xc2, 0x02, 0x04, 0x0a, 0x02, 0x08, 0x28]); // tag (40 << 3) | 2 as a varint

@@ -3,7 +3,7 @@
  * instead of object spreads (which V8 builds on a slow path when more properties follow).
  */
 import { describe, expect, it } from "vitest";
-import { assignOwn } from "../src/copy.js";
+import { assignOwn } from "../../src/util/copy.js";
 
 describe("assignOwn", () => {
   it("copies own enumerable properties as data properties, later sources winning", () => {

@@ -6,5 +6,5 @@
  * @module
  */
 export { RunState, ACTIVITY_HISTORY_METADATA, stored, type Applied, type RunStateOptions } from "./run-state.js";
-export { ChunkExpander } from "../../chunks.js";
+export { ChunkExpander } from "../../protocol/index.js";
 export { applyJsonPatch } from "./json-patch.js";

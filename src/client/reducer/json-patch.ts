@@ -13,8 +13,7 @@
  *
  * @module
  */
-import { assignOwn } from "../../copy.js";
-import { AguiWireError } from "../../errors.js";
+import { AguiWireError, assignOwn } from "../../util/index.js";
 import type { JsonPatchOperation } from "../../model/index.js";
 
 type Container = Record<string, unknown> | unknown[];

@@ -17,7 +17,7 @@ import type {
   ToolCall,
   ToolMessage,
 } from "../../model/index.js";
-import { assignOwn } from "../../copy.js";
+import { assignOwn } from "../../util/index.js";
 import { applyJsonPatch } from "./json-patch.js";
 
 /** The metadata key under which `@ag-ui/client` keeps its own MESSAGES_SNAPSHOT hints. */

@@ -4,14 +4,9 @@
 // @generated from file agui/wire/v1/messages.proto (package agui.wire.v1, syntax proto3)
 /* eslint-disable */
 
-import { AguiWireError, ValidationError } from "../../../../errors.js";
+import { AguiWireError, ValidationError } from "../../../../util/index.js";
 import type { JsonValue } from "../../../../model/json.js";
-import { readStruct, readValue, writeStruct, writeValue } from "../../../../binary/json-value.js";
-import { enumName, malformed, skipField, type Reader } from "../../../../binary/reader.js";
-import type { Writer } from "../../../../binary/writer.js";
-import { checkContentPart, checkContext, checkMessage, checkResumeEntry, checkTool, checkToolCall } from "../../../../binary/items.js";
-import { readFields, type FieldSpec, STRING, INT64, BOOL, VALUE, STRUCT, MESSAGE, LIST, STRINGS } from "../../../../binary/fields.js";
-import { fromWireMessage, fromWireRunAgentInput, toWireMessage, toWireRunAgentInput } from "../../../../binary/adapters.js";
+import { BOOL, checkContentPart, checkContext, checkMessage, checkResumeEntry, checkTool, checkToolCall, enumName, type FieldSpec, fromWireMessage, fromWireRunAgentInput, INT64, LIST, malformed, MESSAGE, type Reader, readFields, readStruct, readValue, skipField, STRING, STRINGS, STRUCT, toWireMessage, toWireRunAgentInput, VALUE, type Writer, writeStruct, writeValue } from "../../../../wire/index.js";
 
 // Unused imports are kept so that every generated file has the same header.
 void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue; void readStruct; void writeStruct;

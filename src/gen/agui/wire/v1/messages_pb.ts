@@ -20,7 +20,7 @@ export const file_agui_wire_v1_messages: GenFile = /*@__PURE__*/
  * One chat message. `role` is one of developer, system, assistant, user, tool, activity,
  * reasoning; which of the optional fields apply depends on it (see the event model). The JSON
  * `content` is `content` (text), `content_parts` (user and tool messages) or `activity_content`
- * (activity messages): src/binary/adapters.ts maps them.
+ * (activity messages): src/wire/adapters.ts maps them.
  *
  * @generated from message agui.wire.v1.Message
  */

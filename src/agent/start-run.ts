@@ -1,0 +1,23 @@
+/**
+ * Starting an agent's run: calling it the way its form asks (a function, or an object's `run`)
+ * and reading what it returned through a {@link RunSource}.
+ *
+ * @module
+ */
+import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { RunAgentInput } from "../model/input.js";
+import type { Agent, RunContext } from "./contract.js";
+import { RunSource } from "./run-source.js";
+
+/**
+ * Starts a run of `agent` and returns its events as an async iterator, whatever form the agent
+ * returned them in (see {@link RunSource}).
+ *
+ * @throws {TypeError} (from the returned iterator) if the agent returned something that is neither
+ *   iterable nor observable.
+ */
+export function startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): RunSource<AguiEventInput | AguiEvent> {
+  const context: RunContext = { signal };
+  // The server ends a run by its own means (it closes the iterator): no abort race here.
+  return new RunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)));
+}

@@ -1,0 +1,13 @@
+/**
+ * The AG-UI protocol above the wire formats: media types and `Accept` negotiation, the order rules a
+ * run's events must follow (`verifyEvents`, `EventVerifier`), chunk expansion, and how decoders
+ * report an event they do not know.
+ *
+ * @module
+ */
+export { ChunkExpander } from "./chunks.js";
+export { BINARY_MEDIA_TYPE, type EventMediaType, SSE_MEDIA_TYPE, transportOf } from "./media-types.js";
+export { negotiate } from "./negotiate.js";
+export { ProtocolViolationError } from "./protocol-violation.js";
+export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
+export { EventVerifier, mayComeBetweenRuns, type ProtocolRule, verifyEvents } from "./verify.js";
