@@ -69,8 +69,9 @@ export interface AgentHandlerOptions<R = Request> {
    * `redisStore()` to share runs between instances) and numbered (SSE `id:`); the response
    * carries `AG-UI-Run-Id`; the agent runs to its end even when its client goes away; and the
    * handler also answers `GET ?runId=` (reattach, after `Last-Event-ID`) and `DELETE ?runId=`
-   * (cancel). A POST whose runId the store holds already gets 409. Default: none, and runs are
-   * tied to their connection, as with `@ag-ui/*` servers.
+   * (cancel). A POST whose runId the store holds already gets 409, and one whose runId is not 1
+   * to 256 visible ASCII characters (what the header carries unchanged) gets 422 before the agent
+   * runs. Default: none, and runs are tied to their connection, as with `@ag-ui/*` servers.
    */
   store?: RunStore;
   /**

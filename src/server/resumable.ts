@@ -8,7 +8,7 @@ import type { Agent } from "../agent/index.js";
 import { isAguiWireError } from "../util/index.js";
 import { type EventMediaType, negotiate, SSE_MEDIA_TYPE } from "../protocol/index.js";
 import type { RunAgentInput } from "../model/input.js";
-import { RUN_ID_HEADER } from "../http/index.js";
+import { RUN_ID_HEADER, runIdProblem } from "../http/index.js";
 import type { RunStore } from "../store/run-store.js";
 import type { IncomingRun } from "./incoming.js";
 import { reportError, type ResolvedOptions } from "./options.js";
@@ -37,12 +37,17 @@ function storeAnswer(error: unknown): HandlerResult {
 /** The request's query parameters. */
 const queryOf = (incoming: IncomingRun<unknown>): URLSearchParams => new URL(incoming.url, "http://localhost").searchParams;
 
-/** The `runId` query parameter, or an answer saying it is missing. */
+/**
+ * The `runId` query parameter, or a 400 saying it is missing or could name no run (one the POST
+ * would have refused: see {@link runIdProblem}), before the store is asked anything.
+ */
 function runIdOf(incoming: IncomingRun<unknown>, query: URLSearchParams): string | HandlerResult {
   const runId = query.get("runId");
   if (runId === null || runId === "") {
     return jsonError(400, `${incoming.method} needs the run: expected a runId query parameter (?runId=…), found ${runId === null ? "none" : "an empty one"}`, false);
   }
+  const problem = runIdProblem(runId);
+  if (problem !== undefined) return jsonError(400, `${incoming.method} names no run this server could have started: ${problem}`, false);
   return runId;
 }
 
@@ -68,7 +73,8 @@ async function streamFrom<R>(
 }
 
 /**
- * Starts a run into the store and answers with its stream, read back from the store: 409 when
+ * Starts a run into the store and answers with its stream, read back from the store: 422 when
+ * the runId cannot travel in the `AG-UI-Run-Id` header unchanged (before the agent runs), 409 when
  * the store holds the runId already, 503 when it is full or unavailable. The agent runs to its end
  * whatever happens to this response.
  *
@@ -82,6 +88,8 @@ export async function startStoredRun<R>(
   input: RunAgentInput,
   contentType: EventMediaType,
 ): Promise<HandlerResult> {
+  const problem = runIdProblem(input.runId);
+  if (problem !== undefined) return jsonError(422, `input.runId cannot name a resumable run: ${problem}`, false);
   const report = (error: unknown): void => reportError(options.onError, error, { input, request: incoming.request });
   let writer;
   try {
