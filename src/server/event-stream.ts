@@ -123,6 +123,7 @@ export function eventChunks<R, T>(
 class AgentChunks<R, T> implements AgentEventStream<T> {
   readonly #params: Pick<AgentEventStreamParams<R>, "input" | "maxEventBytes" | "onError" | "request">;
   readonly #batch: Batch<T>;
+  readonly #maxEventBytes: number;
   readonly #keepAliveMs: number;
   readonly #keepAlive: () => T;
   readonly #run = new AbortController();
@@ -147,6 +148,7 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
   ) {
     this.#params = params;
     this.#batch = batch;
+    this.#maxEventBytes = params.maxEventBytes;
     this.#keepAliveMs = keepAliveMs;
     this.#keepAlive = keepAlive;
     this.#iterator = startRun(params.agent, params.input, this.#run.signal);
@@ -335,7 +337,7 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
       );
     }
     try {
-      this.#batch.add(event, this.#params.maxEventBytes);
+      this.#batch.add(event, this.#maxEventBytes);
     } catch (error) {
       if (error instanceof EventTooLargeError) {
         this.#stopAgent("the agent's event was over maxEventBytes");
