@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
@@ -65,6 +65,8 @@ export async function runProxyCommand(argv: readonly string[], io: CommandIO): P
     io.stderr(`agui-wire proxy: cannot read the configuration ${JSON.stringify(args.config)}: ${why}`);
     return 1;
   }
+  const exposed = await exposedSecrets(args.config, config);
+  if (exposed !== undefined) io.stderr(`agui-wire proxy: warning: ${exposed}`);
   // A key file named in the configuration is found next to it, wherever the command runs from.
   const jwt = (config as { auth?: { jwt?: { publicKeyFile?: unknown } } } | null)?.auth?.jwt;
   if (jwt && typeof jwt.publicKeyFile === "string") jwt.publicKeyFile = resolve(dirname(args.config), jwt.publicKeyFile);
@@ -95,4 +97,28 @@ export async function runProxyCommand(argv: readonly string[], io: CommandIO): P
   const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
   io.stdout(JSON.stringify({ time: new Date().toISOString(), msg: "listening", url }));
   return server;
+}
+
+/**
+ * What the configuration file lets every user of the machine read, when it holds secrets (static
+ * tokens, a JWT secret, route headers) and its mode lets others read it; `undefined` otherwise, or
+ * where modes say nothing (Windows).
+ */
+async function exposedSecrets(path: string, config: unknown): Promise<string | undefined> {
+  if (process.platform === "win32") return undefined;
+  const c = config as { auth?: { tokens?: unknown[]; jwt?: { secret?: unknown } }; agents?: Record<string, { headers?: object }> } | null;
+  const secrets = [
+    ...(Array.isArray(c?.auth?.tokens) && c.auth.tokens.length > 0 ? ["static tokens"] : []),
+    ...(typeof c?.auth?.jwt?.secret === "string" ? ["a JWT secret"] : []),
+    ...(Object.values(c?.agents ?? {}).some((agent) => agent?.headers && Object.keys(agent.headers).length > 0) ? ["route headers"] : []),
+  ];
+  if (secrets.length === 0) return undefined;
+  let mode: number;
+  try {
+    mode = (await stat(path)).mode;
+  } catch {
+    return undefined;
+  }
+  if ((mode & 0o004) === 0) return undefined;
+  return `${JSON.stringify(path)} holds ${secrets.join(", ")} and every user of this machine may read it (mode ${(mode & 0o777).toString(8)}): expected it readable by its owner alone (chmod 600)`;
 }

@@ -32,6 +32,20 @@ const headerName = z.string().check(
     }
   }),
 );
+/**
+ * A header value the proxy can send: no control character but HTAB (a CR or LF would end the
+ * header, and node:http refuses them on every request). Never echoed: a route header is often a
+ * credential for the upstream.
+ */
+const headerValue = z.string().check(
+  z.superRefine((value, ctx) => {
+    const bad = /[\x00-\x08\x0A-\x1F\x7F]/.exec(value);
+    if (bad) {
+      const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+      ctx.addIssue({ code: "custom", message: `expected a header value without control characters, found U+${code} at index ${bad.index}`, input: "(a header value)" });
+    }
+  }),
+);
 const agentNames = z.array(z.string());
 
 const LimitsSchema = z.strictObject({
@@ -42,6 +56,14 @@ const LimitsSchema = z.strictObject({
   firstByteTimeoutMs: z.optional(positive),
 });
 
+/**
+ * A URL as an error may show it: credentials (`user:password@`) masked, so that a config error
+ * written to a log does not carry them.
+ */
+export function redactUrl(text: string): string {
+  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/*)[^/?#@]*@/, "$1***@");
+}
+
 const httpUrl = z.string().check(
   z.superRefine((value, ctx) => {
     let url: URL | undefined;
@@ -51,7 +73,7 @@ const httpUrl = z.string().check(
       // reported below
     }
     if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-      ctx.addIssue({ code: "custom", message: `expected an http: or https: URL, found ${JSON.stringify(value)}`, input: value });
+      ctx.addIssue({ code: "custom", message: `expected an http: or https: URL, found ${JSON.stringify(redactUrl(value))}`, input: "(a URL)" });
     }
   }),
 );
@@ -59,7 +81,7 @@ const httpUrl = z.string().check(
 const AgentSchema = z.strictObject({
   url: z.optional(httpUrl),
   description: z.optional(z.string()),
-  headers: z.optional(z.record(headerName, z.string())),
+  headers: z.optional(z.record(headerName, headerValue)),
   forwardHeaders: z.optional(z.array(headerName)),
   limits: z.optional(LimitsSchema),
 });
@@ -83,6 +105,7 @@ const JwtSchema = z
     jwksUrl: z.optional(httpUrl),
     issuer: z.optional(z.string()),
     audience: z.optional(z.union([z.string(), z.array(z.string())])),
+    acceptAnyAudience: z.optional(z.boolean()),
     agents: z.optional(agentNames),
     clockToleranceSeconds: z.optional(int(0, "expected a number of seconds, 0 or more")),
   })
@@ -95,6 +118,20 @@ const JwtSchema = z
           message: `expected exactly one of secret, publicKeyFile, publicKey and jwksUrl, found ${keys.length === 0 ? "none" : keys.join(" and ")}`,
           input: jwt,
         });
+      }
+      // A public key or a JWKS is an issuer's, whose tokens for every other audience it serves
+      // would open this proxy too: name the audience, or say that any will do.
+      const issuerKey = (["publicKeyFile", "publicKey", "jwksUrl"] as const).find((key) => jwt[key] !== undefined);
+      if (issuerKey !== undefined && jwt.audience === undefined && jwt.acceptAnyAudience !== true) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["audience"],
+          message: `expected the audience this proxy's tokens are issued for (with ${issuerKey}, a token for any other audience of the same issuer would pass), found none; set "acceptAnyAudience": true to accept any`,
+          input: jwt,
+        });
+      }
+      if (jwt.audience !== undefined && jwt.acceptAnyAudience === true) {
+        ctx.addIssue({ code: "custom", path: ["acceptAnyAudience"], message: "expected audience or acceptAnyAudience, found both", input: jwt });
       }
       // HS256 keys shorter than the hash are guessable (RFC 7518 §3.2).
       if (jwt.secret !== undefined && new TextEncoder().encode(jwt.secret).length < 32) {
@@ -191,6 +228,22 @@ function reword(raw: core.$ZodRawIssue): core.$ZodRawIssue {
  */
 export function parseProxyConfig(value: unknown): ProxyConfig {
   const result = runSchema(ProxyConfigSchema, value);
-  if (result.issues.length === 0) return result.value as ProxyConfig;
-  throw new ProxyConfigError(`invalid proxy config: ${formatIssues(result.issues.map((raw) => finalize(reword(raw))))}`);
+  const issues = [...prototypeKeys(value, []), ...result.issues];
+  if (issues.length === 0) return result.value as ProxyConfig;
+  throw new ProxyConfigError(`invalid proxy config: ${formatIssues(issues.map((raw) => finalize(reword(raw))))}`);
+}
+
+/**
+ * The `__proto__` keys of a parsed JSON value, each as an issue at its path. JSON.parse makes such
+ * a key an own property, but copying it into a new object (as a schema's output is made) sets the
+ * copy's prototype instead: an agent or header of that name would vanish without a word.
+ */
+function prototypeKeys(value: unknown, path: PropertyKey[]): core.$ZodRawIssue[] {
+  if (typeof value !== "object" || value === null) return [];
+  const issues: core.$ZodRawIssue[] = [];
+  if (!Array.isArray(value) && Object.hasOwn(value, "__proto__")) {
+    issues.push({ code: "custom", path: [...path, "__proto__"], message: 'expected a name other than "__proto__", which a JavaScript object cannot hold as a key', input: "__proto__" });
+  }
+  for (const [key, inner] of Object.entries(value)) issues.push(...prototypeKeys(inner, [...path, Array.isArray(value) ? Number(key) : key]));
+  return issues;
 }

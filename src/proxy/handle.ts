@@ -186,7 +186,9 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     request.discardBody();
     return refuse(jsonError(413, tooLargeMessage(maxBodyBytes, declared), true), "body_too_large");
   }
-  const admission = proxy.limiter.acquire(`${principal.subject}\u0000${route.name}`, route.limits);
+  // Keyed by how the caller authenticated too: a JWT whose sub equals a static token's subject is
+  // another principal, with limits of its own.
+  const admission = proxy.limiter.acquire(`${principal.via}:${principal.subject}\u0000${route.name}`, route.limits);
   if (!admission.ok) {
     request.discardBody();
     return refuse(jsonError(429, admission.message, false, { "Retry-After": String(admission.retryAfterSeconds) }), admission.reason);
