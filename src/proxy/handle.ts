@@ -115,7 +115,12 @@ export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): 
     request.discardBody();
     return preflight(proxy, request, route.kind === "run" ? "POST" : "GET");
   }
-  const result = await answer(proxy, request, route);
+  let discarded = false;
+  const discardBody = request.discardBody;
+  let result = await answer(proxy, { ...request, discardBody: () => ((discarded = true), discardBody()) }, route);
+  // An answer given without reading the body closes the connection while an upload may still be
+  // coming: keeping it would mean reading, and throwing away, an upload of any size.
+  if (discarded && result.kind === "plain" && !result.closeConnection && mayHaveBody(request)) result = { ...result, closeConnection: true };
   if (result.kind === "plain" && result.status >= 400) proxy.metrics?.refused(result.status);
   return withCors(proxy, request, await compressAnswer(result, proxy.compression, request.header("accept-encoding")));
 }
@@ -154,6 +159,17 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
     return jsonError(403, `${JSON.stringify(principal.subject)} may not use agent ${JSON.stringify(target.name)}`, false);
   }
   return runThrough(proxy, request, target, principal);
+}
+
+/**
+ * Whether a request may still be sending a body: it is known to have none when Content-Length
+ * says 0, or when it sends neither Content-Length nor Transfer-Encoding (RFC 9112 §6.3).
+ */
+function mayHaveBody(request: ProxyRequest): boolean {
+  const length = request.header("content-length");
+  if (length !== null && length !== undefined) return declaredLength(length) !== 0;
+  const coding = request.header("transfer-encoding");
+  return coding !== null && coding !== undefined;
 }
 
 /** Logs a run's record and counts it, ignoring a logger that throws. */

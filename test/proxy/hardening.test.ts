@@ -4,7 +4,7 @@
 // static token's limits, and secrets in a file every user may read.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignJWT } from "jose";
@@ -142,5 +142,46 @@ describe("the command", () => {
     writeFileSync(file, JSON.stringify({ agents: base.agents, auth: { jwt: { jwksUrl: "https://issuer.example/jwks", audience: "agui" } } }));
     chmodSync(file, 0o644);
     expect(await stderrOf(file)).toEqual([]);
+  });
+});
+
+describe("refusals", () => {
+  let proxy: TestServer;
+  beforeAll(async () => {
+    proxy = await listen(createNodeProxyHandler({ agents: { echo: { url: "http://127.0.0.1:9/agent" } }, auth: { tokens: [{ token: "t-alice", subject: "alice" }] } }));
+  });
+  afterAll(() => proxy?.close());
+
+  it("close the connection of an upload they do not read, rather than reading it to its end", async () => {
+    const { port } = new URL(proxy.origin);
+    const socket = connect(Number(port), "127.0.0.1");
+    socket.on("error", () => {});
+    let answer = "";
+    socket.setEncoding("latin1").on("data", (text: string) => (answer += text));
+    let closed = false;
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve((closed = true) && undefined)));
+    socket.write("POST /agents/echo HTTP/1.1\r\nHost: proxy\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    // An upload with no end: 64 KiB chunks until the proxy closes, or far more than the kernel's
+    // buffers could hold for it (about 32 MiB on loopback here) if it reads them all.
+    const payload = Buffer.alloc(64 * 1024, 0x20);
+    const chunk = Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from("\r\n")]);
+    const cap = 160 * 1024 * 1024;
+    let sent = 0;
+    while (!closed && sent < cap) {
+      sent += chunk.length;
+      if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), ended]);
+    }
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer.toLowerCase()).toContain("connection: close");
+    expect(closed).toBe(true);
+    expect(sent).toBeLessThan(96 * 1024 * 1024);
+  });
+
+  it("keep the connection of a request that sends no body", async () => {
+    const answer = await fetch(`${proxy.origin}/agents`, { headers: { authorization: "Bearer wrong" } });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get("connection")).not.toBe("close");
+    await answer.body?.cancel();
   });
 });
