@@ -303,6 +303,17 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
           if (ended !== undefined) return finish();
           throw error;
         }
+        // An answer for another run (a misrouted balancer, a server that lost track) would splice
+        // a stranger's events into this one: not read, and asked again.
+        const answeredFor = answer.headers.get(RUN_ID_HEADER);
+        if (answeredFor !== runId) {
+          void answer.body?.cancel().catch(() => {});
+          last = new AguiWireError(
+            "protocol_violation",
+            `reattaching to run ${JSON.stringify(runId)}, the server answered for ${answeredFor === null ? `no run (no ${RUN_ID_HEADER} header)` : `run ${JSON.stringify(answeredFor.slice(0, 64))}`}`,
+          );
+          continue;
+        }
         response = answer;
       }
       // No body (a 204) holds no more of the run; the run's verification says if it is short.

@@ -302,6 +302,48 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     expect(proxy.log).toHaveLength(4);
   });
 
+  it("refuses a reattach answered for another run (or for none), reads none of it, and asks again", async () => {
+    const real = createNodeHandler(traceAgent(TRACE), { compression: false, store: memoryStore() });
+    let gets = 0;
+    const server = await listen((req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === "GET" && ++gets <= 2) {
+        // A misrouted answer: another run's events, which would splice into this one.
+        const headers: Record<string, string> = { "content-type": transport === "sse" ? "text/event-stream" : "application/vnd.ag-ui.event+proto" };
+        if (gets === 1) headers["AG-UI-Run-Id"] = "someone-else";
+        res.writeHead(200, headers);
+        res.end(transport === "sse" ? 'id: 7\ndata: {"type":"CUSTOM","name":"stranger","value":1}\n\n' : "");
+        return;
+      }
+      real(req, res);
+    });
+    open.push(server);
+    const uncut = await reference(server, transport);
+    const proxy = await proxyTo(server, { cuts: [Math.floor(uncut.bodyBytes / 2)] });
+    const { events, error } = await collect(client(`${proxy.origin}/agent`, transport));
+    expect(error).toBeUndefined();
+    expect(sameRun(events)).toEqual(sameRun(uncut.events));
+    expect(gets).toBe(3);
+  });
+
+  it("fails with the mismatch once the retries are spent on answers for another run", async () => {
+    const real = createNodeHandler(traceAgent(TRACE), { compression: false, store: memoryStore() });
+    const server = await listen((req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/event-stream", "AG-UI-Run-Id": "someone-else" }).end();
+        return;
+      }
+      real(req, res);
+    });
+    open.push(server);
+    const uncut = await reference(server, transport);
+    const proxy = await proxyTo(server, { cuts: [Math.floor(uncut.bodyBytes / 2)] });
+    const { events, error } = await collect(client(`${proxy.origin}/agent`, transport, { resume: { retries: 2, backoffMs: 1 } }));
+    expect(events.length).toBeLessThan(uncut.events.length);
+    expect(error).toBeInstanceOf(AguiWireError);
+    expect((error as AguiWireError).code).toBe("protocol_violation");
+    expect((error as Error).message).toMatch(/^reattaching to run "run-\d+", the server answered for run "someone-else"$/);
+  });
+
   it("ends with http_status 404 when the reattach finds no such run, without retrying", async () => {
     const server = await serve(traceAgent(TRACE));
     // The reconnection goes to another server, whose store never heard of the run.
