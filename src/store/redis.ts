@@ -48,6 +48,7 @@ export {
   DEFAULT_REDIS_LEASE_MS,
   DEFAULT_REDIS_LOCAL_BYTES_PER_RUN,
   DEFAULT_REDIS_MAX_EVENTS_PER_RUN,
+  DEFAULT_REDIS_MAX_READER_CONNECTIONS,
   DEFAULT_REDIS_TTL_MS,
   type RedisStoreOptions,
 } from "./redis/options.js";
@@ -105,7 +106,7 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
   const windows = new LocalWindows(localBytes, Math.min(LOCAL_GRACE_MS, Math.floor(ttlMs / 2)));
   const ctx: StoreContext = {
     // The main connection dropped: Redis may be gone, and readers waiting here look at once.
-    connections: new Connections(conn, () => windows.wakeAll()),
+    connections: new Connections(conn, () => windows.wakeAll(), checked.maxReaderConnections),
     windows,
     settings: checked,
     token: randomToken(12),

@@ -70,6 +70,11 @@ describeRunStoreContract("redisStore({ url }, { localBytesPerRun: 1 })", async (
   return { store: s, cleanup: () => s.close() };
 });
 
+describeRunStoreContract("redisStore({ url }, { maxReaderConnections: 0 }): every reader polls", async () => {
+  const s = redisStore({ url: server.url }, { blockMs: 50, maxReaderConnections: 0 });
+  return { store: s, cleanup: () => s.close() };
+});
+
 describeRunStoreContract("redisStore({ client })", async () => {
   const client = new Redis(server.url);
   const s = redisStore({ client }, { blockMs: 50, keyPrefix: "other:" });
@@ -380,6 +385,28 @@ describe("redisStore", () => {
     await returning.return!(undefined);
     await until(async () => (await connectedClients()) === before, "the second reader's connection to close");
     await writer.end();
+  });
+
+  it("holds at most maxReaderConnections readers' connections: the readers past it poll, and every reader gets every event", async () => {
+    const a = store();
+    const s = store({ maxReaderConnections: 2 });
+    const ids = [newRunId(), newRunId(), newRunId(), newRunId(), newRunId()];
+    const writers = await Promise.all(ids.map((id) => a.create(id)));
+    // s's main connection, opened now so that it is counted in before.
+    await expect(s.read(newRunId(), -1)).rejects.toMatchObject({ code: "unknown_run" });
+    const before = await connectedClients();
+    const readers = await Promise.all(ids.map((id) => s.read(id, -1)));
+    const reading = readers.map((reader) => collect(reader));
+    // Every reader has caught up and waits; only two of them on connections of their own.
+    await until(async () => (await connectedClients()) === before + 2, "two readers' connections");
+    for (let i = 0; i < 3; i++) {
+      await Promise.all(writers.map((writer, w) => writer.append([textEvent(`${w}-${i}`)])));
+      expect(await connectedClients()).toBe(before + 2);
+    }
+    await Promise.all(writers.map((writer) => writer.end()));
+    const got = await Promise.all(reading);
+    expect(got.map((events) => decoded(events).map((e) => (e as { delta?: string }).delta))).toEqual(ids.map((_, w) => [`${w}-0`, `${w}-1`, `${w}-2`]));
+    await until(async () => (await connectedClients()) === before, "the readers' connections to close");
   });
 
   it("leaves no open handle after close(): a child process exits by itself", async () => {

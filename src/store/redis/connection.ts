@@ -153,10 +153,20 @@ export class Connections {
   readonly #made = new Set<Redis>();
   /** Readers' blocking connections: dropped at once on close (a QUIT would wait out the XREAD BLOCK). */
   readonly #readers = new Set<Redis>();
+  /** The most readers' connections open (or opening) at once. */
+  readonly #maxReaders: number;
+  /** Readers' connections being opened, counted against the cap before they exist. */
+  #opening = 0;
 
-  constructor(connection: Connection, onDrop: () => void) {
+  /**
+   * @param connection - The URL, or the caller's client.
+   * @param onDrop - Told when the main connection drops.
+   * @param maxReaders - The most readers' connections at once (`maxReaderConnections`).
+   */
+  constructor(connection: Connection, onDrop: () => void, maxReaders: number) {
     this.#connection = connection;
     this.#onDrop = onDrop;
+    this.#maxReaders = maxReaders;
   }
 
   /** Whether the store made its main connection (from a URL), and so owns its timeouts. */
@@ -229,12 +239,19 @@ export class Connections {
 
   /**
    * A reader's connection for blocking reads, dropped at once on close; give it back with
-   * {@link closeReader}.
+   * {@link closeReader}. `undefined` when the readers hold as many as they may: the reader then
+   * polls on the main connection.
    *
    * @throws (rejects) What connecting throws, or an Error when the store was closed meanwhile.
    */
-  openReader(extra: RedisOptions): Promise<Redis> {
-    return this.#duplicate(extra, this.#readers);
+  async openReader(extra: RedisOptions): Promise<Redis | undefined> {
+    if (this.#readers.size + this.#opening >= this.#maxReaders) return undefined;
+    this.#opening++;
+    try {
+      return await this.#duplicate(extra, this.#readers);
+    } finally {
+      this.#opening--;
+    }
   }
 
   /** Drops a reader's connection. Never throws. */

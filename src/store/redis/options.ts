@@ -27,6 +27,13 @@ export interface RedisStoreOptions {
    * run's stay 2 s more (64 ended runs' at most), for a client that reattaches at once. Default 1 MiB.
    */
   localBytesPerRun?: number;
+  /**
+   * The most connections of their own that readers tailing a run written on another instance
+   * hold at once (each waits on one with `XREAD BLOCK`). Past it, a reader polls on the store's
+   * main connection every 50 ms (at most `blockMs`) instead, so that anonymous reattaches cannot
+   * take Redis's `maxclients` from new runs. 0: every reader polls. Default 64.
+   */
+  maxReaderConnections?: number;
 }
 
 /** Default {@link RedisStoreOptions.leaseMs}: 10 s. */
@@ -41,6 +48,8 @@ export const DEFAULT_REDIS_KEY_PREFIX = "agui:";
 export const DEFAULT_REDIS_BLOCK_MS = 1000;
 /** Default {@link RedisStoreOptions.localBytesPerRun}: 1 MiB. */
 export const DEFAULT_REDIS_LOCAL_BYTES_PER_RUN = 1024 * 1024;
+/** Default {@link RedisStoreOptions.maxReaderConnections}: 64. */
+export const DEFAULT_REDIS_MAX_READER_CONNECTIONS = 64;
 
 /** Checks an integer option, else a RangeError naming it. */
 function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
@@ -59,6 +68,7 @@ export interface Settings {
   readonly prefix: string;
   readonly blockMs: number;
   readonly localBytes: number;
+  readonly maxReaderConnections: number;
 }
 
 /**
@@ -82,6 +92,7 @@ export function settings(options: RedisStoreOptions | undefined): Settings {
     prefix: o.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX,
     blockMs: integer("blockMs", o.blockMs, DEFAULT_REDIS_BLOCK_MS, 10, 10_000),
     localBytes: integer("localBytesPerRun", o.localBytesPerRun, DEFAULT_REDIS_LOCAL_BYTES_PER_RUN, 0, Number.MAX_SAFE_INTEGER),
+    maxReaderConnections: integer("maxReaderConnections", o.maxReaderConnections, DEFAULT_REDIS_MAX_READER_CONNECTIONS, 0, 100_000),
   };
 }
 

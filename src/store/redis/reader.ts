@@ -26,6 +26,8 @@ const READ_BATCH = 32;
  * share to encode).
  */
 const YIELD = 256;
+/** How often a reader without a connection of its own looks for new events (at most blockMs). */
+const POLL_MS = 50;
 
 /** One entry of a stream as ioredis gives it with Buffer replies. */
 type Entry = [id: Buffer, fields: Buffer[]];
@@ -89,8 +91,10 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
   let cursor = after;
   /** The reader's own connection for blocking reads, opened once it has caught up with a run written elsewhere. */
   let blocking: Redis | undefined;
-  /** Ends a wait for the local run's next append. */
+  /** Ends a wait for the local run's next append, or a poller's wait. */
   let interrupt: (() => void) | undefined;
+  /** How long this reader has polled without finding anything, when it has no connection of its own. */
+  let polledMs = 0;
   const onAbort = (): void => {
     blocking?.disconnect();
     interrupt?.();
@@ -143,6 +147,7 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
         }
       }
       const entries = entriesOf(reply);
+      if (entries.length > 0) polledMs = 0;
       if (entries.length === 0) {
         if (local !== undefined) {
           // Behind the window, yet Redis holds nothing after the cursor: its keys went. This
@@ -151,14 +156,35 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
           continue;
         }
         if (blocking === undefined) {
-          try {
-            // No ready check (an INFO and its answer): the main connection has just answered.
-            blocking = await connections.openReader(ctx.connectionOptions.reader);
-          } catch (error) {
-            if (connections.closed) throw closedWhileRead();
-            throw unavailable("open a connection for reading", error);
+          if (polledMs === 0 || polledMs >= blockMs) {
+            if (polledMs >= blockMs) {
+              // Nothing for blockMs: the lease check a blocked reader makes, then another try
+              // for a connection of its own.
+              polledMs = 0;
+              const [state] = await checkRun(ctx, runId, "read a run");
+              if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+            }
+            try {
+              blocking = await connections.openReader(ctx.connectionOptions.reader);
+            } catch (error) {
+              if (connections.closed) throw closedWhileRead();
+              throw unavailable("open a connection for reading", error);
+            }
+            if (signal?.aborted) return;
+            if (blocking !== undefined) continue;
           }
-          if (signal?.aborted) return;
+          // Every connection readers may hold is taken: poll on the main connection.
+          const wait = Math.min(POLL_MS, blockMs);
+          await new Promise<void>((resolve) => {
+            const woken = (): void => {
+              clearTimeout(timer);
+              interrupt = undefined;
+              resolve();
+            };
+            const timer = setTimeout(woken, wait);
+            interrupt = woken;
+          });
+          polledMs += wait;
         } else {
           // Nothing for blockMs: maybe the writer's instance is gone. If the check ends the run,
           // the next read returns its RUN_ERROR and end entry at once.
