@@ -54,6 +54,7 @@ const LimitsSchema = z.strictObject({
   runsPerMinute: z.optional(positive),
   runTimeoutMs: z.optional(positive),
   firstByteTimeoutMs: z.optional(positive),
+  idleTimeoutMs: z.optional(positive),
 });
 
 /**

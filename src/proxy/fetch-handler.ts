@@ -17,7 +17,7 @@ import { resolveProxy, type ProxyOptions } from "./options.js";
  * 401 (with `WWW-Authenticate`) without valid credentials, 403 for an agent the caller may not
  * use, 404 for any other agent or path, 405, 413, 415, 422, 429 (with `Retry-After`), 502 and 504
  * before a stream; a RUN_ERROR (`upstream_error`, `upstream_truncated`,
- * `upstream_invalid_event`, `timeout`) once it has started.
+ * `upstream_invalid_event`, `upstream_idle`, `timeout`) once it has started.
  *
  * @param config - The configuration, as `proxy.json` holds it (checked here).
  * @param options - `agents` (local agents by name), `logger` (one record per run), `fetch`,

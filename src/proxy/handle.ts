@@ -264,6 +264,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         answer: opening.answer,
         contentType,
         keepAliveMs: KEEP_ALIVE_MS,
+        idleTimeoutMs: route.limits.idleTimeoutMs,
         maxEventBytes: MAX_EVENT_BYTES,
         deadline,
         stop,

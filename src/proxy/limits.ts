@@ -22,12 +22,15 @@ export interface ResolvedLimits {
   runTimeoutMs: number;
   /** Longest the upstream agent may take to send its first byte, in milliseconds. */
   firstByteTimeoutMs: number;
+  /** Longest the upstream agent may send nothing once its stream has started, in milliseconds. */
+  idleTimeoutMs: number;
 }
 
 /**
- * The limits an agent gets when neither it nor the top level sets one: a 1 MiB body cap and a
- * 30 s wait for the first byte (both guard the proxy itself), and no cap on runs or run length
- * (those depend on the agent, so only the operator can choose them).
+ * The limits an agent gets when neither it nor the top level sets one: a 1 MiB body cap, a 30 s
+ * wait for the first byte and 5 min of silence at most once the stream has started (these guard
+ * the proxy itself: a dead upstream would otherwise hold its caller's slot for ever), and no cap
+ * on runs or run length (those depend on the agent, so only the operator can choose them).
  */
 export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   maxBodyBytes: 1_048_576,
@@ -35,9 +38,10 @@ export const DEFAULT_LIMITS: Readonly<ResolvedLimits> = Object.freeze({
   runsPerMinute: Infinity,
   runTimeoutMs: Infinity,
   firstByteTimeoutMs: 30_000,
+  idleTimeoutMs: 300_000,
 });
 
-const LIMIT_KEYS = ["maxBodyBytes", "concurrentRuns", "runsPerMinute", "runTimeoutMs", "firstByteTimeoutMs"] as const;
+const LIMIT_KEYS = ["maxBodyBytes", "concurrentRuns", "runsPerMinute", "runTimeoutMs", "firstByteTimeoutMs", "idleTimeoutMs"] as const;
 
 /**
  * An agent's limits, key by key: its own value, else the top-level one, else {@link DEFAULT_LIMITS}.

@@ -10,6 +10,7 @@
  * @module
  */
 import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/index.js";
+import { AguiWireError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
@@ -23,8 +24,15 @@ export interface TranscodeParams {
   answer: UpstreamAnswer;
   /** The client's transport. */
   contentType: EventMediaType;
-  /** Silence after which an SSE client gets a keep-alive comment; 0 or Infinity: never. */
+  /**
+   * SSE clients only (0 or Infinity: none). With an SSE upstream, the client gets a keep-alive
+   * comment for the upstream's own signs of life (its comments), at most one per `keepAliveMs`, and
+   * none when the upstream is silent; with a binary upstream, which has no way to show it is
+   * alive, one per `keepAliveMs` of silence while its connection is open.
+   */
   keepAliveMs: number;
+  /** How long the upstream may send nothing before the run ends with RUN_ERROR `upstream_idle`. */
+  idleTimeoutMs: number;
   maxEventBytes: number;
   /** The run's time limit, which aborts `stop` when it passes. */
   deadline: RunDeadline;
@@ -38,7 +46,14 @@ export interface TranscodeParams {
 }
 
 /** A read of the upstream, or why the wait ended without one. */
-type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "error"; error: unknown } | { kind: "idle" } | { kind: "stopped" };
+type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "error"; error: unknown } | { kind: "idle" } | { kind: "quiet" } | { kind: "stopped" };
+
+/** What the relay's own RUN_ERROR `upstream_idle` reports: the silence, not a failure of the upstream's. */
+class UpstreamIdle extends AguiWireError {
+  constructor(ms: number) {
+    super("timeout", `the upstream agent sent nothing for ${ms} ms (idleTimeoutMs)`);
+  }
+}
 
 /**
  * The client's body for an opened upstream run, and the way to stop it when the client leaves.
@@ -55,8 +70,11 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const frames = decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
+  const idleTimeoutMs = params.idleTimeoutMs;
   let pending: Promise<Read> | undefined;
   let ended = false;
+  /** When the client was last sent something (`performance.now()`): keep-alives are spaced from it. */
+  let sentAt = performance.now();
   /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */
   let runEnded = false;
   const stopped = new Promise<Read>((resolve) => stop.signal.addEventListener("abort", () => resolve({ kind: "stopped" }), { once: true }));
@@ -65,6 +83,7 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const finish = (): void => {
     if (ended) return;
     ended = true;
+    clearTimeout(watchdog);
     stop.abort(STOPPED);
     upstream.return?.().catch(() => {});
     params.onEnd();
@@ -72,13 +91,16 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
 
   /** A chunk on its way to the client, counted. */
   const send = (chunk: Uint8Array | undefined): Uint8Array | undefined => {
-    if (chunk !== undefined) tally.bytes += chunk.byteLength;
+    if (chunk !== undefined) {
+      tally.bytes += chunk.byteLength;
+      sentAt = performance.now();
+    }
     return chunk;
   };
 
   /** Ends the stream: returns what is batched and a final RUN_ERROR (unless the run had ended). */
   const fail = (error: unknown): Uint8Array | undefined => {
-    const code = failureOf(error);
+    const code = error instanceof UpstreamIdle ? "upstream_idle" : failureOf(error);
     params.onFailure(error, code);
     if (!runEnded) {
       const runError: AguiEvent = { type: "RUN_ERROR", code, message: UPSTREAM_FAILURES[code] };
@@ -153,18 +175,49 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
     return out;
   };
 
-  const read = (): Promise<Read> =>
-    upstream.next().then(
-      (result): Read => ({ kind: "chunk", result }),
-      (error: unknown): Read => ({ kind: "error", error }),
+  const read = (): Promise<Read> => {
+    readingSince = performance.now();
+    return upstream.next().then(
+      (result): Read => ((readingSince = undefined), { kind: "chunk", result }),
+      (error: unknown): Read => ((readingSince = undefined), { kind: "error", error }),
     );
+  };
 
-  /** Waits for the pending read, the stop, or (SSE) `keepAliveMs` of silence. */
+  // An SSE upstream shows it is alive with comments, which an SSE client gets (below); a binary
+  // one has no way to, so while its connection is open (and within idleTimeoutMs) the proxy keeps
+  // an SSE client's idle timer from firing on a quiet run.
+  const inventKeepAlives = keepAliveMs > 0 && decoder instanceof FrameDecoder;
+  /** When the read under way was asked for, while it has not settled: the upstream's silence. */
+  let readingSince: number | undefined;
+  /**
+   * The upstream's silence, watched by one timer for the whole run rather than one per read (a
+   * timer per chunk would cost the relay a microsecond or two per chunk): it resolves `idle` once
+   * a read has waited `idleTimeoutMs`.
+   */
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<Read>((resolve) => {
+    if (!Number.isFinite(idleTimeoutMs)) return;
+    const check = (): void => {
+      watchdog = undefined;
+      if (ended) return;
+      const silent = readingSince === undefined ? 0 : performance.now() - readingSince;
+      if (silent >= idleTimeoutMs) return resolve({ kind: "idle" });
+      watchdog = setTimeout(check, idleTimeoutMs - silent);
+      (watchdog as { unref?: () => void }).unref?.();
+    };
+    watchdog = setTimeout(check, idleTimeoutMs);
+    (watchdog as { unref?: () => void }).unref?.();
+  });
+
+  /**
+   * Waits for the pending read, the stop, `idleTimeoutMs` of the upstream's silence (`idle`), or,
+   * with a binary upstream and an SSE client, `keepAliveMs` of it (`quiet`).
+   */
   const wait = (next: Promise<Read>): Promise<Read> => {
-    if (keepAliveMs === 0) return Promise.race([next, stopped]);
-    let idle: ReturnType<typeof setTimeout> | undefined;
-    const silence = new Promise<Read>((resolve) => (idle = setTimeout(() => resolve({ kind: "idle" }), keepAliveMs)));
-    return Promise.race([next, stopped, silence]).finally(() => clearTimeout(idle));
+    if (!inventKeepAlives) return Promise.race([next, stopped, idle]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const quiet = new Promise<Read>((resolve) => (timer = setTimeout(() => resolve({ kind: "quiet" }), keepAliveMs)));
+    return Promise.race([next, stopped, idle, quiet]).finally(() => clearTimeout(timer));
   };
 
   /** Ends a run the stop ended: with a RUN_ERROR `timeout` when the deadline passed. */
@@ -183,7 +236,9 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
       pending ??= read();
       const outcome = await wait(pending);
       if (ended) return undefined;
-      if (outcome.kind === "idle") return send(KEEP_ALIVE_BYTES.slice());
+      // The upstream went silent: a dead upstream must not hold the client (and its slot).
+      if (outcome.kind === "idle") return fail(new UpstreamIdle(idleTimeoutMs));
+      if (outcome.kind === "quiet") return send(KEEP_ALIVE_BYTES.slice());
       pending = undefined;
       // The run timed out (a client that left ends the stream through abort).
       if (outcome.kind === "stopped") return endStopped();
@@ -204,7 +259,10 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
         return fail(error);
       }
       if (chunk !== undefined) return send(chunk);
-      // A chunk that held no whole event: read on.
+      // A chunk that held no whole event (a comment, a part of a frame) is the upstream's sign of
+      // life: an SSE client hears of it, at most every keepAliveMs, so that its own idle timer
+      // follows the upstream's liveness, not the proxy's.
+      if (keepAliveMs > 0 && performance.now() - sentAt >= keepAliveMs) return send(KEEP_ALIVE_BYTES.slice());
     }
     return undefined;
   };

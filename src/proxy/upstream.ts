@@ -15,6 +15,7 @@ export const UPSTREAM_FAILURES = {
   upstream_error: "the upstream agent's stream failed",
   upstream_truncated: "the upstream agent's stream ended before its run did",
   upstream_invalid_event: "the upstream agent sent an invalid event",
+  upstream_idle: "the upstream agent sent nothing for too long",
 } as const;
 
 /** A code of {@link UPSTREAM_FAILURES}. */
@@ -139,17 +140,22 @@ export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOp
   try {
     answer = await request.send(request.url, { headers: request.headers, body: request.body, signal: upstream.signal });
   } catch {
+    clearTimeout(timer);
     if (request.signal.aborted) return { ok: false, status: 499, message: "the client went away", outcome: "client_gone" };
     if (timedOut) {
       return { ok: false, status: 504, message: `the upstream agent did not answer within ${request.firstByteTimeoutMs} ms`, outcome: "upstream_timeout" };
     }
     return { ok: false, status: 502, message: "the upstream agent could not be reached", outcome: "upstream_unreachable" };
-  } finally {
-    clearTimeout(timer);
   }
   if (answer.status === 422) {
-    return { ok: false, status: 422, message: await refusal(answer), outcome: "upstream_422" };
+    // Its body is read within the same deadline: an upstream that sends the headers and then
+    // nothing must not hold the client past firstByteTimeoutMs (the read then fails, and the
+    // client gets the generic refusal).
+    const message = await refusal(answer);
+    clearTimeout(timer);
+    return { ok: false, status: 422, message, outcome: "upstream_422" };
   }
+  clearTimeout(timer);
   if (answer.status !== 200) {
     answer.cancel();
     return { ok: false, status: 502, message: `the upstream agent answered with status ${answer.status}`, outcome: `upstream_${answer.status}` };

@@ -106,7 +106,7 @@ describe("agui-wire proxy", () => {
     expect(await running.exited).toBe(1);
     expect(running.stderr).toContain("invalid proxy config:");
     expect(running.stderr).toContain('agents.weather.url: expected an http: or https: URL, found "ftp://weather"');
-    expect(running.stderr).toContain('limits: expected only the keys maxBodyBytes, concurrentRuns, runsPerMinute, runTimeoutMs, firstByteTimeoutMs, found "concurentRuns"');
+    expect(running.stderr).toContain('limits: expected only the keys maxBodyBytes, concurrentRuns, runsPerMinute, runTimeoutMs, firstByteTimeoutMs, idleTimeoutMs, found "concurentRuns"');
     expect(running.lines).toEqual([]);
   }, 30_000);
 

@@ -185,3 +185,71 @@ describe("refusals", () => {
     await answer.body?.cancel();
   });
 });
+
+describe("a silent upstream", () => {
+  const opened: TestServer[] = [];
+  afterAll(() => Promise.all(opened.map((s) => s.close())));
+
+  /** A proxy in front of `upstream` with `limits`, asked for SSE by the client. */
+  async function through(upstream: TestServer, limits: Record<string, number>): Promise<string> {
+    const proxy = await listen(createNodeProxyHandler({ agents: { quiet: { url: upstream.url } }, auth: { tokens: [{ token: "t-alice", subject: "alice" }] }, limits }, { onError: () => {} }));
+    opened.push(proxy, upstream);
+    return `${proxy.origin}/agents/quiet`;
+  }
+  const sse = (event: object): string => `data: ${JSON.stringify(event)}\n\n`;
+  const started = { type: "RUN_STARTED", threadId: "thread-1", runId: "run-1" };
+
+  it("ends the run with RUN_ERROR upstream_idle once an SSE upstream has sent nothing for idleTimeoutMs", async () => {
+    const upstream = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(sse(started));
+    });
+    const response = await post(await through(upstream, { idleTimeoutMs: 300 }), runInput(), "text/event-stream", { headers: { authorization: "Bearer t-alice" } });
+    const events = await readEvents(response);
+    expect(events).toEqual([started, { type: "RUN_ERROR", code: "upstream_idle", message: "the upstream agent sent nothing for too long" }]);
+    await upstream.closedEarly;
+  });
+
+  it("counts an SSE upstream's comments as signs of life", async () => {
+    const upstream = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(sse(started));
+      let beats = 0;
+      const timer = setInterval(() => {
+        if (++beats < 8) return void res.write(": alive\n\n");
+        clearInterval(timer);
+        res.end(sse({ type: "RUN_FINISHED", threadId: "thread-1", runId: "run-1" }));
+      }, 60);
+    });
+    const response = await post(await through(upstream, { idleTimeoutMs: 250 }), runInput(), "text/event-stream", { headers: { authorization: "Bearer t-alice" } });
+    expect((await readEvents(response)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+  });
+
+  it("stops a quiet binary upstream's agent when idleTimeoutMs passes", async () => {
+    let aborted!: () => void;
+    const agentStopped = new Promise<void>((resolve) => (aborted = resolve));
+    const upstream = await listen(
+      createNodeHandler(async function* (input: RunAgentInput, { signal }) {
+        yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+        aborted();
+      }),
+    );
+    const response = await post(await through(upstream, { idleTimeoutMs: 300 }), runInput(), "text/event-stream", { headers: { authorization: "Bearer t-alice" } });
+    expect((await readEvents(response)).map((e) => (e.type === "RUN_ERROR" ? e.code : e.type))).toEqual(["RUN_STARTED", "upstream_idle"]);
+    await agentStopped;
+  });
+
+  it("answers within firstByteTimeoutMs an upstream that sends 422 headers and then no body", async () => {
+    const upstream = await listen((_req, res) => {
+      res.writeHead(422, { "content-type": "application/json" });
+      res.flushHeaders();
+    });
+    const asked = Date.now();
+    const response = await post(await through(upstream, { firstByteTimeoutMs: 300 }), runInput(), "text/event-stream", { headers: { authorization: "Bearer t-alice" } });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({ error: "the upstream agent refused the request" });
+    // Well before the next bound a client would meet (the test's own timeout).
+    expect(Date.now() - asked).toBeLessThan(10_000);
+  });
+});

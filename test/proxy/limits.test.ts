@@ -30,13 +30,14 @@ function refused(a: Admission): Extract<Admission, { ok: false }> {
 }
 
 describe("DEFAULT_LIMITS and resolveLimits", () => {
-  it("defaults to a 1 MiB body, a 30 s first byte and no other limit", () => {
+  it("defaults to a 1 MiB body, a 30 s first byte, 5 min of upstream silence and no other limit", () => {
     expect(DEFAULT_LIMITS).toEqual({
       maxBodyBytes: 1_048_576,
       concurrentRuns: Infinity,
       runsPerMinute: Infinity,
       runTimeoutMs: Infinity,
       firstByteTimeoutMs: 30_000,
+      idleTimeoutMs: 300_000,
     });
     expect(Object.isFrozen(DEFAULT_LIMITS)).toBe(true);
   });
@@ -70,6 +71,7 @@ describe("DEFAULT_LIMITS and resolveLimits", () => {
       runsPerMinute: 60, // top level
       runTimeoutMs: 5_000, // top level
       firstByteTimeoutMs: 2_000, // own beats default
+      idleTimeoutMs: 300_000, // default
     });
   });
 
