@@ -27,7 +27,12 @@ const THREAD_ID = "thread-1";
 const TOTAL = 60;
 /** The agent waits before these seqs until the page's nth GET (0-based) arrives: the run stays live across each reconnect. */
 const GATES = [1, 20, 40];
-/** The server cuts GET n (0-based) once it has written the event with this seq or a later one. */
+/**
+ * GET n (0-based) is cut once the page has seen the event with this seq or a later one. The test
+ * cuts it then, rather than the server once it has written that event: a connection destroyed
+ * right after a write may lose the write's last bytes on their way (the page then saw an earlier
+ * event last, under load), and what the test asserts is what the page saw.
+ */
 const CUTS = [10, 30];
 /** Longer than Chromium's default reconnection delay (3 s): a reconnect would have come by then. */
 const QUIET_MS = 3500;
@@ -57,8 +62,10 @@ interface GetSeen {
   status?: number;
   /** The `id:`s written to it, in order. */
   written: number[];
-  /** Cut by the server, and whether the agent was still running then. */
+  /** Cut by the test, and whether the agent was still running then. */
   cut?: { whileLive: boolean };
+  /** The connection, for the test to cut. */
+  socket: IncomingMessage["socket"];
   /** The handler ended the response itself. */
   finished: boolean;
 }
@@ -96,7 +103,7 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
     }
   }
 
-  /** The handler, with each GET of the run recorded, its gate opened, and its connection cut at its CUTS entry. */
+  /** The handler, with each GET of the run recorded (its connection kept for the cut) and its gate opened. */
   function agentRoute(): (req: IncomingMessage, res: ServerResponse) => void {
     // Uncompressed: the cut is placed by reading the `id:` lines the handler writes.
     const handler = createNodeHandler(agent, { store, compression: false, onError: (error) => void errors.push(error) });
@@ -104,10 +111,9 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
       if (req.method === "GET") {
         const index = gets.length;
         const header = req.headers["last-event-id"];
-        const seen: GetSeen = { lastEventId: Array.isArray(header) ? header.join(", ") : header, written: [], finished: false };
+        const seen: GetSeen = { lastEventId: Array.isArray(header) ? header.join(", ") : header, written: [], finished: false, socket: req.socket };
         gets.push(seen);
         gates[index]?.open();
-        const cutAt = CUTS[index];
         const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
         res.writeHead = ((...args: unknown[]) => {
           seen.status = args[0] as number;
@@ -117,11 +123,7 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
         res.write = ((chunk: unknown) => {
           const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
           for (const match of text.matchAll(/^id: (\d+)$/gm)) seen.written.push(Number(match[1]));
-          if (cutAt === undefined || seen.cut || (seen.written.at(-1) ?? -1) < cutAt) return write(chunk);
-          seen.cut = { whileLive: !agentDone };
-          // Once this chunk is on the wire (Node corks a response's socket until the next tick):
-          // the browser gets the events, then the connection drops without the stream's end.
-          return write(chunk, () => req.socket.destroy());
+          return write(chunk);
         }) as typeof res.write;
         res.on("finish", () => (seen.finished = true));
       }
@@ -166,6 +168,20 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
       source.onmessage = (event: MessageEvent<string>) => void global.esLog.push({ kind: "message", lastEventId: event.lastEventId, data: event.data });
       source.onerror = () => void global.esLog.push({ kind: "error", readyState: source.readyState });
     }, `/agent?runId=${RUN_ID}`);
+
+    // Each of the first two GETs is cut mid-run once the page has seen its CUTS entry (the agent
+    // waits at the next gate until the page reconnects, so the run is live then): the connection
+    // drops without the stream's end.
+    for (const [index, cutAt] of CUTS.entries()) {
+      await waitFor(() => gets.length > index, 10_000, `GET ${index}`);
+      await page.waitForFunction(
+        (at: number) => (globalThis as unknown as PageGlobals).esLog.some((e) => e.kind === "message" && Number(e.lastEventId) >= at),
+        cutAt,
+        { timeout: 10_000, polling: 20 },
+      );
+      gets[index]!.cut = { whileLive: !agentDone };
+      gets[index]!.socket.destroy();
+    }
 
     // Three reconnects, each after Chromium's 3 s delay; the last one gets the 204.
     await page.waitForFunction(() => (globalThis as unknown as PageGlobals).esSource.readyState === EventSource.CLOSED, undefined, { timeout: 20_000, polling: 50 });
