@@ -77,7 +77,11 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   let sentAt = performance.now();
   /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */
   let runEnded = false;
-  const stopped = new Promise<Read>((resolve) => stop.signal.addEventListener("abort", () => resolve({ kind: "stopped" }), { once: true }));
+  // What ends a wait for the upstream besides its answer: the stop, or its silence (the watchdog
+  // below). One promise for both: each wait adds a reaction to it, held until it settles.
+  let interrupt!: (read: Read) => void;
+  const interrupted = new Promise<Read>((resolve) => (interrupt = resolve));
+  stop.signal.addEventListener("abort", () => interrupt({ kind: "stopped" }), { once: true });
 
   /** Ends the stream once: stops the upstream, lets go of its body, reports the end. */
   const finish = (): void => {
@@ -191,33 +195,31 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   let readingSince: number | undefined;
   /**
    * The upstream's silence, watched by one timer for the whole run rather than one per read (a
-   * timer per chunk would cost the relay a microsecond or two per chunk): it resolves `idle` once
-   * a read has waited `idleTimeoutMs`.
+   * timer per chunk would cost the relay a microsecond or two per chunk): it interrupts the wait
+   * with `idle` once a read has waited `idleTimeoutMs`.
    */
   let watchdog: ReturnType<typeof setTimeout> | undefined;
-  const idle = new Promise<Read>((resolve) => {
-    if (!Number.isFinite(idleTimeoutMs)) return;
-    const check = (): void => {
+  const watch = (ms: number): void => {
+    watchdog = setTimeout(() => {
       watchdog = undefined;
       if (ended) return;
       const silent = readingSince === undefined ? 0 : performance.now() - readingSince;
-      if (silent >= idleTimeoutMs) return resolve({ kind: "idle" });
-      watchdog = setTimeout(check, idleTimeoutMs - silent);
-      (watchdog as { unref?: () => void }).unref?.();
-    };
-    watchdog = setTimeout(check, idleTimeoutMs);
+      if (silent >= idleTimeoutMs) interrupt({ kind: "idle" });
+      else watch(idleTimeoutMs - silent);
+    }, ms);
     (watchdog as { unref?: () => void }).unref?.();
-  });
+  };
+  if (Number.isFinite(idleTimeoutMs)) watch(idleTimeoutMs);
 
   /**
    * Waits for the pending read, the stop, `idleTimeoutMs` of the upstream's silence (`idle`), or,
    * with a binary upstream and an SSE client, `keepAliveMs` of it (`quiet`).
    */
   const wait = (next: Promise<Read>): Promise<Read> => {
-    if (!inventKeepAlives) return Promise.race([next, stopped, idle]);
+    if (!inventKeepAlives) return Promise.race([next, interrupted]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const quiet = new Promise<Read>((resolve) => (timer = setTimeout(() => resolve({ kind: "quiet" }), keepAliveMs)));
-    return Promise.race([next, stopped, idle, quiet]).finally(() => clearTimeout(timer));
+    return Promise.race([next, interrupted, quiet]).finally(() => clearTimeout(timer));
   };
 
   /** Ends a run the stop ended: with a RUN_ERROR `timeout` when the deadline passed. */
