@@ -86,24 +86,25 @@ export function findCycles(graph: ImportGraph): string[][] {
   const stack: string[] = [];
   const cycles: string[][] = [];
   let next = 0;
+  const frames: { node: string; edges: string[]; edge: number }[] = [];
+  /** Numbers `node`, puts it on the stack, and starts walking its edges (those inside the graph). */
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    frames.push({ node, edges: (graph.get(node) ?? []).filter((to) => graph.has(to)), edge: 0 });
+  };
   for (const start of graph.keys()) {
     if (index.has(start)) continue;
-    const frames: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
-    index.set(start, next);
-    low.set(start, next++);
-    stack.push(start);
-    onStack.add(start);
+    visit(start);
     while (frames.length > 0) {
       const frame = frames[frames.length - 1]!;
-      const edges = (graph.get(frame.node) ?? []).filter((to) => graph.has(to));
+      const { edges } = frame;
       if (frame.edge < edges.length) {
         const to = edges[frame.edge++]!;
         if (!index.has(to)) {
-          index.set(to, next);
-          low.set(to, next++);
-          stack.push(to);
-          onStack.add(to);
-          frames.push({ node: to, edge: 0 });
+          visit(to);
         } else if (onStack.has(to)) {
           low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
         }

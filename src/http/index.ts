@@ -6,4 +6,4 @@
  */
 export { httpTargets } from "./http-target.js";
 export { incomingBody, incomingHeader, type IterableBody } from "./incoming-body.js";
-export { MAX_RUN_ID_LENGTH, RUN_ID_HEADER, runIdProblem } from "./run-id-header.js";
+export { RUN_ID_HEADER, runIdProblem } from "./run-id-header.js";

@@ -61,7 +61,7 @@ const LimitsSchema = z.strictObject({
  * A URL as an error may show it: credentials (`user:password@`) masked, so that a config error
  * written to a log does not carry them.
  */
-export function redactUrl(text: string): string {
+function redactUrl(text: string): string {
   return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/*)[^/?#@]*@/, "$1***@");
 }
 

@@ -10,14 +10,13 @@
  * @module
  */
 import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/index.js";
-import { AguiWireError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
 import { FrameDecoder } from "../binary/index.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
-import { failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
+import { failureOf, UPSTREAM_FAILURES, UpstreamIdle, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
 
 /** What {@link transcode} needs. */
 export interface TranscodeParams {
@@ -48,12 +47,6 @@ export interface TranscodeParams {
 /** A read of the upstream, or why the wait ended without one. */
 type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "error"; error: unknown } | { kind: "idle" } | { kind: "quiet" } | { kind: "stopped" };
 
-/** What the relay's own RUN_ERROR `upstream_idle` reports: the silence, not a failure of the upstream's. */
-class UpstreamIdle extends AguiWireError {
-  constructor(ms: number) {
-    super("timeout", `the upstream agent sent nothing for ${ms} ms (idleTimeoutMs)`);
-  }
-}
 
 /**
  * The client's body for an opened upstream run, and the way to stop it when the client leaves.
@@ -104,7 +97,7 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
 
   /** Ends the stream: returns what is batched and a final RUN_ERROR (unless the run had ended). */
   const fail = (error: unknown): Uint8Array | undefined => {
-    const code = error instanceof UpstreamIdle ? "upstream_idle" : failureOf(error);
+    const code = failureOf(error);
     params.onFailure(error, code);
     if (!runEnded) {
       const runError: AguiEvent = { type: "RUN_ERROR", code, message: UPSTREAM_FAILURES[code] };

@@ -171,11 +171,22 @@ export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOp
 }
 
 /**
+ * The relay's own failure when the upstream has sent nothing for `idleTimeoutMs`: the silence, not
+ * an error of the upstream's stream. Internal to the package.
+ */
+export class UpstreamIdle extends AguiWireError {
+  constructor(ms: number) {
+    super("timeout", `the upstream agent sent nothing for ${ms} ms (idleTimeoutMs)`);
+  }
+}
+
+/**
  * The stable code for an error met while relaying an upstream's events.
  *
  * @throws Never.
  */
 export function failureOf(error: unknown): UpstreamFailure {
+  if (error instanceof UpstreamIdle) return "upstream_idle";
   if (error instanceof ValidationError || error instanceof ProtocolViolationError) return "upstream_invalid_event";
   if (isAguiWireError(error, "truncated_stream")) return "upstream_truncated";
   if (

@@ -76,7 +76,7 @@ export function unavailable(what: string, cause: unknown): RunStoreError {
 export const noop = (): void => {};
 
 /** Waits for a connection to be ready, or rejects: a lazy one is connected, a reconnecting one is not waited for. */
-export function ready(client: Redis): Promise<void> {
+function ready(client: Redis): Promise<void> {
   switch (client.status) {
     case "ready":
       return Promise.resolve();

@@ -99,6 +99,28 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
     blocking?.disconnect();
     interrupt?.();
   };
+  /** Waits `ms`, or less when a waiter of `waiters` is woken (a local run's append) or the reader is stopped. */
+  const pause = (ms: number, waiters?: Set<() => void>): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const woken = (): void => {
+        clearTimeout(timer);
+        waiters?.delete(woken);
+        interrupt = undefined;
+        resolve();
+      };
+      const timer = setTimeout(woken, ms);
+      waiters?.add(woken);
+      interrupt = woken;
+    });
+  /**
+   * Nothing came for blockMs: the lease check, which ends the run if its writer's instance is gone
+   * (the next read then returns its RUN_ERROR and end entry at once). The run's state.
+   */
+  const checkLease = async (): Promise<number> => {
+    const [state] = await checkRun(ctx, runId, "read a run");
+    if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+    return state;
+  };
   signal?.addEventListener("abort", onAbort);
   try {
     while (!signal?.aborted) {
@@ -114,22 +136,11 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
         if (local.ended) return;
         const run = local;
         const count = run.count;
-        await new Promise<void>((resolve) => {
-          const woken = (): void => {
-            clearTimeout(timer);
-            run.waiters.delete(woken);
-            interrupt = undefined;
-            resolve();
-          };
-          const timer = setTimeout(woken, blockMs);
-          run.waiters.add(woken);
-          interrupt = woken;
-        });
+        await pause(blockMs, run.waiters);
         if (signal?.aborted || connections.closed || run.detached || run.ended || run.count !== count) continue;
         // Nothing for blockMs, or the connection dropped: look at Redis, as a blocked reader
         // would (this fails at once when Redis is gone).
-        const [state] = await checkRun(ctx, runId, "read a run");
-        if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+        const state = await checkLease();
         // Ended in Redis, not here (its lease ran out): Redis knows how.
         if (state !== 1 && !run.ended) windows.detach(run);
         continue;
@@ -158,11 +169,9 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
         if (blocking === undefined) {
           if (polledMs === 0 || polledMs >= blockMs) {
             if (polledMs >= blockMs) {
-              // Nothing for blockMs: the lease check a blocked reader makes, then another try
-              // for a connection of its own.
+              // The lease check a blocked reader makes, then another try for a connection.
               polledMs = 0;
-              const [state] = await checkRun(ctx, runId, "read a run");
-              if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+              await checkLease();
             }
             try {
               blocking = await connections.openReader(ctx.connectionOptions.reader);
@@ -175,21 +184,11 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
           }
           // Every connection readers may hold is taken: poll on the main connection.
           const wait = Math.min(POLL_MS, blockMs);
-          await new Promise<void>((resolve) => {
-            const woken = (): void => {
-              clearTimeout(timer);
-              interrupt = undefined;
-              resolve();
-            };
-            const timer = setTimeout(woken, wait);
-            interrupt = woken;
-          });
+          await pause(wait);
           polledMs += wait;
         } else {
-          // Nothing for blockMs: maybe the writer's instance is gone. If the check ends the run,
-          // the next read returns its RUN_ERROR and end entry at once.
-          const [state] = await checkRun(ctx, runId, "read a run");
-          if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+          // Nothing for blockMs: maybe the writer's instance is gone.
+          await checkLease();
         }
         continue;
       }
