@@ -37,11 +37,11 @@ export interface BundleSizes {
 export const CLIENT_GZIP_GOAL = 30 * 1024;
 
 /**
- * The most the client bundle may weigh before the tests fail, min+gzip, in bytes (28.5 KB): a
- * tripwire on growth above today's 27.9-28.1 KB (resuming runs added about 1 KB, the hand-written
- * resume iterator 0.25 KB), below the goal.
+ * The most the client bundle may weigh before the tests fail, min+gzip, in bytes (29.2 KB): a
+ * tripwire on growth above today's 28.7 KB (resuming runs added about 1 KB, the hand-written
+ * resume iterator 0.25 KB, resume tokens and `activeRun` 0.6 KB), below the goal of 30 KB.
  */
-export const CLIENT_GZIP_BUDGET = 28.5 * 1024;
+export const CLIENT_GZIP_BUDGET = 29.2 * 1024;
 
 /**
  * Bundles `source` (an ES module's text, resolved from the repository root) for the browser,

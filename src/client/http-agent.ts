@@ -12,6 +12,8 @@ import { idleTimeoutOf } from "../stream/index.js";
 import { AbstractAgent, type AgentConfig, type AgentSubscriber, type RunAgentResult } from "./abstract-agent.js";
 import type { RunAgentParameters } from "./input.js";
 import { resumableRun, resumeOptionsOf, withRunId, type ResolvedResume, type ResumableRunParams, type ResumeOptions } from "./resume.js";
+import { newResumeToken, RESUME_TOKEN_HEADER, resumeTokenProblem } from "../http/index.js";
+import { randomId } from "./input.js";
 import { platformSend } from "./platform-send.js";
 import type { Send } from "./response.js";
 import { sendRun, type RedirectPolicy, type SendRun } from "./send.js";
@@ -84,6 +86,42 @@ export interface HttpAgentConfig extends AgentConfig {
 export interface RunHttpAgentConfig extends RunAgentParameters {
   /** Cancels the run when aborted; becomes the agent's `abortController` (a new one when absent). */
   abortController?: AbortController;
+}
+
+/**
+ * A run the server keeps, as an app saves it to reattach later (after a page reload, say):
+ * `connectAgent({ runId, resumeToken })`.
+ */
+export interface ActiveRun {
+  readonly runId: string;
+  /** The secret that lets this client, and only it, reattach to the run or cancel it. */
+  readonly resumeToken: string | undefined;
+}
+
+/** What an agent keeps of its runs' tokens (outside the class: `clone()` skips the constructor). */
+interface Tokens {
+  /** Tokens given with `runAgent` or `connectAgent`, by runId, until the run's request takes them. */
+  readonly given: Map<string, string>;
+  /** The latest run the server named and that has not ended. */
+  active: ActiveRun | undefined;
+}
+const tokensOf = new WeakMap<HttpAgent, Tokens>();
+function tokens(agent: HttpAgent): Tokens {
+  let t = tokensOf.get(agent);
+  if (t === undefined) tokensOf.set(agent, (t = { given: new Map(), active: undefined }));
+  return t;
+}
+
+/**
+ * Keeps the token given for a run, checked, until its request takes it.
+ *
+ * @throws {TypeError} When it is not a string of 22 to 128 base64url characters.
+ */
+function giveToken(agent: HttpAgent, runId: string, token: string | undefined): void {
+  if (token === undefined) return;
+  const problem = typeof token === "string" ? resumeTokenProblem(token) : `expected a string, found ${typeof token}`;
+  if (problem !== undefined) throw new TypeError(`resumeToken: ${problem}`);
+  tokens(agent).given.set(runId, token);
 }
 
 /** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
@@ -181,10 +219,61 @@ export class HttpAgent extends AbstractAgent {
    */
   override runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
     const { abortController, signal, ...rest } = parameters;
+    if (rest.resumeToken !== undefined) {
+      rest.runId ??= randomId();
+      try {
+        giveToken(this, rest.runId, rest.resumeToken);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const controller = (this.abortController = abortController ?? new AbortController());
     // Either cancels the run.
     const unlink = whenAborted(signal, () => controller.abort(signal!.reason));
     return super.runAgent({ ...rest, signal: controller.signal }, subscriber).finally(unlink);
+  }
+
+  /**
+   * Reattaches to the run `parameters.runId` with its `resumeToken` (see {@link activeRun}), as
+   * {@link AbstractAgent.connectAgent} does.
+   *
+   * @throws {TypeError} (rejects) When `resumeToken` is not 22 to 128 base64url characters.
+   * @throws What {@link AbstractAgent.connectAgent} throws.
+   */
+  override connectAgent(parameters: RunAgentParameters = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+    if (parameters.resumeToken !== undefined) {
+      const runId = parameters.runId ?? randomId();
+      try {
+        giveToken(this, runId, parameters.resumeToken);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      parameters = { ...parameters, runId };
+    }
+    return super.connectAgent(parameters, subscriber);
+  }
+
+  /**
+   * The events of one run, as {@link AbstractAgent.events}, sent with `params.resumeToken` when
+   * given (see {@link RunAgentParameters.resumeToken}).
+   *
+   * @throws {TypeError} When `resumeToken` is not 22 to 128 base64url characters.
+   */
+  override events(params: RunAgentParameters = {}): ReturnType<AbstractAgent["events"]> {
+    if (params.resumeToken === undefined) return super.events(params);
+    const runId = params.runId ?? randomId();
+    giveToken(this, runId, params.resumeToken);
+    return super.events({ ...params, runId });
+  }
+
+  /**
+   * The latest run of this agent that the server keeps (it named it: `AG-UI-Run-Id`) and that has
+   * not ended for this client, with its resume token; `undefined` when there is none. Save it
+   * (`sessionStorage`, say) to reattach after a page reload with `connectAgent({ runId,
+   * resumeToken })`.
+   */
+  get activeRun(): ActiveRun | undefined {
+    return tokens(this).active;
   }
 
   /**
@@ -241,7 +330,8 @@ export class HttpAgent extends AbstractAgent {
   protected override async *connect(input: RunAgentInput, context: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     const { signal } = context;
     const params = resumableOf(this, signal);
-    yield* resumableRun({ ...params, open: (request) => params.reattach(input.runId, -1, request) });
+    const token = takeToken(this, input.runId);
+    yield* resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
   }
 
   /** The events of {@link run}, which its decoders validated already. */
@@ -260,11 +350,25 @@ export class HttpAgent extends AbstractAgent {
  * `run` is: the request's headers and body are made when the POST is sent, on the first `next()`.
  */
 function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined): AsyncIterableIterator<AguiEvent> {
+  // Chosen here and sent with the POST, so that a run whose answer is cut before its headers can
+  // still be reattached to; a server that keeps no runs ignores it.
+  const given = takeToken(agent, input.runId);
+  const token = given ?? (agent.resume === undefined ? undefined : newResumeToken());
+  const extra: Record<string, string> = { "content-type": "application/json" };
+  if (token !== undefined) extra[RESUME_TOKEN_HEADER] = token;
   return resumableRun({
     ...resumableOf(agent, signal),
-    open: (request) =>
-      sendRun({ ...sendingOf(agent, headersOf(agent, { "content-type": "application/json" }), signal, request), body: JSON.stringify(input) }),
+    token,
+    open: (request) => sendRun({ ...sendingOf(agent, headersOf(agent, extra), signal, request), body: JSON.stringify(input) }),
   });
+}
+
+/** The token given for run `runId` (by `runAgent` or `connectAgent`), once. */
+function takeToken(agent: HttpAgent, runId: string): string | undefined {
+  const { given } = tokens(agent);
+  const token = given.get(runId);
+  given.delete(runId);
+  return token;
 }
 
 /** A run's request headers: the defaults, `extra`, then the agent's own, which win. */
@@ -291,6 +395,21 @@ function sendingOf(agent: HttpAgent, headers: Headers, signal: AbortSignal | und
   return { fetch: sendOf(agent), url: String(agent.url), headers, redirect: agent.redirect, idleMs: agent.idleTimeoutMs, signal, request };
 }
 
+/** Keeps {@link HttpAgent.activeRun}: the run a server named, until it is over. */
+function trackerOf(agent: HttpAgent): NonNullable<ResumableRunParams["track"]> {
+  let mine: ActiveRun | undefined;
+  return {
+    named(runId, token) {
+      mine = { runId, resumeToken: token };
+      tokens(agent).active = mine;
+    },
+    over() {
+      const t = tokens(agent);
+      if (t.active === mine) t.active = undefined;
+    },
+  };
+}
+
 /** What {@link resumableRun} needs besides the first request: reattach, cancel, the options. */
 function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined): Omit<ResumableRunParams, "open"> {
   const url = String(agent.url);
@@ -299,16 +418,18 @@ function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined): Omit<Re
     resume: agent.resume,
     idleMs: agent.idleTimeoutMs,
     onUnknownEvent: agent.onUnknownEvent,
-    reattach: (runId, lastSeq, request) => {
-      const headers = headersOf(agent, {});
+    track: trackerOf(agent),
+    reattach: (runId, token, lastSeq, request) => {
+      const headers = headersOf(agent, token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
       if (lastSeq >= 0) headers.set("last-event-id", String(lastSeq));
       return sendRun({ ...sendingOf(agent, headers, signal, request), url: withRunId(url, runId), method: "GET" });
     },
-    cancel: (runId) => {
+    cancel: (runId, token) => {
       // A request of its own, since the run's signal has fired. Its failure is nobody's to
       // handle: the run then goes on to its end on the server, as if the page had closed.
       try {
-        sendRun({ ...sendingOf(agent, headersOf(agent, {}), undefined, new AbortController()), url: withRunId(url, runId), method: "DELETE" }).then(
+        const headers = headersOf(agent, token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
+        sendRun({ ...sendingOf(agent, headers, undefined, new AbortController()), url: withRunId(url, runId), method: "DELETE" }).then(
           (response) => void response.body?.cancel().catch(() => {}),
           () => {},
         );

@@ -10,13 +10,14 @@
  * @module
  */
 export * from "../model/index.js";
-export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type HttpAgentConfig, type RunHttpAgentConfig, type Transport } from "./http-agent.js";
+export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type ActiveRun, type HttpAgentConfig, type RunHttpAgentConfig, type Transport } from "./http-agent.js";
 export { MAX_REDIRECTS, type RedirectPolicy } from "./send.js";
 export {
   DEFAULT_RESUME_RETRIES,
   DEFAULT_RESUME_BACKOFF_MS,
   MAX_RESUME_BACKOFF_MS,
   RUN_ID_HEADER,
+  RESUME_TOKEN_HEADER,
   type ResumeOptions,
   type ResolvedResume,
 } from "./resume.js";

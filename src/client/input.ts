@@ -29,6 +29,15 @@ export interface RunAgentParameters {
   resume?: ResumeEntry[];
   /** Cancels the run when it fires. */
   signal?: AbortSignal;
+  /**
+   * The run's resume token, for an agent whose server keeps runs (`HttpAgent` against an
+   * agui-wire server with a store). With `connectAgent`, the token the run was started with (see
+   * `HttpAgent.activeRun`): without it the server answers 404. With `runAgent`, a token chosen
+   * ahead (22 to 128 base64url characters, at least 128 random bits), so that an app that saved
+   * it with the runId can reattach even when the POST's answer never arrived; default a new
+   * random one.
+   */
+  resumeToken?: string;
 }
 
 function hex(bytes: Uint8Array): string {

@@ -12,7 +12,7 @@ import { decodeEventStream } from "../stream/index.js";
 import { PULL } from "../agent/index.js";
 import type { Pullable } from "./run-stream.js";
 import type { UnknownEventHandler } from "../protocol/index.js";
-import { RUN_ID_HEADER } from "../http/index.js";
+import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
 import type { RunResponse } from "./response.js";
 
@@ -47,7 +47,7 @@ export const DEFAULT_RESUME_BACKOFF_MS = 200;
 /** The longest wait between two reconnections, unless `backoffMs` itself is longer: 10 s. */
 export const MAX_RESUME_BACKOFF_MS = 10_000;
 
-export { RUN_ID_HEADER } from "../http/index.js";
+export { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 
 /**
  * Checks `HttpAgentConfig.resume` and applies its defaults: `undefined` (the default) and `true`
@@ -142,10 +142,17 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 export interface ResumableRunParams {
   /** Sends the first request, the run's POST (or `connect`'s GET), on `request`. */
   open(request: AbortController): Promise<RunResponse>;
-  /** Sends a reattaching GET of `runId` for the events after `lastSeq` (-1: from the start), on `request`. */
-  reattach(runId: string, lastSeq: number, request: AbortController): Promise<RunResponse>;
-  /** Asks the server to cancel `runId` (DELETE), in the background; must never throw nor reject. */
-  cancel(runId: string): void;
+  /**
+   * Sends a reattaching GET of `runId` for the events after `lastSeq` (-1: from the start), on
+   * `request`, with the run's resume token when it has one.
+   */
+  reattach(runId: string, token: string | undefined, lastSeq: number, request: AbortController): Promise<RunResponse>;
+  /** Asks the server to cancel `runId` (DELETE) with its token, in the background; must never throw nor reject. */
+  cancel(runId: string, token: string | undefined): void;
+  /** The run's resume token before any answer: the one the POST sent, or the one `connect` was given. */
+  token?: string;
+  /** Told when the server names the run (with the token that guards it), and when the run is over for this client. */
+  track?: { named(runId: string, token: string | undefined): void; over(): void };
   /** The caller's signal: cancels the run, and the server's run with it. */
   signal: AbortSignal | undefined;
   /** `undefined`: never resume. */
@@ -196,6 +203,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   let named: string | undefined;
   /** `named` when runs resume: what a reattach names. */
   let runId: string | undefined;
+  /** The run's resume token: the answer's, else the one the request sent. */
+  let token = params.token;
   /** Events of the run seen so far, skipped ones included: the next event's sequence number. */
   let seen = 0;
   /** `seen` when the body being read began. */
@@ -212,7 +221,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   // Either cancels the request under way; the server's run too once it is known and not over,
   // unless the client only stopped following it (detachActiveRun).
   const cancelOnServer = (): void => {
-    if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named);
+    if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named, token);
   };
   const user = params.onUnknownEvent;
   const onUnknownEvent: UnknownEventHandler | undefined = user
@@ -223,6 +232,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
     : undefined;
   /** Ends the iteration: no body is read any more, the caller's signal is not listened to. */
   const finish = (): IteratorResult<AguiEvent> => {
+    if (!over && named !== undefined) params.track?.over();
     over = true;
     events = undefined;
     unlink();
@@ -258,6 +268,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
         response = await params.open(request);
         if (!response.ok) throw await httpStatusError(response, idleMs);
         named = response.headers.get(RUN_ID_HEADER) ?? undefined;
+        token = response.headers.get(RESUME_TOKEN_HEADER) ?? token;
+        if (named !== undefined) params.track?.named(named, token);
         if (resume) runId = named;
         // Fired between the answer and now: the listener did not know the run yet.
         if (signal?.aborted) cancelOnServer();
@@ -287,7 +299,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
         if (signal?.aborted) throw abortedError(signal);
         let answer: RunResponse;
         try {
-          answer = await params.reattach(runId!, seen - 1, request);
+          answer = await params.reattach(runId!, token, seen - 1, request);
         } catch (err) {
           if (signal?.aborted || !mendable(err)) throw err;
           last = err;

@@ -14,7 +14,7 @@ import { agentEventStream } from "./event-stream.js";
 import type { IncomingRun } from "./incoming.js";
 import type { ResolvedOptions } from "./options.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
-import { cancelRun, reattach, RESUMABLE_METHODS, RUN_ID_HEADER, startStoredRun } from "./resumable.js";
+import { cancelRun, reattach, RESUMABLE_METHODS, RESUME_TOKEN_HEADER, RUN_ID_HEADER, startStoredRun } from "./resumable.js";
 
 /**
  * Answers one run request: 405 for a method other than POST, 415 for a Content-Type other than
@@ -44,8 +44,8 @@ export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, in
     return answer.ok ? emptyAnswer(204, answer.headers) : jsonError(403, answer.message, false, answer.headers);
   }
   const result = await answerCompressed(agent, options, incoming);
-  // A page of another origin reads the run's id only if the response exposes it.
-  return { ...result, headers: withHeaders(result.headers, responseCorsHeaders(cors, origin, options.store ? RUN_ID_HEADER : undefined)) };
+  // A page of another origin reads the run's id and token only if the response exposes them.
+  return { ...result, headers: withHeaders(result.headers, responseCorsHeaders(cors, origin, options.store ? `${RUN_ID_HEADER}, ${RESUME_TOKEN_HEADER}` : undefined)) };
 }
 
 /** {@link handleRun} without CORS: the answer, its stream compressed as Accept-Encoding asks. */
@@ -59,7 +59,7 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
   if (incoming.method !== "POST") {
     incoming.discardBody();
     if (store !== undefined && incoming.method === "GET") return reattach(options, store, incoming);
-    if (store !== undefined && incoming.method === "DELETE") return cancelRun(store, incoming);
+    if (store !== undefined && incoming.method === "DELETE") return cancelRun(options, store, incoming);
     const allowed = store === undefined ? "POST" : RESUMABLE_METHODS;
     return jsonError(405, `method ${incoming.method} not allowed: expected ${allowed.replace(", DELETE", " or DELETE")}`, false, { Allow: allowed });
   }

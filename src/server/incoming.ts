@@ -15,7 +15,8 @@ export type RequestHeaderName =
   | "access-control-request-method"
   | "access-control-request-headers"
   | "last-event-id"
-  | "accept-encoding";
+  | "accept-encoding"
+  | "ag-ui-resume-token";
 
 /** A request as the core sees it. */
 export interface IncomingRun<R> {

@@ -13,7 +13,7 @@ export { DEFAULT_MAX_BODY_BYTES, DEFAULT_KEEP_ALIVE_MS, type AgentHandlerOptions
 export type { CorsOptions } from "./cors.js";
 export type { CompressionOptions, ContentCoding } from "./content-coding.js";
 export { AGENT_FAILED, INVALID_AGENT_EVENT } from "./event-stream.js";
-export { RUN_ID_HEADER } from "./resumable.js";
+export { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "./resumable.js";
 export { RUN_CANCELLED } from "./record.js";
 export { STORE_UNAVAILABLE } from "./replay.js";
 export * from "../store/index.js";

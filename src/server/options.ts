@@ -72,8 +72,23 @@ export interface AgentHandlerOptions<R = Request> {
    * (cancel). A POST whose runId the store holds already gets 409, and one whose runId is not 1
    * to 256 visible ASCII characters (what the header carries unchanged) gets 422 before the agent
    * runs. Default: none, and runs are tied to their connection, as with `@ag-ui/*` servers.
+   *
+   * Each run belongs to whoever started it: the POST's answer carries a resume token
+   * (`AG-UI-Resume-Token`, 256 random bits; or the client's own, 22 to 128 base64url characters,
+   * when it sent one with the POST), and a reattach or cancel must present it (the same header,
+   * or the `resumeToken` query parameter for `EventSource`). Without it, or with another, the
+   * answer is the 404 of a run that does not exist. The store keeps only the token's SHA-256.
    */
   store?: RunStore;
+  /**
+   * Binds runs to a principal as well as to their token: called with each request of a resumable
+   * run (POST, GET, DELETE), it returns who asks (a session's user id, a JWT's subject), or
+   * `undefined` for nobody in particular. Runs of different principals live apart: another
+   * principal's reattach or cancel gets the 404 of an unknown run, and two principals may use the
+   * same runId at once (no 409 between them). A function that throws or rejects answers 500.
+   * Needs `store`. Default: none, and the token alone guards a run.
+   */
+  owner?: (request: R) => string | undefined | Promise<string | undefined>;
   /**
    * Compresses event streams for clients that accept it (`Accept-Encoding`: gzip, br, and zstd
    * where the runtime has it), flushing after every batch of events so that none waits for a
@@ -95,6 +110,8 @@ export interface ResolvedOptions<R> {
   cors: ResolvedCors | undefined;
   /** `undefined` without resumable runs. */
   store: RunStore | undefined;
+  /** `undefined` when runs are guarded by their token alone. */
+  owner: ((request: R) => string | undefined | Promise<string | undefined>) | undefined;
   /** `undefined` when compression is off. */
   compression: ResolvedCompression | undefined;
 }
@@ -132,7 +149,8 @@ function byteBound(name: string, value: number): number {
  *   `Infinity`), or `keepAliveMs` is negative or not a number.
  * @throws {TypeError} when `onError` is given and is not a function.
  * @throws {TypeError|RangeError} when `cors` is malformed (see `resolveCors`).
- * @throws {TypeError} when `store` is given and is not a run store.
+ * @throws {TypeError} when `store` is given and is not a run store, or `owner` is not a function
+ *   or is given without `store`.
  * @throws {TypeError|RangeError} when `compression` is malformed (see `resolveCompression`).
  */
 export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
@@ -151,8 +169,11 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
   if (store !== undefined && !isStore(store)) {
     throw new TypeError(`store must be a run store (memoryStore() or redisStore()): an object with create, read and cancel methods, found ${store === null ? "null" : typeof store}`);
   }
+  const owner = options?.owner;
+  if (owner !== undefined && typeof owner !== "function") throw new TypeError(`owner must be a function of the request, found ${owner === null ? "null" : typeof owner}`);
+  if (owner !== undefined && store === undefined) throw new TypeError("owner binds resumable runs to a principal: expected a store beside it, found none");
   const compression = resolveCompression(options?.compression);
-  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors, store, compression };
+  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors, store, owner, compression };
 }
 
 /** Whether `value` has a run store's methods. */

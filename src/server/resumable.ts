@@ -8,15 +8,15 @@ import type { Agent } from "../agent/index.js";
 import { isAguiWireError } from "../util/index.js";
 import { type EventMediaType, negotiate, SSE_MEDIA_TYPE } from "../protocol/index.js";
 import type { RunAgentInput } from "../model/input.js";
-import { RUN_ID_HEADER, runIdProblem } from "../http/index.js";
-import type { RunStore } from "../store/run-store.js";
+import { digestOf, newResumeToken, RESUME_TOKEN_HEADER, RESUME_TOKEN_PARAM, resumeTokenProblem, RUN_ID_HEADER, runIdProblem } from "../http/index.js";
+import type { RunAccess, RunStore } from "../store/run-store.js";
 import type { IncomingRun } from "./incoming.js";
 import { reportError, type ResolvedOptions } from "./options.js";
 import { recordRun, serverRunError } from "./record.js";
 import { replayStream, STORE_UNAVAILABLE } from "./replay.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
 
-export { RUN_ID_HEADER } from "../http/index.js";
+export { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 
 /** The methods a handler with a store answers. */
 export const RESUMABLE_METHODS = "POST, GET, DELETE";
@@ -24,10 +24,19 @@ export const RESUMABLE_METHODS = "POST, GET, DELETE";
 /** A sequence number as `Last-Event-ID` carries it: digits, no sign, no leading zero. */
 const SEQ = /^(?:0|[1-9][0-9]{0,15})$/;
 
+/**
+ * The answer for a run the asker cannot reach: one that does not exist, has expired, or is
+ * another's (another token, another owner), or a request without a token. One status and one
+ * body for all, so that nothing tells a prober that the id is taken.
+ */
+function noSuchRun(runId: string): HandlerResult {
+  return jsonError(404, `no run ${JSON.stringify(runId)} that this request can reach: it never started, it has expired, or its resume token was not presented`, false);
+}
+
 /** A store's refusal or failure as an answer: 404, 409, 400, else 503. */
-function storeAnswer(error: unknown): HandlerResult {
+function storeAnswer(error: unknown, runId: string): HandlerResult {
   const message = error instanceof Error ? error.message : String(error);
-  if (isAguiWireError(error, "unknown_run")) return jsonError(404, message, false);
+  if (isAguiWireError(error, "unknown_run")) return noSuchRun(runId);
   if (isAguiWireError(error, "run_exists")) return jsonError(409, message, false);
   if (isAguiWireError(error, "seq_past_end")) return jsonError(400, message, false);
   // The store's own words say what failed (a connection refused, say) without any secret.
@@ -51,32 +60,64 @@ function runIdOf(incoming: IncomingRun<unknown>, query: URLSearchParams): string
   return runId;
 }
 
-/** The run's stream as the answer, read from the store after `after`. */
+/**
+ * Who asks, as the store compares it: the digest of `owner(request)` when the handler has one,
+ * and the digest of `token`; or the 500 of an `owner` that failed (reported to `onError`).
+ */
+async function accessOf<R>(options: ResolvedOptions<R>, incoming: IncomingRun<R>, token: string, input?: RunAgentInput): Promise<RunAccess | HandlerResult> {
+  let owner: string | undefined;
+  try {
+    owner = await options.owner?.(incoming.request);
+  } catch (error) {
+    if (input !== undefined) reportError(options.onError, error, { input, request: incoming.request });
+    return jsonError(500, "the server could not tell who asked: its owner() failed", false);
+  }
+  if (owner !== undefined && typeof owner !== "string") return jsonError(500, `the server could not tell who asked: owner() returned ${typeof owner}, expected a string or undefined`, false);
+  return { owner: owner === undefined ? undefined : await digestOf(owner), tokenHash: await digestOf(token) };
+}
+
+/** Whether `value` is an answer rather than an access. */
+const isAnswer = (value: RunAccess | HandlerResult): value is HandlerResult => "kind" in value;
+
+/** The run's stream as the answer, read from the store after `after`, with `headers` besides the stream's. */
 async function streamFrom<R>(
   store: RunStore,
   options: ResolvedOptions<R>,
   runId: string,
+  access: RunAccess,
   after: number,
   contentType: EventMediaType,
   report: (error: unknown) => void,
+  headers: Record<string, string> = {},
 ): Promise<HandlerResult> {
   const stop = new AbortController();
   let reader;
   try {
-    reader = await store.read(runId, after, stop.signal);
+    reader = await store.read(runId, after, access, stop.signal);
   } catch (error) {
-    return storeAnswer(error);
+    return storeAnswer(error, runId);
   }
-  if (reader.exhausted) return emptyAnswer(204, { [RUN_ID_HEADER]: runId, "Cache-Control": "no-store" });
+  if (reader.exhausted) return emptyAnswer(204, { [RUN_ID_HEADER]: runId, "Cache-Control": "no-store", ...headers });
   const body = replayStream({ reader, stop, contentType, keepAliveMs: options.keepAliveMs, maxEventBytes: options.maxEventBytes, onError: report });
-  return { kind: "stream", status: 200, headers: { ...streamHeaders(contentType), [RUN_ID_HEADER]: runId }, body, abort: () => body.abort() };
+  return { kind: "stream", status: 200, headers: { ...streamHeaders(contentType), [RUN_ID_HEADER]: runId, ...headers }, body, abort: () => body.abort() };
 }
 
 /**
- * Starts a run into the store and answers with its stream, read back from the store: 422 when
- * the runId cannot travel in the `AG-UI-Run-Id` header unchanged (before the agent runs), 409 when
- * the store holds the runId already, 503 when it is full or unavailable. The agent runs to its end
- * whatever happens to this response.
+ * The resume token a reattach or cancel presents (the header, else the query parameter), or
+ * `undefined` when it presents none that could be one: such a request reaches no run.
+ */
+function presentedToken(incoming: IncomingRun<unknown>, query: URLSearchParams): string | undefined {
+  const token = incoming.header("ag-ui-resume-token") ?? query.get(RESUME_TOKEN_PARAM);
+  return token === null || token === undefined || resumeTokenProblem(token) !== undefined ? undefined : token;
+}
+
+/**
+ * Starts a run into the store and answers with its stream, read back from the store, its id and
+ * its resume token in the headers (the client's own from `AG-UI-Resume-Token`, else a new one):
+ * 422 when the runId cannot travel in the `AG-UI-Run-Id` header unchanged, 400 for a token that
+ * cannot be one (both before the agent runs), 409 when the store holds the runId already (for this
+ * owner), 503 when it is full or unavailable. The agent runs to its end whatever happens to this
+ * response.
  *
  * @throws Never: every failure is an answer.
  */
@@ -90,15 +131,21 @@ export async function startStoredRun<R>(
 ): Promise<HandlerResult> {
   const problem = runIdProblem(input.runId);
   if (problem !== undefined) return jsonError(422, `input.runId cannot name a resumable run: ${problem}`, false);
+  const given = incoming.header("ag-ui-resume-token");
+  const tokenProblem = given === null || given === undefined ? undefined : resumeTokenProblem(given);
+  if (tokenProblem !== undefined) return jsonError(400, `${RESUME_TOKEN_HEADER} cannot guard a run: ${tokenProblem}`, false);
+  const token = given ?? newResumeToken();
+  const access = await accessOf(options, incoming, token, input);
+  if (isAnswer(access)) return access;
   const report = (error: unknown): void => reportError(options.onError, error, { input, request: incoming.request });
   let writer;
   try {
-    writer = await store.create(input.runId);
+    writer = await store.create(input.runId, access);
   } catch (error) {
-    return storeAnswer(error);
+    return storeAnswer(error, input.runId);
   }
   // Opened before the agent starts, so that a store that cannot be read never runs an agent.
-  const answer = await streamFrom(store, options, input.runId, -1, contentType, report);
+  const answer = await streamFrom(store, options, input.runId, access, -1, contentType, report, { [RESUME_TOKEN_HEADER]: token });
   if (answer.kind !== "stream") {
     await writer.end(serverRunError(STORE_UNAVAILABLE.code, STORE_UNAVAILABLE.message)).catch(report);
     return answer;
@@ -113,7 +160,8 @@ export async function startStoredRun<R>(
  * parameter; neither means from the start) in the transport `Accept` picks, then the live ones
  * until it ends. 204 when the run has ended and there is nothing after; 400 for a missing runId,
  * a Last-Event-ID that is not a sequence number, or one past the end of an ended run; 404 for an
- * unknown or expired run; 503 when the store is unavailable.
+ * unknown or expired run, and for one the request does not reach (no resume token or another,
+ * another owner); 503 when the store is unavailable.
  *
  * @throws Never: every failure is an answer.
  */
@@ -121,6 +169,8 @@ export async function reattach<R>(options: ResolvedOptions<R>, store: RunStore, 
   const query = queryOf(incoming);
   const runId = runIdOf(incoming, query);
   if (typeof runId !== "string") return runId;
+  const token = presentedToken(incoming, query);
+  if (token === undefined) return noSuchRun(runId);
   const given = incoming.header("last-event-id") ?? query.get("lastEventId");
   let after = -1;
   if (given !== null && given !== undefined && given !== "") {
@@ -130,25 +180,32 @@ export async function reattach<R>(options: ResolvedOptions<R>, store: RunStore, 
     }
     after = Number(text);
   }
+  const access = await accessOf(options, incoming, token);
+  if (isAnswer(access)) return access;
   // A reattach has no input for onError's context: what fails here (the store, mostly) is the
   // writer's to report, and the client is told with a RUN_ERROR.
-  return streamFrom(store, options, runId, after, negotiate(incoming.header("accept")), () => {});
+  return streamFrom(store, options, runId, access, after, negotiate(incoming.header("accept")), () => {});
 }
 
 /**
  * Answers DELETE `?runId=<id>`: 204 once the run's writer is told to stop (the run ends with
- * RUN_ERROR `cancelled`; an ended run stays as it was), 404 for an unknown run, 503 when the
- * store is unavailable.
+ * RUN_ERROR `cancelled`; an ended run stays as it was), 404 for an unknown run or one the request
+ * does not reach (as {@link reattach}), 503 when the store is unavailable.
  *
  * @throws Never: every failure is an answer.
  */
-export async function cancelRun<R>(store: RunStore, incoming: IncomingRun<R>): Promise<HandlerResult> {
-  const runId = runIdOf(incoming, queryOf(incoming));
+export async function cancelRun<R>(options: ResolvedOptions<R>, store: RunStore, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  const query = queryOf(incoming);
+  const runId = runIdOf(incoming, query);
   if (typeof runId !== "string") return runId;
+  const token = presentedToken(incoming, query);
+  if (token === undefined) return noSuchRun(runId);
+  const access = await accessOf(options, incoming, token);
+  if (isAnswer(access)) return access;
   try {
-    await store.cancel(runId);
+    await store.cancel(runId, access);
   } catch (error) {
-    return storeAnswer(error);
+    return storeAnswer(error, runId);
   }
   return emptyAnswer(204, { [RUN_ID_HEADER]: runId });
 }

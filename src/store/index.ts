@@ -5,7 +5,8 @@
  * @module
  */
 export { memoryStore, DEFAULT_MEMORY_TTL_MS, DEFAULT_MEMORY_MAX_RUNS, DEFAULT_MEMORY_MAX_BYTES_PER_RUN, type MemoryStoreOptions } from "./memory.js";
-export { RunStoreError, type RunStore, type RunWriter, type RunReader, type RunEvent, type StoredEvents, type RunStoreErrorCode } from "./run-store.js";
+export { DEFAULT_DETACHED_TIMEOUT_MS, DEFAULT_MAX_LIVE_RUNS_PER_OWNER } from "./bounds.js";
+export { RunStoreError, type RunStore, type RunWriter, type RunReader, type RunEvent, type StoredEvents, type RunStoreErrorCode, type RunAccess } from "./run-store.js";
 export {
   redisStore,
   DEFAULT_REDIS_LEASE_MS,
@@ -15,5 +16,6 @@ export {
   DEFAULT_REDIS_BLOCK_MS,
   DEFAULT_REDIS_LOCAL_BYTES_PER_RUN,
   DEFAULT_REDIS_MAX_READER_CONNECTIONS,
+  DEFAULT_REDIS_MAX_LIVE_RUNS,
   type RedisStoreOptions,
 } from "./redis.js";

@@ -1,12 +1,15 @@
 /**
- * `memoryStore`: runs kept in this process, the embedded default. Bounded three ways: how long an
- * ended run stays (`ttlMs`), how many runs (`maxRuns`), how many bytes one run may hold
- * (`maxBytesPerRun`).
+ * `memoryStore`: runs kept in this process, the embedded default. Bounded five ways: how long an
+ * ended run stays (`ttlMs`), how many runs (`maxRuns`), how many live runs one owner may have
+ * (`maxLiveRunsPerOwner`), how many bytes one run may hold (`maxBytesPerRun`), and how long a live
+ * run may go unread (`detachedTimeoutMs`).
  *
  * @module
  */
 import { AguiWireError } from "../util/index.js";
-import { RunStoreError, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
+import { sameSecret } from "../util/index.js";
+import { DEFAULT_DETACHED_TIMEOUT_MS, DEFAULT_MAX_LIVE_RUNS_PER_OWNER } from "./bounds.js";
+import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
 import { segmentOf, storedFrom, type Segment } from "./segment.js";
 import { wakeAll } from "./waiters.js";
 
@@ -26,6 +29,19 @@ export interface MemoryStoreOptions {
    * Default 16 MiB.
    */
   maxBytesPerRun?: number;
+  /**
+   * The most live runs one owner (the handler's `owner(request)`) may have at once, so that one
+   * principal cannot fill the store and lock out the rest; past it a new run of that owner is
+   * refused (`store_full`, a 503). Runs without an owner count against `maxRuns` only. Default 16.
+   */
+  maxLiveRunsPerOwner?: number;
+  /**
+   * How long a live run may go with nobody reading it, in ms, before it is cancelled (it ends with
+   * a RUN_ERROR `cancelled`): what bounds the runs whose clients left for good. A client that comes
+   * back within it (a reload, a dropped connection) finds its run going on. Default 1 minute;
+   * Infinity keeps abandoned runs to their end.
+   */
+  detachedTimeoutMs?: number;
 }
 
 /** Default {@link MemoryStoreOptions.ttlMs}: 5 minutes. */
@@ -40,7 +56,14 @@ const READ_BATCH = 256;
 
 /** One run as this store keeps it. */
 interface Run {
-  readonly id: string;
+  /** Its key in the store (see `runKeyOf`). */
+  readonly key: string;
+  readonly owner: string | undefined;
+  readonly tokenHash: string;
+  /** Readers reading it now. */
+  readers: number;
+  /** The timer that cancels it once nobody has read it for detachedTimeoutMs. */
+  unread: ReturnType<typeof setTimeout> | undefined;
   /** Its appends, in order. */
   readonly segments: Segment[];
   /** Events held: the next event's seq. */
@@ -68,7 +91,8 @@ function bound(name: string, value: number | undefined, fallback: number): numbe
  * nothing to install or run beside it. Runs do not survive the process and are not shared
  * between instances (use `redisStore` for that).
  *
- * @param options - `ttlMs` (default 5 min), `maxRuns` (default 1,000), `maxBytesPerRun` (default 16 MiB).
+ * @param options - `ttlMs` (default 5 min), `maxRuns` (default 1,000), `maxLiveRunsPerOwner`
+ *   (default 16), `maxBytesPerRun` (default 16 MiB), `detachedTimeoutMs` (default 1 min).
  * @param now - The clock, in ms (for tests); default `Date.now`.
  * @throws {RangeError} When an option is not a positive integer (or Infinity).
  */
@@ -76,6 +100,8 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
   const ttlMs = bound("ttlMs", options.ttlMs, DEFAULT_MEMORY_TTL_MS);
   const maxRuns = bound("maxRuns", options.maxRuns, DEFAULT_MEMORY_MAX_RUNS);
   const maxBytesPerRun = bound("maxBytesPerRun", options.maxBytesPerRun, DEFAULT_MEMORY_MAX_BYTES_PER_RUN);
+  const maxPerOwner = bound("maxLiveRunsPerOwner", options.maxLiveRunsPerOwner, DEFAULT_MAX_LIVE_RUNS_PER_OWNER);
+  const detachedTimeoutMs = bound("detachedTimeoutMs", options.detachedTimeoutMs, DEFAULT_DETACHED_TIMEOUT_MS);
   /** In creation order, which is the order the oldest ended run is looked for in. */
   const runs = new Map<string, Run>();
   let closed = false;
@@ -84,17 +110,43 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
 
   /** Drops expired runs. Ended runs are few next to the appends, so a sweep per create is cheap. */
   const sweep = (): void => {
-    for (const run of runs.values()) if (expired(run)) runs.delete(run.id);
+    for (const run of runs.values()) if (expired(run)) runs.delete(run.key);
   };
 
-  /** The live run of this id, or a RunStoreError `unknown_run`. */
-  const find = (runId: string): Run => {
-    const run = runs.get(runId);
-    if (run === undefined || expired(run)) {
-      if (run !== undefined) runs.delete(runId);
-      throw new RunStoreError("unknown_run", `no run ${JSON.stringify(runId)} in the store: it never started here, or it ended more than ${ttlMs} ms ago`);
-    }
+  /**
+   * The run of this id that `access` reaches, or a RunStoreError `unknown_run`: the same for a run
+   * that is not there and one whose token does not match.
+   */
+  const find = (runId: string, access: RunAccess): Run => {
+    const key = runKeyOf(runId, access);
+    const run = runs.get(key);
+    if (run !== undefined && expired(run)) runs.delete(key);
+    // Compared whether or not the run is there, so that both answers take the same time.
+    const matches = sameSecret(run?.tokenHash ?? "", access.tokenHash);
+    if (run === undefined || expired(run) || !matches) throw unknownRun(runId, ttlMs);
     return run;
+  };
+
+  /** Starts the clock of a live run nobody reads: past detachedTimeoutMs, it is cancelled. */
+  const unreadFrom = (run: Run): void => {
+    if (run.ended || detachedTimeoutMs === Infinity || run.unread !== undefined) return;
+    run.unread = setTimeout(() => {
+      run.unread = undefined;
+      if (run.readers === 0 && !run.ended) run.cancel.abort(new AguiWireError("aborted", `the run was cancelled: nobody read it for ${detachedTimeoutMs} ms`));
+    }, detachedTimeoutMs);
+    // The run's own work keeps the process alive, not this.
+    (run.unread as { unref?: () => void }).unref?.();
+  };
+  const stopClock = (run: Run): void => {
+    if (run.unread !== undefined) clearTimeout(run.unread);
+    run.unread = undefined;
+  };
+
+  /** Live runs of `owner`. */
+  const liveOf = (owner: string): number => {
+    let n = 0;
+    for (const run of runs.values()) if (run.owner === owner && !run.ended) n++;
+    return n;
   };
 
   const wake = (run: Run): void => wakeAll(run.waiters);
@@ -115,8 +167,8 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     return segments[s]!;
   };
 
-  const writer = (run: Run): RunWriter => ({
-    runId: run.id,
+  const writer = (run: Run, runId: string): RunWriter => ({
+    runId,
     cancelled: run.cancel.signal,
     append(events) {
       if (run.ended || events.length === 0) return Promise.resolve();
@@ -135,6 +187,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
       if (last !== undefined) add(run, segmentOf(run.count, [last]));
       run.ended = true;
       run.endedAt = now();
+      stopClock(run);
       wake(run);
       return Promise.resolve();
     },
@@ -147,6 +200,8 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
       let stop: (() => void) | undefined;
       const onAbort = (): void => stop?.();
       signal?.addEventListener("abort", onAbort);
+      run.readers++;
+      stopClock(run);
       try {
         while (!signal?.aborted) {
           if (closed) throw new RunStoreError("store_unavailable", "the store was closed while the run was read");
@@ -168,6 +223,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
       } finally {
         signal?.removeEventListener("abort", onAbort);
         if (stop) run.waiters.delete(stop);
+        if (--run.readers === 0) unreadFrom(run);
       }
     },
   });
@@ -176,9 +232,13 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     // A run an SSE client started is kept as its SSE text alone: no frames are made for it unless
     // a binary reader comes.
     textOnly: true,
-    create(runId) {
+    create(runId, access) {
       sweep();
-      if (runs.has(runId)) return Promise.reject(new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`));
+      const key = runKeyOf(runId, access);
+      if (runs.has(key)) return Promise.reject(new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`));
+      if (access.owner !== undefined && liveOf(access.owner) >= maxPerOwner) {
+        return Promise.reject(new RunStoreError("store_full", `too many live runs of yours: expected fewer than ${maxPerOwner} (maxLiveRunsPerOwner)`));
+      }
       if (runs.size >= maxRuns) {
         let oldest: Run | undefined;
         for (const run of runs.values()) {
@@ -187,15 +247,31 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
         if (oldest === undefined) {
           return Promise.reject(new RunStoreError("store_full", `the store is full: expected fewer than ${maxRuns} live runs (maxRuns), found ${runs.size}`));
         }
-        runs.delete(oldest.id);
+        runs.delete(oldest.key);
       }
-      const run: Run = { id: runId, segments: [], count: 0, bytes: 0, ended: false, endedAt: 0, waiters: new Set(), cancel: new AbortController() };
-      runs.set(runId, run);
-      return Promise.resolve(writer(run));
+      const run: Run = {
+        key,
+        owner: access.owner,
+        tokenHash: access.tokenHash,
+        readers: 0,
+        unread: undefined,
+        segments: [],
+        count: 0,
+        bytes: 0,
+        ended: false,
+        endedAt: 0,
+        waiters: new Set(),
+        cancel: new AbortController(),
+      };
+      runs.set(key, run);
+      // Its clock runs from now: a client that asks nothing of it (the handler opens its reader
+      // at once) leaves it unread.
+      unreadFrom(run);
+      return Promise.resolve(writer(run, runId));
     },
-    read(runId, after, signal) {
+    read(runId, after, access, signal) {
       try {
-        const run = find(runId);
+        const run = find(runId, access);
         if (run.ended && after > run.count - 1) {
           throw new RunStoreError("seq_past_end", `run ${JSON.stringify(runId)} ended with event ${run.count - 1}: expected a sequence number up to it, found ${after}`);
         }
@@ -204,9 +280,9 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
         return Promise.reject(error);
       }
     },
-    cancel(runId) {
+    cancel(runId, access) {
       try {
-        const run = find(runId);
+        const run = find(runId, access);
         if (!run.ended) run.cancel.abort(new AguiWireError("aborted", "the run was cancelled"));
         return Promise.resolve();
       } catch (error) {
@@ -215,7 +291,10 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     },
     close() {
       closed = true;
-      for (const run of runs.values()) wake(run);
+      for (const run of runs.values()) {
+        stopClock(run);
+        wake(run);
+      }
       runs.clear();
       return Promise.resolve();
     },

@@ -33,7 +33,8 @@
  * @module
  */
 import type { Redis, RedisOptions } from "ioredis";
-import { RunStoreError, type RunReader, type RunStore } from "./run-store.js";
+import { randomToken, sameSecret } from "../util/index.js";
+import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore } from "./run-store.js";
 import { COMMAND_TIMEOUT_MS, Connections, connectionOf } from "./redis/connection.js";
 import type { StoreContext } from "./redis/context.js";
 import { LocalWindows, type LocalRun } from "./redis/local-window.js";
@@ -48,6 +49,7 @@ export {
   DEFAULT_REDIS_LEASE_MS,
   DEFAULT_REDIS_LOCAL_BYTES_PER_RUN,
   DEFAULT_REDIS_MAX_EVENTS_PER_RUN,
+  DEFAULT_REDIS_MAX_LIVE_RUNS,
   DEFAULT_REDIS_MAX_READER_CONNECTIONS,
   DEFAULT_REDIS_TTL_MS,
   type RedisStoreOptions,
@@ -57,14 +59,6 @@ export {
 const BLOCK_GRACE_MS = 5000;
 /** How long an ended run's window stays for new readers on this instance (at most half of ttlMs). */
 const LOCAL_GRACE_MS = 2000;
-
-/** A random token, base64url, from the runtime's Web Crypto (global in Node 20, Deno, Bun, Workers). */
-function randomToken(bytes: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(bytes));
-  let text = "";
-  for (const b of random) text += String.fromCharCode(b);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 /**
  * How the connections the store opens beside the main one behave: the cancel subscription
@@ -121,9 +115,6 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
   const { connections } = ctx;
   const writers = new Writers(ctx);
 
-  const unknownRun = (runId: string): RunStoreError =>
-    new RunStoreError("unknown_run", `no run ${JSON.stringify(runId)} in the store: it never started, or it ended more than ${ttlMs} ms ago`);
-
   const validRunId = (runId: unknown): string => {
     if (typeof runId !== "string" || runId.length === 0) {
       throw new TypeError(`redisStore: expected runId to be a non-empty string, found ${typeof runId === "string" ? "an empty string" : typeof runId}`);
@@ -131,50 +122,66 @@ export function redisStore(connection: { url: string } | { client: Redis }, opti
     return runId;
   };
 
-  const reader = (runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined, exhausted: boolean): RunReader => {
-    const generator = exhausted ? (async function* () {})() : readRun(ctx, runId, after, signal, local);
+  const reader = (key: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined, exhausted: boolean): RunReader => {
+    const generator = exhausted ? (async function* () {})() : readRun(ctx, key, after, signal, local);
     return Object.assign(generator, { exhausted }) satisfies RunReader;
+  };
+
+  /**
+   * The run's state and count after its lease check, when `access` reaches it; else the
+   * `unknown_run` of a run that is not there, the digests compared in constant time either way.
+   */
+  const reachable = async (runId: string, key: string, access: RunAccess, what: string): Promise<[state: number, count: number]> => {
+    const [state, count, guard] = await checkRun(ctx, key, what);
+    const matches = sameSecret(guard, access.tokenHash);
+    if (state === -1 || !matches) throw unknownRun(runId, ttlMs);
+    return [state, count];
   };
 
   const pastEnd = (runId: string, count: number, after: number): RunStoreError =>
     new RunStoreError("seq_past_end", `run ${JSON.stringify(runId)} ended with event ${count - 1}: expected a sequence number up to it, found ${after}`);
 
   return {
-    async create(runId) {
-      return writers.create(validRunId(runId));
+    async create(runId, access) {
+      return writers.create(validRunId(runId), runKeyOf(runId, access), access);
     },
 
-    async read(runId, after, signal) {
-      validRunId(runId);
+    async read(runId, after, access, signal) {
+      const key = runKeyOf(validRunId(runId), access);
       if (!Number.isSafeInteger(after) || after < -1) {
         throw new RangeError(`redisStore: expected after to be an integer of -1 or more, found ${String(after)}`);
       }
       if (connections.closed) throw new RunStoreError("store_unavailable", "redisStore: could not open a run for reading: expected an open store, found it closed");
       // A run this store writes: its state is known here, no need to ask Redis (unless Redis
       // looks gone, which the check then reports).
-      const local = windows.get(runId);
+      const local = windows.get(key);
       if (local !== undefined && !local.detached && connections.mainReady) {
+        if (!sameSecret(local.tokenHash, access.tokenHash)) throw unknownRun(runId, ttlMs);
         if (local.ended && after > local.count - 1) throw pastEnd(runId, local.count, after);
-        return reader(runId, after, signal, local, local.ended && after === local.count - 1);
+        return reader(key, after, signal, local, local.ended && after === local.count - 1);
       }
-      const [state, count] = await checkRun(ctx, runId, "open a run for reading");
-      if (state === -1) throw unknownRun(runId);
+      const [state, count] = await reachable(runId, key, access, "open a run for reading");
       const ended = state !== 1;
       if (ended && after > count - 1) throw pastEnd(runId, count, after);
-      return reader(runId, after, signal, undefined, ended && after === count - 1);
+      return reader(key, after, signal, undefined, ended && after === count - 1);
     },
 
-    async cancel(runId) {
-      validRunId(runId);
+    async cancel(runId, access) {
+      const key = runKeyOf(validRunId(runId), access);
+      // The guard alone, without the lease check, which would end a lost run as instance_lost
+      // where this cancel ends it as cancelled.
+      const guard = await connections.command("cancel a run", (c) => c.hget(ctx.keys(key)[0], "access"));
+      const matches = sameSecret(guard ?? "", access.tokenHash);
+      if (guard === null || !matches) throw unknownRun(runId, ttlMs);
       const { cancelled } = frames();
-      const result = await connections.command("cancel a run", (c) => evalScript(c, SCRIPTS.cancel, ctx.keys(runId), [cancelled, ttlMs, ctx.maxlen, ctx.channel, runId]));
-      if (result === -1) throw unknownRun(runId);
+      const result = await connections.command("cancel a run", (c) => evalScript(c, SCRIPTS.cancel, ctx.keys(key), [cancelled, ttlMs, ctx.maxlen, ctx.channel, key]));
+      if (result === -1) throw unknownRun(runId, ttlMs);
       // The owner may be this store: no need to wait for the message to come back.
-      if (result === 1) writers.cancelled(runId);
+      if (result === 1) writers.cancelled(key);
       // Ended here, its owner's lease having run out: if the owner was this store, its readers
       // here read the end from Redis.
       if (result === 2) {
-        const run = windows.peek(runId);
+        const run = windows.peek(key);
         if (run !== undefined && !run.ended) windows.detach(run);
       }
     },

@@ -81,6 +81,22 @@ export interface RunWriter {
   end(last?: RunEvent): Promise<void>;
 }
 
+/**
+ * Who may reach a run: what the handler learnt of the request, as a store compares it. A store
+ * keeps both with the run when it is created, and answers a read or a cancel that does not match
+ * them exactly as it answers for a run it does not hold (`unknown_run`).
+ */
+export interface RunAccess {
+  /**
+   * The principal the run belongs to, as a digest of the handler's `owner(request)` (base64url, so
+   * that any store can put it in a key); `undefined` when the handler has no `owner`. Runs of
+   * different owners live apart: the same runId names a run of each.
+   */
+  readonly owner: string | undefined;
+  /** The digest of the run's resume token (base64url), compared in constant time. */
+  readonly tokenHash: string;
+}
+
 /** The reading side of one run, from a given point: its events in batches, live until the run ends. */
 export interface RunReader extends AsyncIterable<StoredEvents> {
   /**
@@ -103,12 +119,13 @@ export interface RunStore {
    */
   readonly textOnly?: boolean;
   /**
-   * Starts a new run.
+   * Starts a new run, reachable with `access` only.
    *
-   * @throws {RunStoreError} `run_exists` when the store already holds a run of this id;
-   *   `store_full` when it has no room (every run it may hold is live); `store_unavailable`.
+   * @throws {RunStoreError} `run_exists` when the store already holds a run of this id for this
+   *   owner; `store_full` when it has no room (every run it may hold is live, or this owner has as
+   *   many live runs as it may); `store_unavailable`.
    */
-  create(runId: string): Promise<RunWriter>;
+  create(runId: string, access: RunAccess): Promise<RunWriter>;
   /**
    * Opens a run for reading: every event with a `seq` greater than `after` (-1 for all of them),
    * then the live ones until the run ends. Iterating the reader yields non-empty batches in order
@@ -116,21 +133,43 @@ export interface RunStore {
    * stops it. A run whose writer's instance died is ended, once its lease has expired, with a
    * RUN_ERROR `instance_lost`, which the reader yields like any event.
    *
-   * @throws {RunStoreError} `unknown_run` when the store holds no run of this id (never had one,
-   *   or it expired); `seq_past_end` when the run has ended and `after` is past its last event;
-   *   `store_unavailable`. Iteration throws `store_unavailable` when the store goes away.
+   * @throws {RunStoreError} `unknown_run` when the store holds no run of this id that `access`
+   *   reaches (never had one, it expired, or it is another owner's or has another token: one
+   *   answer for all, so that it tells nothing); `seq_past_end` when the run has ended and `after`
+   *   is past its last event; `store_unavailable`. Iteration throws `store_unavailable` when the
+   *   store goes away.
    */
-  read(runId: string, after: number, signal?: AbortSignal): Promise<RunReader>;
+  read(runId: string, after: number, access: RunAccess, signal?: AbortSignal): Promise<RunReader>;
   /**
    * Cancels a run: its writer's `cancelled` fires, whichever instance holds it. A run that has
    * ended already is left as it is.
    *
-   * @throws {RunStoreError} `unknown_run` when the store holds no run of this id;
-   *   `store_unavailable`.
+   * @throws {RunStoreError} `unknown_run` when the store holds no run of this id that `access`
+   *   reaches; `store_unavailable`.
    */
-  cancel(runId: string): Promise<void>;
+  cancel(runId: string, access: RunAccess): Promise<void>;
   /** Lets go of what the store holds open (connections, timers). Never rejects. */
   close(): Promise<void>;
+}
+
+/**
+ * The key a store files a run under: its runId alone without an owner, else the owner's digest, a
+ * space and the runId (a space is in no runId a handler accepts, so no two pairs share a key).
+ *
+ * @throws Never.
+ */
+export function runKeyOf(runId: string, access: RunAccess): string {
+  return access.owner === undefined ? runId : `${access.owner} ${runId}`;
+}
+
+/**
+ * The error for a run the store does not hold, or holds for someone else: the same words either
+ * way.
+ *
+ * @throws Never.
+ */
+export function unknownRun(runId: string, ttlMs: number): RunStoreError {
+  return new RunStoreError("unknown_run", `no run ${JSON.stringify(runId)} in the store: it never started, it ended more than ${ttlMs} ms ago, or it is not yours`);
 }
 
 /** What went wrong in a store; see the methods of {@link RunStore} for when each is thrown. */

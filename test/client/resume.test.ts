@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { AguiWireError, HttpAgent, HttpStatusError, type Message } from "../../src/client/index.js";
+import { AguiWireError, HttpAgent, HttpStatusError, type ActiveRun, type Message } from "../../src/client/index.js";
 import { DEFAULT_RESUME_BACKOFF_MS, DEFAULT_RESUME_RETRIES, MAX_RESUME_BACKOFF_MS, resumeDelay, withRunId } from "../../src/client/resume.js";
 import { createNodeHandler, memoryStore, type Agent } from "../../src/server/index.js";
 import type { AguiEvent, AguiEventInput, RunAgentInput } from "../../src/index.js";
@@ -82,10 +82,13 @@ let runs = 0;
 const nextRunId = () => `run-${++runs}`;
 
 /** Every event of a run of `agent` (`events()`), or the error that ended it with the events before it. */
+/** The resume token the tests' runs are started with, so that another client can reattach to them. */
+const TOKEN = "tests-resume-token-0123456789";
+
 async function collect(agent: HttpAgent, runId = nextRunId()): Promise<{ events: AguiEvent[]; error?: unknown }> {
   const events: AguiEvent[] = [];
   try {
-    for await (const e of agent.events({ runId })) events.push(e);
+    for await (const e of agent.events({ runId, resumeToken: TOKEN })) events.push(e);
     return { events };
   } catch (error) {
     return { events, error };
@@ -376,8 +379,9 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     const runId = nextRunId();
     const stream = agent.events({ runId });
     let count = 0;
+    let active: ActiveRun | undefined;
     const error = await (async () => {
-      for await (const _ of stream) if (++count === 50) agent.abortRun();
+      for await (const _ of stream) if (++count === 50) ((active = agent.activeRun), agent.abortRun());
     })().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "aborted" });
     await gated.cancelled;
@@ -385,7 +389,10 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     // The run ended on the server with RUN_ERROR cancelled, which a reattach reads.
     const reader = client(server.url, transport);
     const seen: AguiEvent[] = [];
-    await reader.connectAgent({ runId }, { onEvent: ({ event }) => void seen.push(event) });
+    expect(active).toEqual({ runId, resumeToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    // Over for this client: the agent names no run any more.
+    expect(agent.activeRun).toBeUndefined();
+    await reader.connectAgent({ runId, resumeToken: active!.resumeToken }, { onEvent: ({ event }) => void seen.push(event) });
     expect(seen).toHaveLength(51);
     expect(seen.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "cancelled" });
   });
@@ -410,12 +417,12 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     const agent = client(server.url, transport);
     const runId = nextRunId();
     let count = 0;
-    const running = agent.runAgent({ runId }, { onEvent: () => void (++count === 40 && void agent.detachActiveRun()) });
+    const running = agent.runAgent({ runId, resumeToken: TOKEN }, { onEvent: () => void (++count === 40 && void agent.detachActiveRun()) });
     await running;
     expect(count).toBe(40);
     gated.release();
     const seen: AguiEvent[] = [];
-    await client(server.url, transport).connectAgent({ runId }, { onEvent: ({ event }) => void seen.push(event) });
+    await client(server.url, transport).connectAgent({ runId, resumeToken: TOKEN }, { onEvent: ({ event }) => void seen.push(event) });
     expect(seen.map((e) => e.type)).toEqual(TRACE.map((e) => e.type));
     expect(requestsOf(server)).toEqual(["POST /agent", `GET /agent?runId=${runId}`]);
   });
@@ -473,13 +480,13 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     const proxy = await proxyTo(server2, { cuts: [1500] });
     const page = client(`${proxy.origin}/agent`, transport, { initialMessages, resume: false });
     const runId = nextRunId();
-    await expect(page.runAgent({ runId })).rejects.toBeInstanceOf(AguiWireError);
+    await expect(page.runAgent({ runId, resumeToken: TOKEN })).rejects.toBeInstanceOf(AguiWireError);
 
     // The reloaded page: a new agent with the runId reattaches from the start; the rest of the
     // run is let through once it has caught up with what was stored.
     const reloaded = client(server2.url, transport, { initialMessages });
     let count = 0;
-    const result = await reloaded.connectAgent({ runId }, { onEvent: () => void (++count === 150 && gated2.release()) });
+    const result = await reloaded.connectAgent({ runId, resumeToken: TOKEN }, { onEvent: () => void (++count === 150 && gated2.release()) });
     expect(count).toBe(TRACE.length);
     expect(reloaded.messages).toEqual(whole.messages);
     expect(result.newMessages.length).toBeGreaterThan(0);
@@ -493,7 +500,7 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     const proxy = await proxyTo(server, { cuts: [1000, 1000] });
     const reloaded = client(`${proxy.origin}/agent`, transport);
     const seen: AguiEvent[] = [];
-    await reloaded.connectAgent({ runId }, { onEvent: ({ event }) => void seen.push(event) });
+    await reloaded.connectAgent({ runId, resumeToken: TOKEN }, { onEvent: ({ event }) => void seen.push(event) });
     expect(seen).toEqual(uncut.events);
     expect(requestsOf(server).slice(1).map((r) => r.split(" ")[0])).toEqual(["GET", "GET", "GET"]);
   });

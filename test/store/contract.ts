@@ -6,7 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeFrame } from "../../src/binary/codec.js";
 import { parseEvent } from "../../src/model/parse.js";
-import type { RunEvent, RunReader, RunStore, StoredEvents } from "../../src/store/run-store.js";
+import type { RunAccess, RunEvent, RunReader, RunStore, StoredEvents } from "../../src/store/run-store.js";
+
+/** Who the contract's runs belong to: no owner, one token's digest. */
+export const ACCESS: RunAccess = { owner: undefined, tokenHash: "contract-token-digest-0123456789abcdefghijk" };
 
 /** One event of what a reader yields, for tests to look at one by one. */
 export interface StoredEvent {
@@ -120,24 +123,24 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
 
     it("gives back every event appended, in order, from -1 and from the middle", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       expect(writer.runId).toBe(id);
       expect(writer.cancelled.aborted).toBe(false);
       const written = events(5);
       await writer.append(written.slice(0, 2));
       await writer.append(written.slice(2));
       await writer.end();
-      const all = await store.read(id, -1);
+      const all = await store.read(id, -1, ACCESS);
       expect(all.exhausted).toBe(false);
       expectEvents(await collect(all), written, 0);
-      expectEvents(await collect(await store.read(id, 2)), written.slice(3), 3);
+      expectEvents(await collect(await store.read(id, 2, ACCESS)), written.slice(3), 3);
     });
 
     it("yields live events to a reader waiting at the tail, and ends it when the run ends", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       await writer.append(events(1));
-      const reader = await store.read(id, 0);
+      const reader = await store.read(id, 0, ACCESS);
       expect(reader.exhausted).toBe(false);
       const it = reader[Symbol.asyncIterator]();
       const pending = it.next();
@@ -158,8 +161,8 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
 
     it("ends a reader of a run with no events when the run ends", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
-      const reader = await store.read(id, -1);
+      const writer = await store.create(id, ACCESS);
+      const reader = await store.read(id, -1, ACCESS);
       expect(reader.exhausted).toBe(false);
       const all = collect(reader);
       await writer.end();
@@ -168,90 +171,90 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
 
     it("adds the last event given to end, and end is idempotent", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       const written = events(2);
       await writer.append(written);
       const last = errorEvent("boom");
       await writer.end(last);
       await writer.end();
-      expectEvents(await collect(await store.read(id, -1)), [...written, last], 0);
+      expectEvents(await collect(await store.read(id, -1, ACCESS)), [...written, last], 0);
     });
 
     it("is exhausted when the run has ended and nothing follows the point asked for", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       await writer.append(events(3));
       await writer.end();
-      const reader = await store.read(id, 2);
+      const reader = await store.read(id, 2, ACCESS);
       expect(reader.exhausted).toBe(true);
       expect(await collect(reader)).toEqual([]);
-      expect((await store.read(id, 1)).exhausted).toBe(false);
+      expect((await store.read(id, 1, ACCESS)).exhausted).toBe(false);
 
       const empty = newRunId();
-      await (await store.create(empty)).end();
-      const none = await store.read(empty, -1);
+      await (await store.create(empty, ACCESS)).end();
+      const none = await store.read(empty, -1, ACCESS);
       expect(none.exhausted).toBe(true);
       expect(await collect(none)).toEqual([]);
     });
 
     it("refuses a point past the end of an ended run (seq_past_end)", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       await writer.append(events(2));
       await writer.end();
-      await expectCode(store.read(id, 2), "seq_past_end");
-      await expectCode(store.read(id, 10), "seq_past_end");
+      await expectCode(store.read(id, 2, ACCESS), "seq_past_end");
+      await expectCode(store.read(id, 10, ACCESS), "seq_past_end");
       const empty = newRunId();
-      await (await store.create(empty)).end();
-      await expectCode(store.read(empty, 0), "seq_past_end");
+      await (await store.create(empty, ACCESS)).end();
+      await expectCode(store.read(empty, 0, ACCESS), "seq_past_end");
     });
 
     it("knows no run it never had (unknown_run)", async () => {
-      await expectCode(store.read(newRunId(), -1), "unknown_run");
-      await expectCode(store.cancel(newRunId()), "unknown_run");
+      await expectCode(store.read(newRunId(), -1, ACCESS), "unknown_run");
+      await expectCode(store.cancel(newRunId(), ACCESS), "unknown_run");
     });
 
     it("refuses a second run of the same id (run_exists)", async () => {
       const id = newRunId();
-      await store.create(id);
-      await expectCode(store.create(id), "run_exists");
+      await store.create(id, ACCESS);
+      await expectCode(store.create(id, ACCESS), "run_exists");
       const ended = newRunId();
-      await (await store.create(ended)).end();
-      await expectCode(store.create(ended), "run_exists");
+      await (await store.create(ended, ACCESS)).end();
+      await expectCode(store.create(ended, ACCESS), "run_exists");
     });
 
     it("fires the writer's cancelled signal on cancel", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
-      const other = await store.create(newRunId());
-      await store.cancel(id);
+      const writer = await store.create(id, ACCESS);
+      const other = await store.create(newRunId(), ACCESS);
+      await store.cancel(id, ACCESS);
       await fired(writer.cancelled);
       expect(writer.cancelled.aborted).toBe(true);
       expect(other.cancelled.aborted).toBe(false);
       // The handler then ends the run with its RUN_ERROR.
       const last = errorEvent("cancelled");
       await writer.end(last);
-      expectEvents(await collect(await store.read(id, -1)), [last], 0);
+      expectEvents(await collect(await store.read(id, -1, ACCESS)), [last], 0);
     });
 
     it("leaves an ended run as it is on cancel", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       const written = events(2);
       await writer.append(written);
       await writer.end();
-      await store.cancel(id);
+      await store.cancel(id, ACCESS);
       expect(writer.cancelled.aborted).toBe(false);
-      expectEvents(await collect(await store.read(id, -1)), written, 0);
+      expectEvents(await collect(await store.read(id, -1, ACCESS)), written, 0);
     });
 
     it("serves two readers of one run at once", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       const first = events(2, "a");
       await writer.append(first);
-      const a = collect(await store.read(id, -1));
-      const b = collect(await store.read(id, 0));
+      const a = collect(await store.read(id, -1, ACCESS));
+      const b = collect(await store.read(id, 0, ACCESS));
       const second = events(3, "b");
       await writer.append(second);
       await writer.end();
@@ -261,9 +264,9 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
 
     it("stops a reader on return()", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       await writer.append(events(2));
-      const reader = await store.read(id, -1);
+      const reader = await store.read(id, -1, ACCESS);
       let batches = 0;
       for await (const batch of reader) {
         expect(batch.first).toBe(0);
@@ -274,15 +277,15 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
       // The run goes on without it.
       await writer.append(events(1, "later"));
       await writer.end();
-      expect((await collect(await store.read(id, -1))).length).toBe(3);
+      expect((await collect(await store.read(id, -1, ACCESS))).length).toBe(3);
     });
 
     it("stops a reader waiting at the tail when its signal fires", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       await writer.append(events(1));
       const controller = new AbortController();
-      const reader: RunReader = await store.read(id, 0, controller.signal);
+      const reader: RunReader = await store.read(id, 0, ACCESS, controller.signal);
       const it = reader[Symbol.asyncIterator]();
       const pending = it.next();
       controller.abort();
@@ -292,10 +295,10 @@ export function describeRunStoreContract(name: string, make: () => Promise<{ sto
 
     it("ends a reader at once whose signal fired before it was iterated", async () => {
       const id = newRunId();
-      const writer = await store.create(id);
+      const writer = await store.create(id, ACCESS);
       await writer.append(events(1));
       const controller = new AbortController();
-      const reader = await store.read(id, -1, controller.signal);
+      const reader = await store.read(id, -1, ACCESS, controller.signal);
       controller.abort();
       expect(await collect(reader)).toEqual([]);
       await writer.end();

@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { encodeFrame, EventType, parseEvent, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunContext } from "../../src/agent/contract.js";
-import { memoryStore, RunStoreError, type RunEvent, type RunStore } from "../../src/server/index.js";
-import { HANDLERS, SSE, post, readEvents, runInput, waitFor } from "../server/helpers.js";
-import { expand } from "./contract.js";
+import { memoryStore, RESUME_TOKEN_HEADER, RunStoreError, type RunEvent, type RunStore } from "../../src/server/index.js";
+import { HANDLERS, SSE, post, postRun, readEvents, runInput, waitFor } from "../server/helpers.js";
+import { ACCESS, expand } from "./contract.js";
 
 const runEvent = (input: AguiEventInput): RunEvent => ({ event: parseEvent(input), frame: encodeFrame(input) });
 const tick = (i: number): RunEvent => runEvent({ type: EventType.CUSTOM, name: "tick", value: i });
@@ -15,7 +15,7 @@ const tick = (i: number): RunEvent => runEvent({ type: EventType.CUSTOM, name: "
 /** Every event a reader gives, until the run ends. */
 async function readAll(store: RunStore, runId: string, after = -1): Promise<number[]> {
   const seqs: number[] = [];
-  for await (const batch of await store.read(runId, after)) for (const e of expand(batch)) seqs.push(e.seq);
+  for await (const batch of await store.read(runId, after, ACCESS)) for (const e of expand(batch)) seqs.push(e.seq);
   return seqs;
 }
 
@@ -33,43 +33,43 @@ describe("memoryStore", () => {
   it("keeps an ended run for ttlMs from its end, then it is unknown", async () => {
     let now = 1_000;
     const store = memoryStore({ ttlMs: 500 }, () => now);
-    const writer = await store.create("r");
+    const writer = await store.create("r", ACCESS);
     await writer.append([tick(0), tick(1)]);
     now += 10_000; // a live run never expires
-    const live = (await store.read("r", 0))[Symbol.asyncIterator]();
+    const live = (await store.read("r", 0, ACCESS))[Symbol.asyncIterator]();
     expect(expand((await live.next()).value).map((e) => e.seq)).toEqual([1]);
     await live.return!();
     await writer.end();
     now += 499;
     expect(await readAll(store, "r")).toEqual([0, 1]);
     now += 1;
-    expect(await codeOf(store.read("r", -1))).toBe("unknown_run");
-    expect(await codeOf(store.cancel("r"))).toBe("unknown_run");
+    expect(await codeOf(store.read("r", -1, ACCESS))).toBe("unknown_run");
+    expect(await codeOf(store.cancel("r", ACCESS))).toBe("unknown_run");
   });
 
   it("pushes out the oldest ended run when maxRuns is reached, and refuses a run when every one is live", async () => {
     let now = 0;
     const store = memoryStore({ maxRuns: 2 }, () => now);
-    const a = await store.create("a");
-    const b = await store.create("b");
-    expect(await codeOf(store.create("c"))).toBe("store_full");
+    const a = await store.create("a", ACCESS);
+    const b = await store.create("b", ACCESS);
+    expect(await codeOf(store.create("c", ACCESS))).toBe("store_full");
     now = 5;
     await b.end();
     now = 6;
     await a.end();
     // b ended first: it goes, a stays.
-    await store.create("c");
-    expect(await codeOf(store.read("b", -1))).toBe("unknown_run");
+    await store.create("c", ACCESS);
+    expect(await codeOf(store.read("b", -1, ACCESS))).toBe("unknown_run");
     expect(await readAll(store, "a")).toEqual([]);
-    expect(await codeOf(store.create("d"))).toBe(undefined);
-    expect(await codeOf(store.read("a", -1))).toBe("unknown_run");
-    expect(await codeOf(store.create("e"))).toBe("store_full");
+    expect(await codeOf(store.create("d", ACCESS))).toBe(undefined);
+    expect(await codeOf(store.read("a", -1, ACCESS))).toBe("unknown_run");
+    expect(await codeOf(store.create("e", ACCESS))).toBe("store_full");
   });
 
   it("refuses an append past maxBytesPerRun, whole, and still takes the run's last event", async () => {
     const frame = tick(0).frame!.length;
     const store = memoryStore({ maxBytesPerRun: frame * 3 });
-    const writer = await store.create("big");
+    const writer = await store.create("big", ACCESS);
     await writer.append([tick(0), tick(1)]);
     const refused = await codeOf(writer.append([tick(2), tick(3)]));
     expect(refused).toBe("run_too_large");
@@ -79,12 +79,12 @@ describe("memoryStore", () => {
 
   it("yields a long run in batches of at most 256 events, in order", async () => {
     const store = memoryStore();
-    const writer = await store.create("long");
+    const writer = await store.create("long", ACCESS);
     await writer.append(Array.from({ length: 1000 }, (_, i) => tick(i)));
     await writer.end();
     const sizes: number[] = [];
     const seqs: number[] = [];
-    for await (const batch of await store.read("long", -1)) {
+    for await (const batch of await store.read("long", -1, ACCESS)) {
       sizes.push(batch.count);
       for (const e of expand(batch)) seqs.push(e.seq);
     }
@@ -96,16 +96,16 @@ describe("memoryStore", () => {
     const store = memoryStore();
     expect(store.textOnly).toBe(true);
     const text = (i: number): RunEvent => ({ event: tick(i).event, sse: `data: {"type":"CUSTOM","name":"tick","value":${i}}\n\n` });
-    const writer = await store.create("text");
+    const writer = await store.create("text", ACCESS);
     await writer.append([text(0), text(1)]);
     await writer.end();
     const steps = [];
-    for await (const step of await store.read("text", 0)) steps.push(step);
+    for await (const step of await store.read("text", 0, ACCESS)) steps.push(step);
     expect(steps).toEqual([{ first: 1, count: 1, frames: undefined, sse: 'id: 1\ndata: {"type":"CUSTOM","name":"tick","value":1}\n\n' }]);
-    const both = await store.create("both");
+    const both = await store.create("both", ACCESS);
     await both.append([{ ...tick(0), sse: text(0).sse }]);
     await both.end();
-    for await (const step of await store.read("both", -1)) {
+    for await (const step of await store.read("both", -1, ACCESS)) {
       expect(step.frames).toEqual(tick(0).frame);
       expect(step.sse).toBe(`id: 0\n${text(0).sse}`);
     }
@@ -170,17 +170,23 @@ for (const { name, serve } of HANDLERS) {
       };
       const served = await serve(waiting, { store });
       try {
-        const live = await post(served.url, runInput({ runId: "live" }), SSE);
+        const { response: live, token } = await postRun(served.url, runInput({ runId: "live" }), SSE);
         const refused = await post(served.url, runInput({ runId: "other" }), SSE);
         expect(refused.status).toBe(503);
         expect(refused.headers.get("retry-after")).toBe("1");
         expect((await refused.json()).error).toBe("the store is full: expected fewer than 1 live runs (maxRuns), found 1");
         gate.open();
         await live.arrayBuffer();
-        now += 1000;
-        const expired = await fetch(`${served.url}?runId=live`, { headers: { accept: SSE } });
+        const reattach = () => fetch(`${served.url}?runId=live`, { headers: { accept: SSE, [RESUME_TOKEN_HEADER]: token } });
+        // Within ttlMs of its end, the token reaches the run: what follows is its expiry alone.
+        now += 999;
+        const kept = await reattach();
+        expect(kept.status).toBe(200);
+        expect((await readEvents(kept)).map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+        now += 1;
+        const expired = await reattach();
         expect(expired.status).toBe(404);
-        expect((await expired.json()).error).toContain("ended more than 1000 ms ago");
+        expect((await expired.json()).error).toBe('no run "live" that this request can reach: it never started, it has expired, or its resume token was not presented');
       } finally {
         await served.close();
         await store.close();

@@ -7,7 +7,7 @@ import { redisStore } from "../../src/store/redis.js";
 import type { RunStore, StoredEvents } from "../../src/store/run-store.js";
 import { firstLine } from "../fixtures/child.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
-import { collect, describeRunStoreContract, errorEvent, expand, fired, newRunId, textEvent, type StoredEvent } from "./contract.js";
+import { ACCESS, collect, describeRunStoreContract, errorEvent, expand, fired, newRunId, textEvent, type StoredEvent } from "./contract.js";
 
 const CHILD = fileURLToPath(new URL("../fixtures/redis-child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -127,7 +127,7 @@ describe("redisStore", () => {
   it("keeps a run in the documented keys: a stream with an entry per append at id 0-<last seq+1>, a meta hash, a lease", async () => {
     const s = store({ keyPrefix: "layout:" });
     const id = newRunId();
-    const writer = await s.create(id);
+    const writer = await s.create(id, ACCESS);
     const [a, b, c] = [textEvent("a"), textEvent("b"), textEvent("c")];
     await writer.append([a, b]);
     await writer.append([c]);
@@ -150,7 +150,7 @@ describe("redisStore", () => {
     ]);
     // Read from Redis (another store), from inside an entry: only the frames after the point asked for.
     const other = store({ keyPrefix: "layout:" });
-    const rest = await collect(await other.read(id, 0));
+    const rest = await collect(await other.read(id, 0, ACCESS));
     expect(rest.map((e) => [e.seq, Buffer.from(e.frame!).toString("hex"), e.sse])).toEqual([
       [1, Buffer.from(b.frame!).toString("hex"), undefined],
       [2, Buffer.from(c.frame!).toString("hex"), undefined],
@@ -161,13 +161,13 @@ describe("redisStore", () => {
     const a = store();
     const b = store();
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     const withSse = (delta: string) => ({ ...textEvent(delta), sse: `data: {"delta":"${delta}"}\n\n` });
     await writer.append([withSse("one")]);
     // b's main connection, opened now so that it is counted in before.
-    await expect(b.read(newRunId(), -1)).rejects.toMatchObject({ code: "unknown_run" });
+    await expect(b.read(newRunId(), -1, ACCESS)).rejects.toMatchObject({ code: "unknown_run" });
     const before = await connectedClients();
-    const it = (await a.read(id, -1))[Symbol.asyncIterator]();
+    const it = (await a.read(id, -1, ACCESS))[Symbol.asyncIterator]();
     const first = expand((await it.next()).value as StoredEvents);
     expect(first.map((e) => [e.seq, e.sse])).toEqual([[0, 'data: {"delta":"one"}\n\n']]);
     const pending = it.next();
@@ -182,7 +182,7 @@ describe("redisStore", () => {
       [2, 'data: {"delta":"three"}\n\n'],
     ]);
     // What it was handed is what Redis holds: another instance reads the same frames (without the SSE text).
-    const elsewhere = (await b.read(id, -1))[Symbol.asyncIterator]();
+    const elsewhere = (await b.read(id, -1, ACCESS))[Symbol.asyncIterator]();
     // One step per stream entry, that is per append.
     const remote = [...expand((await elsewhere.next()).value as StoredEvents), ...expand((await elsewhere.next()).value as StoredEvents)];
     await elsewhere.return!(undefined);
@@ -196,19 +196,19 @@ describe("redisStore", () => {
     // Nor did it open one later.
     await until(async () => (await connectedClients()) === before, "the connections to be as before");
     // Ended, the run is still read from memory a moment, and its bounds still hold.
-    expect((await a.read(id, 3)).exhausted).toBe(true);
-    await expect(a.read(id, 4)).rejects.toMatchObject({ code: "seq_past_end" });
+    expect((await a.read(id, 3, ACCESS)).exhausted).toBe(true);
+    await expect(a.read(id, 4, ACCESS)).rejects.toMatchObject({ code: "seq_past_end" });
   });
 
   it("reads what is older than the in-memory window from Redis, then from memory, for a reader behind or late", async () => {
     // Room for one event: the window holds the latest append only.
     const s = store({ localBytesPerRun: 1 });
     const id = newRunId();
-    const writer = await s.create(id);
-    const tailing = (await s.read(id, -1))[Symbol.asyncIterator]();
+    const writer = await s.create(id, ACCESS);
+    const tailing = (await s.read(id, -1, ACCESS))[Symbol.asyncIterator]();
     const written = Array.from({ length: 12 }, (_, i) => textEvent(`e${i}`));
     for (let i = 0; i < 12; i += 3) await writer.append(written.slice(i, i + 3));
-    const late = collect(await s.read(id, 4));
+    const late = collect(await s.read(id, 4, ACCESS));
     const got: StoredEvent[] = [];
     while (got.length < 12) got.push(...expand((await tailing.next()).value as StoredEvents));
     const more = [textEvent("x"), textEvent("y")];
@@ -227,8 +227,8 @@ describe("redisStore", () => {
     const a = store();
     const b = store();
     const id = newRunId();
-    const writer = await a.create(id);
-    const here = collect(await a.read(id, -1));
+    const writer = await a.create(id, ACCESS);
+    const here = collect(await a.read(id, -1, ACCESS));
     const written = Array.from({ length: 9 }, (_, i) => textEvent(`e${i}`));
     await Promise.all([writer.append(written.slice(0, 2)), writer.append(written.slice(2, 3)), writer.append(written.slice(3))]);
     await writer.end();
@@ -236,15 +236,15 @@ describe("redisStore", () => {
     const local = await here;
     expect(local.map((e) => e.seq)).toEqual(written.map((_, i) => i));
     expect(hex(local)).toEqual(hex(written));
-    expect(hex(await collect(await b.read(id, -1)))).toEqual(hex(written));
+    expect(hex(await collect(await b.read(id, -1, ACCESS)))).toEqual(hex(written));
   });
 
   it("sends the readers on the writing instance to Redis when the run is taken from their writer", async () => {
     const a = store();
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
-    const reading = collect(await a.read(id, -1));
+    const reading = collect(await a.read(id, -1, ACCESS));
     await admin.del(`agui:run:${id}:lease`);
     await expect(writer.append([textEvent("b")])).rejects.toMatchObject({ code: "run_lost" });
     const events = decoded(await reading);
@@ -256,15 +256,15 @@ describe("redisStore", () => {
     const a = store();
     const b = store();
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("one")]);
-    const reading = collect(await b.read(id, -1));
+    const reading = collect(await b.read(id, -1, ACCESS));
     await writer.append([textEvent("two")]);
-    await b.cancel(id);
+    await b.cancel(id, ACCESS);
     await fired(writer.cancelled);
     await writer.end(errorEvent("cancelled"));
     expect(decoded(await reading).map((e) => (e.type === "RUN_ERROR" ? e.code : e.type === "TEXT_MESSAGE_CONTENT" ? e.delta : e.type))).toEqual(["one", "two", "cancelled"]);
-    await expect(b.create(id)).rejects.toMatchObject({ code: "run_exists" });
+    await expect(b.create(id, ACCESS)).rejects.toMatchObject({ code: "run_exists" });
   });
 
   it("ends with RUN_ERROR instance_lost the run of an instance that died (its lease expired)", async () => {
@@ -273,12 +273,12 @@ describe("redisStore", () => {
     try {
       expect(await firstLine(child)).toEqual({ ready: true });
       const b = store({ leaseMs: 300 });
-      const reader = await b.read(id, -1);
+      const reader = await b.read(id, -1, ACCESS);
       child.kill("SIGKILL");
       const events = decoded(await collect(reader));
       expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
       expect(events[2]).toMatchObject({ code: "instance_lost", message: "the instance running this run stopped before it ended" });
-      const again = await b.read(id, 2);
+      const again = await b.read(id, 2, ACCESS);
       expect(again.exhausted).toBe(true);
     } finally {
       child.kill("SIGKILL");
@@ -289,13 +289,13 @@ describe("redisStore", () => {
     const a = store();
     const b = store();
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     // The lease running out, without waiting for it.
     await admin.del(`agui:run:${id}:lease`);
     await expect(writer.append([textEvent("b")])).rejects.toMatchObject({ name: "RunStoreError", code: "run_lost" });
     await expect(writer.end()).rejects.toMatchObject({ code: "run_lost" });
-    const events = decoded(await collect(await b.read(id, -1)));
+    const events = decoded(await collect(await b.read(id, -1, ACCESS)));
     expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
     expect(events[1]).toMatchObject({ code: "instance_lost" });
   });
@@ -304,21 +304,21 @@ describe("redisStore", () => {
     const a = store({ leaseMs: 100 });
     const b = store();
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     await a.close();
     await until(async () => (await admin.exists(`agui:run:${id}:lease`)) === 0, "the lease to expire");
-    await b.cancel(id);
-    const events = decoded(await collect(await b.read(id, -1)));
+    await b.cancel(id, ACCESS);
+    const events = decoded(await collect(await b.read(id, -1, ACCESS)));
     expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
     expect(events[1]).toMatchObject({ code: "cancelled" });
-    await b.cancel(id);
+    await b.cancel(id, ACCESS);
   });
 
   it("picks up a cancel from the meta hash when the message was missed", async () => {
     const a = store({ leaseMs: 60 });
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     // A cancel whose PUBLISH never reached the owner: only the flag is left.
     await admin.hset(`agui:run:${id}:meta`, "cancel", "1");
     await fired(writer.cancelled);
@@ -328,14 +328,14 @@ describe("redisStore", () => {
   it("refuses an append past maxEventsPerRun (run_too_large) and adds nothing of it", async () => {
     const s = store({ maxEventsPerRun: 3 });
     const id = newRunId();
-    const writer = await s.create(id);
+    const writer = await s.create(id, ACCESS);
     await writer.append([textEvent("1"), textEvent("2")]);
     await expect(writer.append([textEvent("3"), textEvent("4")])).rejects.toMatchObject({ code: "run_too_large", message: /at most 3 events \(maxEventsPerRun\), found 2 and 2 more/ });
     await writer.append([textEvent("3")]);
     await expect(writer.append([textEvent("4")])).rejects.toMatchObject({ code: "run_too_large" });
     // The server's last RUN_ERROR goes in whatever the bound.
     await writer.end(errorEvent("run_too_large"));
-    const events = await collect(await s.read(id, -1));
+    const events = await collect(await s.read(id, -1, ACCESS));
     expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
     expect(await admin.xlen(`agui:run:${id}:events`)).toBeLessThanOrEqual(5);
   });
@@ -343,7 +343,7 @@ describe("redisStore", () => {
   it("expires a run's keys ttlMs after its end, and keeps a live run's keys under an expiry", async () => {
     const s = store({ ttlMs: 150, leaseMs: 1000 });
     const id = newRunId();
-    const writer = await s.create(id);
+    const writer = await s.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     for (const key of ["meta", "events", "lease"]) {
       const ttl = await admin.pttl(`agui:run:${id}:${key}`);
@@ -353,9 +353,9 @@ describe("redisStore", () => {
     await writer.end();
     for (const key of ["meta", "events"]) expect(await admin.pttl(`agui:run:${id}:${key}`)).toBeLessThanOrEqual(150);
     await until(async () => (await admin.exists(`agui:run:${id}:meta`, `agui:run:${id}:events`)) === 0, "the keys to expire");
-    await expect(s.read(id, -1)).rejects.toMatchObject({ code: "unknown_run" });
+    await expect(s.read(id, -1, ACCESS)).rejects.toMatchObject({ code: "unknown_run" });
     // The id is free again.
-    await (await s.create(id)).end();
+    await (await s.create(id, ACCESS)).end();
   });
 
   it("releases a reader's connection when the reader ends, returns or is aborted", async () => {
@@ -363,13 +363,13 @@ describe("redisStore", () => {
     // A reader on another instance than the writer's: it blocks on a connection of its own.
     const s = store();
     const id = newRunId();
-    const writer = await a.create(id);
+    const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     // s's main connection, opened now so that it is counted in before.
-    await expect(s.read(newRunId(), -1)).rejects.toMatchObject({ code: "unknown_run" });
+    await expect(s.read(newRunId(), -1, ACCESS)).rejects.toMatchObject({ code: "unknown_run" });
     const before = await connectedClients();
     const controller = new AbortController();
-    const tailing = await s.read(id, 0, controller.signal);
+    const tailing = await s.read(id, 0, ACCESS, controller.signal);
     const it = tailing[Symbol.asyncIterator]();
     const pending = it.next();
     await until(async () => (await connectedClients()) === before + 1, "the reader's connection");
@@ -377,7 +377,7 @@ describe("redisStore", () => {
     expect((await pending).done).toBe(true);
     await until(async () => (await connectedClients()) === before, "the reader's connection to close");
 
-    const returning = (await s.read(id, 0))[Symbol.asyncIterator]();
+    const returning = (await s.read(id, 0, ACCESS))[Symbol.asyncIterator]();
     const next = returning.next();
     await until(async () => (await connectedClients()) === before + 1, "the second reader's connection");
     await writer.append([textEvent("b")]);
@@ -391,11 +391,11 @@ describe("redisStore", () => {
     const a = store();
     const s = store({ maxReaderConnections: 2 });
     const ids = [newRunId(), newRunId(), newRunId(), newRunId(), newRunId()];
-    const writers = await Promise.all(ids.map((id) => a.create(id)));
+    const writers = await Promise.all(ids.map((id) => a.create(id, ACCESS)));
     // s's main connection, opened now so that it is counted in before.
-    await expect(s.read(newRunId(), -1)).rejects.toMatchObject({ code: "unknown_run" });
+    await expect(s.read(newRunId(), -1, ACCESS)).rejects.toMatchObject({ code: "unknown_run" });
     const before = await connectedClients();
-    const readers = await Promise.all(ids.map((id) => s.read(id, -1)));
+    const readers = await Promise.all(ids.map((id) => s.read(id, -1, ACCESS)));
     const reading = readers.map((reader) => collect(reader));
     // Every reader has caught up and waits; only two of them on connections of their own.
     await until(async () => (await connectedClients()) === before + 2, "two readers' connections");
@@ -435,12 +435,12 @@ describe("redisStore", () => {
       const other = redisStore({ url: own.url }, { blockMs: 10_000 });
       open.push(s, other);
       const id = newRunId();
-      const writer = await s.create(id);
+      const writer = await s.create(id, ACCESS);
       await writer.append([textEvent("a")]);
       // One reader on the writer's instance (waiting in memory), one elsewhere (blocked in XREAD).
       const pendings = await Promise.all(
         [s, other].map(async (reading) => {
-          const it = (await reading.read(id, -1))[Symbol.asyncIterator]();
+          const it = (await reading.read(id, -1, ACCESS))[Symbol.asyncIterator]();
           expect((await it.next()).value).toMatchObject({ count: 1 });
           const pending = it.next();
           pending.catch(() => {});
@@ -456,9 +456,9 @@ describe("redisStore", () => {
       for (const [pending] of pendings) await expect(pending).rejects.toMatchObject({ name: "RunStoreError", code: "store_unavailable" });
       // Well under blockMs: from the connection closing, not from a timer.
       expect(Date.now() - stoppedAt).toBeLessThan(8_000);
-      await expect(s.read(id, -1)).rejects.toMatchObject({ code: "store_unavailable" });
-      await expect(s.create(newRunId())).rejects.toMatchObject({ code: "store_unavailable" });
-      await expect(s.cancel(id)).rejects.toMatchObject({ code: "store_unavailable" });
+      await expect(s.read(id, -1, ACCESS)).rejects.toMatchObject({ code: "store_unavailable" });
+      await expect(s.create(newRunId(), ACCESS)).rejects.toMatchObject({ code: "store_unavailable" });
+      await expect(s.cancel(id, ACCESS)).rejects.toMatchObject({ code: "store_unavailable" });
       await expect(writer.append([textEvent("b")])).rejects.toMatchObject({ code: "store_unavailable" });
       await expect(writer.end()).rejects.toMatchObject({ code: "store_unavailable" });
       await s.close();
@@ -470,8 +470,8 @@ describe("redisStore", () => {
       await own.stop();
       const s = redisStore({ url });
       open.push(s);
-      await expect(s.create(newRunId())).rejects.toMatchObject({ code: "store_unavailable" });
-      await expect(s.read(newRunId(), -1)).rejects.toMatchObject({ code: "store_unavailable" });
+      await expect(s.create(newRunId(), ACCESS)).rejects.toMatchObject({ code: "store_unavailable" });
+      await expect(s.read(newRunId(), -1, ACCESS)).rejects.toMatchObject({ code: "store_unavailable" });
     });
   });
 });

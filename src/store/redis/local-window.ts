@@ -19,7 +19,10 @@ const LOCAL_ENDED_RUNS = 64;
  * whether Redis may know more.
  */
 export interface LocalRun {
+  /** Its run's key. */
   readonly runId: string;
+  /** The digest of its resume token: a reader here must present the same. */
+  readonly tokenHash: string;
   /** The latest appends Redis has accepted, oldest first, each as one segment. */
   readonly batches: Segment[];
   bytes: number;
@@ -64,11 +67,14 @@ export class LocalWindows {
     this.#grace = grace;
   }
 
-  /** Starts the window of a run this store has just created, in place of any earlier one of the same id. Never throws. */
-  open(runId: string): LocalRun {
+  /**
+   * Starts the window of a run this store has just created (by its key, guarded by `tokenHash`),
+   * in place of any earlier one of the same key. Never throws.
+   */
+  open(runId: string, tokenHash: string): LocalRun {
     const previous = this.#runs.get(runId);
     if (previous !== undefined) this.#drop(previous);
-    const run: LocalRun = { runId, batches: [], bytes: 0, count: 0, ended: false, detached: false, until: Infinity, waiters: new Set() };
+    const run: LocalRun = { runId, tokenHash, batches: [], bytes: 0, count: 0, ended: false, detached: false, until: Infinity, waiters: new Set() };
     this.#runs.set(runId, run);
     return run;
   }

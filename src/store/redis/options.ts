@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DEFAULT_DETACHED_TIMEOUT_MS, DEFAULT_MAX_LIVE_RUNS_PER_OWNER } from "../bounds.js";
 
 /** Options of `redisStore`. */
 export interface RedisStoreOptions {
@@ -34,6 +35,24 @@ export interface RedisStoreOptions {
    * take Redis's `maxclients` from new runs. 0: every reader polls. Default 64.
    */
   maxReaderConnections?: number;
+  /**
+   * The most live runs this instance writes at once; past it a new run is refused (`store_full`,
+   * a 503). Default 1,000.
+   */
+  maxLiveRuns?: number;
+  /**
+   * The most live runs one owner (the handler's `owner(request)`) may have on this instance at
+   * once, so that one principal cannot take every slot; past it a new run of that owner is refused
+   * (`store_full`). Default 16.
+   */
+  maxLiveRunsPerOwner?: number;
+  /**
+   * How long a live run may go with no reader on any instance, in ms, before it is cancelled (it
+   * ends with a RUN_ERROR `cancelled`): what bounds the runs whose clients left for good. Readers
+   * mark the run seen in Redis every third of it; the writer looks with its lease refresh.
+   * Default 1 minute; Infinity keeps abandoned runs to their end.
+   */
+  detachedTimeoutMs?: number;
 }
 
 /** Default {@link RedisStoreOptions.leaseMs}: 10 s. */
@@ -50,6 +69,8 @@ export const DEFAULT_REDIS_BLOCK_MS = 1000;
 export const DEFAULT_REDIS_LOCAL_BYTES_PER_RUN = 1024 * 1024;
 /** Default {@link RedisStoreOptions.maxReaderConnections}: 64. */
 export const DEFAULT_REDIS_MAX_READER_CONNECTIONS = 64;
+/** Default {@link RedisStoreOptions.maxLiveRuns}: 1,000. */
+export const DEFAULT_REDIS_MAX_LIVE_RUNS = 1000;
 
 /** Checks an integer option, else a RangeError naming it. */
 function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
@@ -69,6 +90,10 @@ export interface Settings {
   readonly blockMs: number;
   readonly localBytes: number;
   readonly maxReaderConnections: number;
+  readonly maxLiveRuns: number;
+  readonly maxLiveRunsPerOwner: number;
+  /** 0: never cancel an unread run. */
+  readonly detachedMs: number;
 }
 
 /**
@@ -93,13 +118,19 @@ export function settings(options: RedisStoreOptions | undefined): Settings {
     blockMs: integer("blockMs", o.blockMs, DEFAULT_REDIS_BLOCK_MS, 10, 10_000),
     localBytes: integer("localBytesPerRun", o.localBytesPerRun, DEFAULT_REDIS_LOCAL_BYTES_PER_RUN, 0, Number.MAX_SAFE_INTEGER),
     maxReaderConnections: integer("maxReaderConnections", o.maxReaderConnections, DEFAULT_REDIS_MAX_READER_CONNECTIONS, 0, 100_000),
+    maxLiveRuns: integer("maxLiveRuns", o.maxLiveRuns, DEFAULT_REDIS_MAX_LIVE_RUNS, 1, Number.MAX_SAFE_INTEGER),
+    maxLiveRunsPerOwner: integer("maxLiveRunsPerOwner", o.maxLiveRunsPerOwner, DEFAULT_MAX_LIVE_RUNS_PER_OWNER, 1, Number.MAX_SAFE_INTEGER),
+    detachedMs: o.detachedTimeoutMs === Infinity ? 0 : integer("detachedTimeoutMs", o.detachedTimeoutMs, DEFAULT_DETACHED_TIMEOUT_MS, 30, 2 ** 31 - 1),
   };
 }
 
-/** The keys of a run: its meta hash, its event stream, its lease (the order the scripts' KEYS take). */
-export type RunKeys = [meta: string, events: string, lease: string];
+/**
+ * The keys of a run: its meta hash, its event stream, its lease, and the mark its readers renew
+ * (the order the scripts' KEYS take).
+ */
+export type RunKeys = [meta: string, events: string, lease: string, seen: string];
 
 /** The keys of run `runId` under `prefix` (see the layout in redis.ts). */
 export function runKeys(prefix: string, runId: string): RunKeys {
-  return [`${prefix}run:${runId}:meta`, `${prefix}run:${runId}:events`, `${prefix}run:${runId}:lease`];
+  return [`${prefix}run:${runId}:meta`, `${prefix}run:${runId}:events`, `${prefix}run:${runId}:lease`, `${prefix}run:${runId}:seen`];
 }

@@ -66,15 +66,15 @@ function localBatch(run: LocalRun, cursor: number): StoredEvents {
 }
 
 /**
- * Runs the lease check of a run: its state (-1 unknown, 0 ended, 1 live, 2 ended now as lost, its
- * writer's lease having run out) and its count.
+ * Runs the lease check of a run (by its key): its state (-1 unknown, 0 ended, 1 live, 2 ended now
+ * as lost, its writer's lease having run out), its count and the digest that guards it.
  *
  * @throws {RunStoreError} (rejects) `store_unavailable` when Redis does not answer.
  */
-export async function checkRun(ctx: StoreContext, runId: string, what: string): Promise<[state: number, count: number]> {
+export async function checkRun(ctx: StoreContext, runId: string, what: string): Promise<[state: number, count: number, access: string]> {
   const { ttlMs } = ctx.settings;
-  const reply = (await ctx.connections.command(what, (c) => evalScript(c, SCRIPTS.check, ctx.keys(runId), [frames().lost, ttlMs, ctx.maxlen]))) as [number, number];
-  return [Number(reply[0]), Number(reply[1])];
+  const reply = (await ctx.connections.command(what, (c) => evalScript(c, SCRIPTS.check, ctx.keys(runId), [frames().lost, ttlMs, ctx.maxlen]))) as [number, number, unknown];
+  return [Number(reply[0]), Number(reply[1]), typeof reply[2] === "string" ? reply[2] : String(reply[2] ?? "")];
 }
 
 const closedWhileRead = (): RunStoreError => new RunStoreError("store_unavailable", "redisStore: expected the store to stay open while the run was read, found it closed");
@@ -87,7 +87,18 @@ const closedWhileRead = (): RunStoreError => new RunStoreError("store_unavailabl
 export async function* readRun(ctx: StoreContext, runId: string, after: number, signal: AbortSignal | undefined, local: LocalRun | undefined): AsyncGenerator<StoredEvents, void, undefined> {
   const { connections, windows } = ctx;
   const { blockMs } = ctx.settings;
-  const eventsKey = ctx.keys(runId)[1];
+  const [, eventsKey, , seenKey] = ctx.keys(runId);
+  const { detachedMs } = ctx.settings;
+  /** When this reader last marked the run seen (0: never), so that its writer does not cancel it as abandoned. */
+  let markedAt = 0;
+  const markSeen = (): void => {
+    const now = Date.now();
+    if (detachedMs === 0 || now - markedAt < detachedMs / 3) return;
+    markedAt = now;
+    // Fire and forget: a mark that fails is tried again on the next step, and a reader cut off
+    // from Redis fails on its own reads anyway.
+    connections.command("mark a run seen", (c) => c.set(seenKey, "1", "PX", detachedMs)).catch(() => (markedAt = 0));
+  };
   let cursor = after;
   /** The reader's own connection for blocking reads, opened once it has caught up with a run written elsewhere. */
   let blocking: Redis | undefined;
@@ -125,6 +136,7 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
   try {
     while (!signal?.aborted) {
       if (connections.closed) throw closedWhileRead();
+      markSeen();
       if (local?.detached) local = undefined;
       if (local !== undefined && cursor + 1 >= windowStart(local)) {
         if (cursor + 1 < local.count) {

@@ -9,7 +9,7 @@ import type { Redis } from "ioredis";
 import { encodeFrame } from "../../binary/index.js";
 import { EventType } from "../../model/event-type.js";
 
-// Scripts. KEYS are always meta, events, lease. `finish` ends a live run: an optional last event,
+// Scripts. KEYS are always meta, events, lease, seen. `finish` ends a live run: an optional last event,
 // then the end entry, then the keys' expiry switches from the live one to ttlMs.
 const FINISH = `
 local function finish(count, frame, by, ttl, maxlen)
@@ -19,19 +19,23 @@ local function finish(count, frame, by, ttl, maxlen)
   end
   redis.call('XADD', KEYS[2], 'MAXLEN', maxlen, '0-' .. (count + 1), 'end', by)
   redis.call('HSET', KEYS[1], 'state', 'ended', 'count', count, 'endedBy', by)
-  redis.call('DEL', KEYS[3])
+  redis.call('DEL', KEYS[3], KEYS[4])
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
   return count
 end
 `;
 
-/** ARGV: token, leaseMs, liveTtl. 1 when created, 0 when the id is taken. */
+/**
+ * ARGV: token, leaseMs, liveTtl, access (the resume token's digest), detachedMs (0: never). 1 when
+ * created, 0 when the id is taken. `owner` is the writing store; `access` guards the run.
+ */
 const CREATE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[1], 'state', 'live', 'count', 0, 'owner', ARGV[1])
+redis.call('HSET', KEYS[1], 'state', 'live', 'count', 0, 'owner', ARGV[1], 'access', ARGV[4])
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+if ARGV[5] ~= '0' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
@@ -76,16 +80,20 @@ end
 return 1 + finish(tonumber(m[3]), ARGV[5], ARGV[1], ARGV[2], ARGV[3])
 `;
 
-/** ARGV: lostFrame, ttl, maxlen. {state, count}: state -1 unknown, 0 ended, 1 live, 2 ended now as lost. */
+/**
+ * ARGV: lostFrame, ttl, maxlen. {state, count, access}: state -1 unknown, 0 ended, 1 live, 2 ended
+ * now as lost; access the digest that guards the run, which the caller compares.
+ */
 const CHECK = `${FINISH}
-local m = redis.call('HMGET', KEYS[1], 'state', 'count')
-if not m[1] then return {-1, 0} end
+local m = redis.call('HMGET', KEYS[1], 'state', 'count', 'access')
+if not m[1] then return {-1, 0, ''} end
 local count = tonumber(m[2])
-if m[1] ~= 'live' then return {0, count} end
+local access = m[3] or ''
+if m[1] ~= 'live' then return {0, count, access} end
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  return {2, finish(count, ARGV[1], 'instance_lost', ARGV[2], ARGV[3])}
+  return {2, finish(count, ARGV[1], 'instance_lost', ARGV[2], ARGV[3]), access}
 end
-return {1, count}
+return {1, count, access}
 `;
 
 /**
@@ -106,8 +114,9 @@ return 1
 `;
 
 /**
- * ARGV: token, leaseMs, liveTtl, ttl, maxlen, lostFrame. 1 refreshed and cancelled, 0 refreshed,
- * -1 lost (ending it now if its lease had expired unnoticed).
+ * ARGV: token, leaseMs, liveTtl, ttl, maxlen, lostFrame, watchReaders ('1' or '0'). 1 refreshed
+ * and cancelled, 2 refreshed and unread (no reader has marked it seen within detachedTimeoutMs),
+ * 0 refreshed, -1 lost (ending it now if its lease had expired unnoticed).
  */
 const REFRESH = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'cancel', 'count')
@@ -120,6 +129,7 @@ redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 if m[3] then return 1 end
+if ARGV[7] == '1' and redis.call('EXISTS', KEYS[4]) == 0 then return 2 end
 return 0
 `;
 

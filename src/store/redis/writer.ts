@@ -8,7 +8,7 @@
  */
 import type { Redis } from "ioredis";
 import { AguiWireError } from "../../util/index.js";
-import { RunStoreError, type RunEvent, type RunWriter } from "../run-store.js";
+import { RunStoreError, type RunAccess, type RunEvent, type RunWriter } from "../run-store.js";
 import { noop, unavailable } from "./connection.js";
 import type { StoreContext } from "./context.js";
 import type { LocalRun } from "./local-window.js";
@@ -27,7 +27,9 @@ function frameOf(event: RunEvent): Uint8Array {
 
 /** A writer of this store, as the lease refresh sees it. */
 interface LocalWriter {
+  /** Its run's key (the runId, or the owner's digest and the runId). */
   readonly runId: string;
+  readonly owner: string | undefined;
   readonly cancel: AbortController;
   /** What the store keeps of its run in memory. */
   readonly run: LocalRun;
@@ -37,6 +39,7 @@ const lostError = (runId: string): RunStoreError =>
   new RunStoreError("run_lost", `run ${JSON.stringify(runId)} was taken from this writer: expected its lease to be held, found the run ended by another (its lease had expired)`);
 
 const cancelledError = (): AguiWireError => new AguiWireError("aborted", "the run was cancelled");
+const unreadError = (ms: number): AguiWireError => new AguiWireError("aborted", `the run was cancelled: nobody read it for ${ms} ms`);
 
 /** The runs one store writes, their leases and their cancels. */
 export class Writers {
@@ -50,28 +53,47 @@ export class Writers {
   }
 
   /**
-   * Creates run `runId` in Redis, owned by this store, and returns its writer.
+   * Creates run `runId` in Redis under `key`, owned by this store and guarded by `access`, and
+   * returns its writer.
    *
-   * @throws {RunStoreError} (rejects) `run_exists` when the id is taken; `store_unavailable` when
-   *   Redis does not answer or the store is closed.
+   * @throws {RunStoreError} (rejects) `run_exists` when the id is taken; `store_full` when this
+   *   instance writes `maxLiveRuns` runs already, or `maxLiveRunsPerOwner` of this owner;
+   *   `store_unavailable` when Redis does not answer or the store is closed.
    */
-  async create(runId: string): Promise<RunWriter> {
+  async create(runId: string, key: string, access: RunAccess): Promise<RunWriter> {
     const { connections, windows, settings, token, liveTtl } = this.#ctx;
     if (connections.closed) throw new RunStoreError("store_unavailable", "redisStore: could not create a run: expected an open store, found it closed");
+    this.#admit(access.owner);
     try {
       await this.#subscribe();
     } catch (error) {
       throw unavailable("subscribe to cancels", error);
     }
-    const created = await connections.command("create a run", (c) => evalScript(c, SCRIPTS.create, this.#ctx.keys(runId), [token, settings.leaseMs, liveTtl]));
+    const created = await connections.command("create a run", (c) =>
+      evalScript(c, SCRIPTS.create, this.#ctx.keys(key), [token, settings.leaseMs, liveTtl, access.tokenHash, settings.detachedMs]),
+    );
     if (created !== 1) throw new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`);
-    const local: LocalWriter = { runId, cancel: new AbortController(), run: windows.open(runId) };
-    this.#writers.set(runId, local);
+    // Checked again: other creates may have passed the first check during the round trip.
+    this.#admit(access.owner);
+    const local: LocalWriter = { runId: key, owner: access.owner, cancel: new AbortController(), run: windows.open(key, access.tokenHash) };
+    this.#writers.set(key, local);
     if (this.#refreshTimer === undefined) {
       this.#refreshTimer = setInterval(() => this.#refresh(), Math.max(1, Math.floor(settings.leaseMs / 3)));
       this.#refreshTimer.unref();
     }
-    return this.#writer(runId, local);
+    return this.#writer(runId, key, local);
+  }
+
+  /** Refuses a new run when this instance writes as many as it may (in all, or of this owner). */
+  #admit(owner: string | undefined): void {
+    const { maxLiveRuns, maxLiveRunsPerOwner } = this.#ctx.settings;
+    if (this.#writers.size >= maxLiveRuns) {
+      throw new RunStoreError("store_full", `the store is full: expected fewer than ${maxLiveRuns} live runs on this instance (maxLiveRuns), found ${this.#writers.size}`);
+    }
+    if (owner === undefined) return;
+    let mine = 0;
+    for (const w of this.#writers.values()) if (w.owner === owner) mine++;
+    if (mine >= maxLiveRunsPerOwner) throw new RunStoreError("store_full", `too many live runs of yours: expected fewer than ${maxLiveRunsPerOwner} (maxLiveRunsPerOwner)`);
   }
 
   /** Tells the writer of run `runId`, if this store has it, that the run was cancelled. Never throws. */
@@ -110,10 +132,12 @@ export class Writers {
     const { connections, windows, settings, token, liveTtl, maxlen } = this.#ctx;
     if (connections.closed) return;
     const { lost } = frames();
+    const watch = settings.detachedMs === 0 ? "0" : "1";
     for (const w of this.#writers.values()) {
-      connections.command("refresh a lease", (c) => evalScript(c, SCRIPTS.refresh, this.#ctx.keys(w.runId), [token, settings.leaseMs, liveTtl, settings.ttlMs, maxlen, lost])).then(
+      connections.command("refresh a lease", (c) => evalScript(c, SCRIPTS.refresh, this.#ctx.keys(w.runId), [token, settings.leaseMs, liveTtl, settings.ttlMs, maxlen, lost, watch])).then(
         (result) => {
           if (result === 1) w.cancel.abort(cancelledError());
+          else if (result === 2) w.cancel.abort(unreadError(settings.detachedMs));
           // A lost run keeps its writer until end(), which reports run_lost; no more refreshing,
           // and its readers here read the instance_lost end from Redis.
           else if (result === -1) {
@@ -131,11 +155,11 @@ export class Writers {
     }
   }
 
-  #writer(runId: string, local: LocalWriter): RunWriter {
+  #writer(runId: string, key: string, local: LocalWriter): RunWriter {
     const { connections, windows, settings, token, liveTtl, maxlen } = this.#ctx;
     const { maxEvents, ttlMs } = settings;
     const writers = this.#writers;
-    const k = this.#ctx.keys(runId);
+    const k = this.#ctx.keys(key);
     const run = local.run;
     let done = false;
     return {
@@ -162,7 +186,7 @@ export class Writers {
           throw error;
         }
         if (result === -1) {
-          writers.delete(runId);
+          writers.delete(key);
           windows.detach(run);
           throw lostError(runId);
         }
@@ -182,7 +206,7 @@ export class Writers {
         if (done) return;
         // Stop refreshing first: if this end never gets through, the lease runs out and the run
         // still ends (as lost) instead of staying live for ever.
-        writers.delete(runId);
+        writers.delete(key);
         const args: Arg[] = [token, ttlMs, maxlen, frames().lost];
         if (last !== undefined) {
           const frame = frameOf(last);
