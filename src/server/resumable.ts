@@ -62,7 +62,8 @@ function runIdOf(incoming: IncomingRun<unknown>, query: URLSearchParams): string
 
 /**
  * Who asks, as the store compares it: the digest of `owner(request)` when the handler has one,
- * and the digest of `token`; or the 500 of an `owner` that failed (reported to `onError`).
+ * and the digest of `token`; or the 500 of an `owner` that failed (reported to `onError` when the
+ * request is a POST, whose input gives the context).
  */
 async function accessOf<R>(options: ResolvedOptions<R>, incoming: IncomingRun<R>, token: string, input?: RunAgentInput): Promise<RunAccess | HandlerResult> {
   let owner: string | undefined;

@@ -2,7 +2,8 @@
  * `redisStore`: runs kept in Redis, shared by every instance that uses the same Redis, so that a
  * client can reattach to a run on any instance.
  *
- * Key layout (prefix `agui:` by default; `<id>` is the run id):
+ * Key layout (prefix `agui:` by default; `<id>` is the run's key: its runId, or with an owner the
+ * owner's digest, a space and the runId):
  *
  * - `<prefix>run:<id>:events`: a stream, one entry per append, entry id `0-<seq+1>` where seq is
  *   that of the append's last event, field `f` = the append's binary frames back to back (each
@@ -11,8 +12,11 @@
  *   entry, field `end`, at the id the next event would have had: it wakes every blocked reader and
  *   tells it the run is over.
  * - `<prefix>run:<id>:meta`: a hash: `state` (`live` | `ended`), `count` (events so far),
- *   `owner` (the writing store's random token), `cancel` (`1` once cancelled), `endedBy`.
+ *   `owner` (the writing store's random token), `access` (the SHA-256 of the run's resume token,
+ *   never the token), `cancel` (`1` once cancelled), `endedBy`.
  * - `<prefix>run:<id>:lease`: the owner's token, `PX leaseMs`, refreshed every `leaseMs / 3`.
+ * - `<prefix>run:<id>:seen`: renewed by the run's readers every third of `detachedTimeoutMs`; a
+ *   live run without it has gone unread that long, and its writer cancels it.
  * - channel `<prefix>cancel`: a run id, published by `cancel` for the owner to hear.
  *
  * Every change to a run is one Lua script (one round trip, atomic), so a stale writer, a reader

@@ -156,9 +156,13 @@ export interface RunStore {
  * The key a store files a run under: its runId alone without an owner, else the owner's digest, a
  * space and the runId (a space is in no runId a handler accepts, so no two pairs share a key).
  *
- * @throws Never.
+ * @throws {TypeError} When `access` is not a run's access (a store written to the interface before
+ *   runs had owners and tokens, say).
  */
 export function runKeyOf(runId: string, access: RunAccess): string {
+  if (typeof access !== "object" || access === null || typeof access.tokenHash !== "string" || (access.owner !== undefined && typeof access.owner !== "string")) {
+    throw new TypeError(`a run store needs the run's access: expected { owner: string | undefined, tokenHash: string }, found ${access === null ? "null" : typeof access}`);
+  }
   return access.owner === undefined ? runId : `${access.owner} ${runId}`;
 }
 

@@ -12,9 +12,9 @@ import { HttpAgent } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, EventType, SSE_MEDIA_TYPE, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { pushDecoderFor } from "../../src/stream/decode.js";
 import { negotiateContentCoding, resolveCompression, type ContentCoding } from "../../src/server/content-coding.js";
-import { createAgentHandler, memoryStore, RUN_ID_HEADER, type AgentHandlerOptions } from "../../src/server/index.js";
+import { createAgentHandler, memoryStore, RESUME_TOKEN_HEADER, RUN_ID_HEADER, type AgentHandlerOptions } from "../../src/server/index.js";
 import { mixedTrace } from "../fixtures/corpus.js";
-import { BINARY, HANDLERS, runInput, SSE, type Served } from "./helpers.js";
+import { BINARY, HANDLERS, resumeTokenOf, runInput, SSE, type Served } from "./helpers.js";
 
 describe("negotiateContentCoding", () => {
   const ALL: ContentCoding[] = ["gzip", "br", "zstd"];
@@ -294,9 +294,10 @@ for (const { name, serve } of HANDLERS) {
         const first = await postRaw(served.url, { accept, "accept-encoding": "gzip" }, input);
         expect(first.headers["content-encoding"]).toBe("gzip");
         expect(first.headers[RUN_ID_HEADER.toLowerCase()]).toBe(input.runId);
+        const token = resumeTokenOf(first);
         const whole = await bodyOf(first);
         const again = await new Promise<Raw>((resolve, reject) => {
-          const req = httpRequest(`${served.url}?runId=${input.runId}`, { headers: { accept, "accept-encoding": "br" }, agent: false }, (res) =>
+          const req = httpRequest(`${served.url}?runId=${input.runId}`, { headers: { accept, "accept-encoding": "br", [RESUME_TOKEN_HEADER]: token }, agent: false }, (res) =>
             resolve({ status: res.statusCode ?? 0, headers: res.headers, res }),
           );
           req.on("error", reject);

@@ -11,7 +11,7 @@ import {
   type RunAgentInput,
 } from "../../src/index.js";
 import type { Agent, RunContext } from "../../src/agent/contract.js";
-import { createAgentHandler, createNodeHandler, type AgentHandlerOptions } from "../../src/server/index.js";
+import { createAgentHandler, createNodeHandler, RESUME_TOKEN_HEADER, type AgentHandlerOptions } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
 
 /** A server listening on an ephemeral port of 127.0.0.1. */
@@ -177,6 +177,25 @@ export function post(url: string, body: unknown, accept?: string, init: RequestI
     ...init,
     headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
   });
+}
+
+/**
+ * The resume token a resumable run's POST was answered with (its `AG-UI-Resume-Token` header), from
+ * a fetch `Response` or a node:http answer's headers.
+ *
+ * @throws {Error} When the answer carries none (a refusal, or a handler without a store).
+ */
+export function resumeTokenOf(answer: { status: number; headers: Headers | IncomingMessage["headers"] }): string {
+  const { headers } = answer;
+  const token = headers instanceof Headers ? headers.get(RESUME_TOKEN_HEADER) : headers[RESUME_TOKEN_HEADER.toLowerCase()];
+  if (typeof token !== "string" || token === "") throw new Error(`expected the answer (${answer.status}) to carry ${RESUME_TOKEN_HEADER}, found none`);
+  return token;
+}
+
+/** POSTs a resumable run with fetch ({@link post}): its answer, and the resume token the answer carries. */
+export async function postRun(url: string, body: unknown, accept?: string, init: RequestInit = {}): Promise<{ response: Response; token: string }> {
+  const response = await post(url, body, accept, init);
+  return { response, token: resumeTokenOf(response) };
 }
 
 /** Every event of a response, decoded in the transport its Content-Type names. */

@@ -7,9 +7,9 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunContext } from "../../src/agent/contract.js";
-import { createNodeHandler, redisStore, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
+import { createNodeHandler, redisStore, RESUME_TOKEN_HEADER, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
-import { BINARY, SSE, listen, post, runInput, sleep, waitFor, type Served } from "./helpers.js";
+import { BINARY, SSE, listen, post, postRun, runInput, sleep, waitFor, type Served } from "./helpers.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const TICKS = 40;
@@ -48,8 +48,11 @@ async function eventsOf(response: Response): Promise<AguiEvent[]> {
   return events;
 }
 
-const get = (url: string, runId: string, accept: string, lastEventId?: number): Promise<Response> =>
-  fetch(`${url}?runId=${encodeURIComponent(runId)}`, { headers: { accept, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) } });
+/** A reattach to run `runId`, presenting its resume token in the header. */
+const get = (url: string, runId: string, token: string, accept: string, lastEventId?: number): Promise<Response> =>
+  fetch(`${url}?runId=${encodeURIComponent(runId)}`, {
+    headers: { accept, [RESUME_TOKEN_HEADER]: token, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) },
+  });
 
 describe("two instances sharing one Redis", () => {
   let redis: RedisServer;
@@ -74,7 +77,7 @@ describe("two instances sharing one Redis", () => {
 
     it(`${transport}: a run started on A, its client cut mid-run, reattached on B, gets exactly the missing events`, async () => {
       const runId = `gated-${transport}`;
-      const response = await post(a.url, runInput({ runId }), accept);
+      const { response, token } = await postRun(a.url, runInput({ runId }), accept);
       expect(response.headers.get(RUN_ID_HEADER)).toBe(runId);
       const reader = decodeEventStream(response.body!, response.headers.get("content-type"))[Symbol.asyncIterator]();
       const seen: AguiEvent[] = [];
@@ -82,7 +85,7 @@ describe("two instances sharing one Redis", () => {
       await reader.return!();
       await waitFor(() => gates.has(runId), 5000, "the agent on A to reach its gate");
       // Reattached on B while the run is live on A: the stored part, then the rest as A writes it.
-      const rest = await get(b.url, runId, accept, seen.length - 1);
+      const rest = await get(b.url, runId, token, accept, seen.length - 1);
       expect(rest.status).toBe(200);
       expect(rest.headers.get(RUN_ID_HEADER)).toBe(runId);
       const restEvents = eventsOf(rest);
@@ -94,12 +97,13 @@ describe("two instances sharing one Redis", () => {
 
   it("a DELETE on B cancels the run live on A, and both streams end with RUN_ERROR cancelled", async () => {
     const runId = "gated-cancel";
-    const onA = post(a.url, runInput({ runId }), SSE);
+    const onA = postRun(a.url, runInput({ runId }), SSE);
     await waitFor(() => gates.has(runId), 5000, "the agent on A to reach its gate");
-    const onB = await get(b.url, runId, BINARY);
-    const deleted = await fetch(`${b.url}?runId=${runId}`, { method: "DELETE" });
+    const { token } = await onA;
+    const onB = await get(b.url, runId, token, BINARY);
+    const deleted = await fetch(`${b.url}?runId=${runId}`, { method: "DELETE", headers: { [RESUME_TOKEN_HEADER]: token } });
     expect(deleted.status).toBe(204);
-    const [fromA, fromB] = [await eventsOf(await onA), await eventsOf(onB)];
+    const [fromA, fromB] = [await eventsOf((await onA).response), await eventsOf(onB)];
     expect(fromA).toEqual(fromB);
     expect(fromA.at(-1)).toEqual({ type: EventType.RUN_ERROR, code: "cancelled", message: "the run was cancelled" });
     await waitFor(() => finished.has(runId), 5000, "the agent on A to stop");
@@ -107,10 +111,11 @@ describe("two instances sharing one Redis", () => {
 
   it("a run ended on A is 204 past its end on B, 404 when unknown, 409 when started again on B", async () => {
     const runId = "whole";
-    const events = await eventsOf(await post(a.url, runInput({ runId }), BINARY));
+    const { response, token } = await postRun(a.url, runInput({ runId }), BINARY);
+    const events = await eventsOf(response);
     expect(ticksOf(events)).toEqual(WHOLE);
-    expect((await get(b.url, runId, SSE, WHOLE.length - 1)).status).toBe(204);
-    expect((await get(b.url, "nobody", SSE)).status).toBe(404);
+    expect((await get(b.url, runId, token, SSE, WHOLE.length - 1)).status).toBe(204);
+    expect((await get(b.url, "nobody", token, SSE)).status).toBe(404);
     expect((await post(b.url, runInput({ runId }), SSE)).status).toBe(409);
   });
 });
@@ -123,7 +128,7 @@ describe("Redis stopped mid-run", () => {
     const served = await listen(createNodeHandler(agent, { store, onError: (e) => void errors.push(e) }));
     try {
       const runId = "gated-redis-dies";
-      const response = await post(served.url, runInput({ runId }), SSE);
+      const { response, token } = await postRun(served.url, runInput({ runId }), SSE);
       const reader = decodeEventStream(response.body!, response.headers.get("content-type"))[Symbol.asyncIterator]();
       const got: AguiEvent[] = [];
       // Everything before the gate has reached the client when Redis stops.
@@ -140,7 +145,7 @@ describe("Redis stopped mid-run", () => {
       gates.get(runId)!();
       await waitFor(() => finished.has(runId), 5000, "the agent to stop");
       await waitFor(() => errors.some((e) => (e as { code?: string }).code === "store_unavailable"), 5000, "onError to hear of the store");
-      const reattach = await get(served.url, runId, SSE, 3);
+      const reattach = await get(served.url, runId, token, SSE, 3);
       expect(reattach.status).toBe(503);
       expect(reattach.headers.get("content-type")).toBe("application/json");
       expect((await reattach.json()).error).toMatch(/./);
@@ -174,7 +179,7 @@ describe("an instance killed mid-run", () => {
       });
       const { port } = JSON.parse(line) as { port: number };
       const runId = `killed-${accept === SSE ? "sse" : "binary"}`;
-      const response = await post(`http://127.0.0.1:${port}/agent`, runInput({ runId }), accept);
+      const { response, token } = await postRun(`http://127.0.0.1:${port}/agent`, runInput({ runId }), accept);
       const reader = decodeEventStream(response.body!, response.headers.get("content-type"))[Symbol.asyncIterator]();
       const seen: AguiEvent[] = [];
       for (let i = 0; i < 5; i++) seen.push((await reader.next()).value as AguiEvent);
@@ -186,13 +191,13 @@ describe("an instance killed mid-run", () => {
       const store = redisStore({ url: redis.url }, { blockMs: 50 });
       const other = await listen(createNodeHandler(agent, { store, onError: () => {} }));
       try {
-        const rest = await eventsOf(await get(other.url, runId, accept, seen.length - 1));
+        const rest = await eventsOf(await get(other.url, runId, token, accept, seen.length - 1));
         const last = rest.at(-1)!;
         expect(last).toMatchObject({ type: EventType.RUN_ERROR, code: "instance_lost" });
         // Whatever the killed instance wrote after what we saw, in order, then the error.
         expect(ticksOf(rest.slice(0, -1))).toEqual(Array.from({ length: rest.length - 1 }, (_, i) => i + seen.length - 1));
         // And for everyone after: the run is over.
-        const again = await eventsOf(await get(other.url, runId, accept));
+        const again = await eventsOf(await get(other.url, runId, token, accept));
         expect(again.at(-1)).toEqual(last);
         expect(ticksOf(again.slice(1, -1))).toEqual(Array.from({ length: again.length - 2 }, (_, i) => i));
       } finally {

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent as TheirHttpAgent } from "@ag-ui/client";
 import { EventType, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunContext } from "../../src/agent/contract.js";
-import { memoryStore, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
-import { BINARY, HANDLERS, SSE, post, runInput, sleep, waitFor, type Served } from "./helpers.js";
+import { memoryStore, RESUME_TOKEN_HEADER, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
+import { BINARY, HANDLERS, SSE, post, postRun, runInput, sleep, waitFor, type Served } from "./helpers.js";
 
 /** What the agents did, by runId. */
 interface Trace {
@@ -55,8 +55,19 @@ const ticksOf = (events: AguiEvent[]): unknown[] => events.map((e) => (e.type ==
 /** The whole run as the agent makes it. */
 const WHOLE = [EventType.RUN_STARTED, ...Array.from({ length: TICKS }, (_, i) => i), EventType.RUN_FINISHED];
 
-const get = (url: string, runId: string, accept: string, lastEventId?: string | number): Promise<Response> =>
-  fetch(`${url}?runId=${encodeURIComponent(runId)}`, { headers: { accept, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) } });
+/** A reattach to run `runId`, presenting its resume token in the header. */
+const get = (url: string, runId: string, token: string, accept: string, lastEventId?: string | number): Promise<Response> =>
+  fetch(`${url}?runId=${encodeURIComponent(runId)}`, {
+    headers: { accept, [RESUME_TOKEN_HEADER]: token, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) },
+  });
+
+/** A cancel of run `runId`, presenting its resume token in the header. */
+const del = (url: string, runId: string, token: string): Promise<Response> =>
+  fetch(`${url}?runId=${encodeURIComponent(runId)}`, { method: "DELETE", headers: { [RESUME_TOKEN_HEADER]: token } });
+
+/** The 404 of a run a request cannot reach, whether or not it exists. */
+const noSuchRun = (runId: string): string =>
+  `no run ${JSON.stringify(runId)} that this request can reach: it never started, it has expired, or its resume token was not presented`;
 
 for (const { name, serve } of HANDLERS) {
   describe(`${name} with a memory store`, () => {
@@ -75,6 +86,8 @@ for (const { name, serve } of HANDLERS) {
       const response = await post(served.url, runInput({ runId: "ids" }), SSE);
       expect(response.status).toBe(200);
       expect(response.headers.get(RUN_ID_HEADER)).toBe("ids");
+      // A new token of 256 random bits, as the client sent none.
+      expect(response.headers.get(RESUME_TOKEN_HEADER)).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const text = await response.text();
       const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
       expect(ids).toEqual(WHOLE.map((_, i) => i));
@@ -87,7 +100,7 @@ for (const { name, serve } of HANDLERS) {
 
       it(`${transport}: a run goes on when its client leaves, and a reattach gets exactly the missing events`, async () => {
         const runId = `gated-${transport}`;
-        const response = await post(served.url, runInput({ runId }), accept);
+        const { response, token } = await postRun(served.url, runInput({ runId }), accept);
         const reader = decodeEventStream(response.body!, response.headers.get("content-type"))[Symbol.asyncIterator]();
         const seen: AguiEvent[] = [];
         for (let i = 0; i < 4; i++) seen.push((await reader.next()).value as AguiEvent);
@@ -98,7 +111,7 @@ for (const { name, serve } of HANDLERS) {
         await waitFor(() => traces.get(runId)!.finallyRan, 3000, "the agent to finish");
         expect(traces.get(runId)!.aborted).toBe(false);
         expect(traces.get(runId)!.yielded).toBe(TICKS);
-        const rest = await get(served.url, runId, accept, seen.length - 1);
+        const rest = await get(served.url, runId, token, accept, seen.length - 1);
         expect(rest.status).toBe(200);
         expect(rest.headers.get(RUN_ID_HEADER)).toBe(runId);
         expect(rest.headers.get("content-type")).toBe(accept);
@@ -107,9 +120,9 @@ for (const { name, serve } of HANDLERS) {
 
       it(`${transport}: a reattach to a live run replays, then follows it to its end`, async () => {
         const runId = `gated-live-${transport}`;
-        const first = await post(served.url, runInput({ runId }), accept);
+        const { response: first, token } = await postRun(served.url, runInput({ runId }), accept);
         await waitFor(() => gates.has(runId), 3000, "the agent to reach its gate");
-        const second = await get(served.url, runId, accept);
+        const second = await get(served.url, runId, token, accept);
         const [a, b] = [eventsOf(first), eventsOf(second)];
         await sleep(20);
         gates.get(runId)!();
@@ -119,16 +132,17 @@ for (const { name, serve } of HANDLERS) {
 
       it(`${transport}: Last-Event-ID of the last event of an ended run is 204; past it, 400`, async () => {
         const runId = `ended-${transport}`;
-        await (await post(served.url, runInput({ runId }), accept)).arrayBuffer();
+        const { response, token } = await postRun(served.url, runInput({ runId }), accept);
+        await response.arrayBuffer();
         const last = WHOLE.length - 1;
-        const all = await get(served.url, runId, accept);
+        const all = await get(served.url, runId, token, accept);
         expect(ticksOf(await eventsOf(all))).toEqual(WHOLE);
-        const fromLastButOne = await get(served.url, runId, accept, last - 1);
+        const fromLastButOne = await get(served.url, runId, token, accept, last - 1);
         expect(ticksOf(await eventsOf(fromLastButOne))).toEqual([EventType.RUN_FINISHED]);
-        const none = await get(served.url, runId, accept, last);
+        const none = await get(served.url, runId, token, accept, last);
         expect(none.status).toBe(204);
         expect(await none.text()).toBe("");
-        const past = await get(served.url, runId, accept, last + 1);
+        const past = await get(served.url, runId, token, accept, last + 1);
         expect(past.status).toBe(400);
         expect((await past.json()).error).toMatch(/ended with event 21: expected a sequence number up to it, found 22/);
       });
@@ -140,32 +154,36 @@ for (const { name, serve } of HANDLERS) {
         [BINARY, SSE],
       ]) {
         const runId = `cross-${first === SSE ? "sse" : "binary"}`;
-        const whole = await eventsOf(await post(served.url, runInput({ runId }), first!));
+        const { response, token } = await postRun(served.url, runInput({ runId }), first!);
+        const whole = await eventsOf(response);
         expect(ticksOf(whole)).toEqual(WHOLE);
-        expect(await eventsOf(await get(served.url, runId, then!))).toEqual(whole);
-        expect(await eventsOf(await get(served.url, runId, then!, 9))).toEqual(whole.slice(10));
+        expect(await eventsOf(await get(served.url, runId, token, then!))).toEqual(whole);
+        expect(await eventsOf(await get(served.url, runId, token, then!, 9))).toEqual(whole.slice(10));
       }
     });
 
     it("takes the sequence number from the lastEventId query parameter too", async () => {
-      await (await post(served.url, runInput({ runId: "query-seq" }), SSE)).arrayBuffer();
-      const response = await fetch(`${served.url}?runId=query-seq&lastEventId=19`, { headers: { accept: SSE } });
+      const { response: run, token } = await postRun(served.url, runInput({ runId: "query-seq" }), SSE);
+      await run.arrayBuffer();
+      const response = await fetch(`${served.url}?runId=query-seq&lastEventId=19`, { headers: { accept: SSE, [RESUME_TOKEN_HEADER]: token } });
       expect(ticksOf(await eventsOf(response))).toEqual([19, EventType.RUN_FINISHED]);
     });
 
     it("refuses what is not a sequence number, a missing runId, an unknown run and a runId in use", async () => {
-      await (await post(served.url, runInput({ runId: "taken" }), SSE)).arrayBuffer();
+      const { response: run, token } = await postRun(served.url, runInput({ runId: "taken" }), SSE);
+      await run.arrayBuffer();
       for (const bad of ["-1", "01", "1.5", "x", "99999999999999999999"]) {
-        const response = await get(served.url, "taken", SSE, bad);
+        const response = await get(served.url, "taken", token, SSE, bad);
         expect(response.status, bad).toBe(400);
         expect((await response.json()).error).toContain("Last-Event-ID must be the sequence number");
       }
       const noId = await fetch(served.url, { headers: { accept: SSE } });
       expect(noId.status).toBe(400);
       expect((await noId.json()).error).toBe("GET needs the run: expected a runId query parameter (?runId=…), found none");
-      const unknown = await get(served.url, "never-started", SSE);
+      // A well-formed token (another run's) that reaches no run: the store is asked, and knows none.
+      const unknown = await get(served.url, "never-started", token, SSE);
       expect(unknown.status).toBe(404);
-      expect((await unknown.json()).error).toContain('no run "never-started"');
+      expect((await unknown.json()).error).toBe(noSuchRun("never-started"));
       const again = await post(served.url, runInput({ runId: "taken" }), SSE);
       expect(again.status).toBe(409);
       expect((await again.json()).error).toContain("expected a new runId");
@@ -177,10 +195,10 @@ for (const { name, serve } of HANDLERS) {
     for (const accept of [SSE, BINARY]) {
       it(`DELETE cancels a live run (${accept === SSE ? "SSE" : "binary"}): the agent's signal fires, its finally runs, and every stream ends with RUN_ERROR cancelled`, async () => {
         const runId = `forever-${accept === SSE ? "sse" : "binary"}`;
-        const open = await post(served.url, runInput({ runId }), accept);
+        const { response: open, token } = await postRun(served.url, runInput({ runId }), accept);
         await waitFor(() => (traces.get(runId)?.yielded ?? 0) > 3, 3000, "some events");
-        const follower = await get(served.url, runId, accept);
-        const deleted = await fetch(`${served.url}?runId=${runId}`, { method: "DELETE" });
+        const follower = await get(served.url, runId, token, accept);
+        const deleted = await del(served.url, runId, token);
         expect(deleted.status).toBe(204);
         const [mine, theirs] = [await eventsOf(open), await eventsOf(follower)];
         for (const events of [mine, theirs]) {
@@ -191,15 +209,15 @@ for (const { name, serve } of HANDLERS) {
         await waitFor(() => traces.get(runId)!.finallyRan, 3000, "the agent's finally");
         expect(traces.get(runId)!.aborted).toBe(true);
         // An ended run stays as it was.
-        expect((await fetch(`${served.url}?runId=${runId}`, { method: "DELETE" })).status).toBe(204);
-        expect(await eventsOf(await get(served.url, runId, accept))).toEqual(mine);
+        expect((await del(served.url, runId, token)).status).toBe(204);
+        expect(await eventsOf(await get(served.url, runId, token, accept))).toEqual(mine);
       });
     }
 
     it("DELETE of an unknown run is 404, and without runId 400", async () => {
-      const response = await fetch(`${served.url}?runId=nobody`, { method: "DELETE" });
+      const response = await del(served.url, "nobody", "a-well-formed-token-of-no-run");
       expect(response.status).toBe(404);
-      expect((await response.json()).error).toContain('no run "nobody"');
+      expect((await response.json()).error).toBe(noSuchRun("nobody"));
       expect((await fetch(served.url, { method: "DELETE" })).status).toBe(400);
     });
 
@@ -227,10 +245,15 @@ describe("SSE text with a store", () => {
       const strip = (text: string) => text.replace(/^id: \d+\n/gm, "");
       const expected = await (await post(plain.url, runInput({ runId: "k" }), SSE)).text();
       expect(expected).toContain('data: {"type":"CUSTOM","name":"n","value":{"b":1,"a":2}}');
-      expect(strip(await (await post(stored.url, runInput({ runId: "k-sse" }), SSE)).text())).toBe(expected.replaceAll('"k"', '"k-sse"'));
-      await (await post(stored.url, runInput({ runId: "k-bin" }), BINARY)).arrayBuffer();
+      const tokens = new Map<string, string>();
+      const sse = await postRun(stored.url, runInput({ runId: "k-sse" }), SSE);
+      tokens.set("k-sse", sse.token);
+      expect(strip(await sse.response.text())).toBe(expected.replaceAll('"k"', '"k-sse"'));
+      const binary = await postRun(stored.url, runInput({ runId: "k-bin" }), BINARY);
+      tokens.set("k-bin", binary.token);
+      await binary.response.arrayBuffer();
       for (const runId of ["k-sse", "k-bin"]) {
-        expect(strip(await (await get(stored.url, runId, SSE)).text())).toBe(expected.replaceAll('"k"', `"${runId}"`));
+        expect(strip(await (await get(stored.url, runId, tokens.get(runId)!, SSE)).text())).toBe(expected.replaceAll('"k"', `"${runId}"`));
       }
     } finally {
       await plain.close();
@@ -250,6 +273,7 @@ describe("without a store", () => {
       expect((await fetch(`${served.url}?runId=x`, { method: "DELETE" })).status).toBe(405);
       const run = await post(served.url, runInput({ runId: "plain" }), SSE);
       expect(run.headers.get(RUN_ID_HEADER)).toBeNull();
+      expect(run.headers.get(RESUME_TOKEN_HEADER)).toBeNull();
       expect(await run.text()).not.toMatch(/^id:/m);
     } finally {
       await served.close();
@@ -258,7 +282,7 @@ describe("without a store", () => {
 });
 
 describe("CORS with a store", () => {
-  it("preflights GET and DELETE and exposes AG-UI-Run-Id", async () => {
+  it("preflights GET and DELETE and exposes AG-UI-Run-Id and AG-UI-Resume-Token", async () => {
     const store = memoryStore();
     const served = await HANDLERS[1]!.serve(agent, { store, cors: { origins: ["http://app.test"] } });
     try {
@@ -274,7 +298,7 @@ describe("CORS with a store", () => {
         headers: { origin: "http://app.test", "content-type": "application/json", accept: SSE },
         body: JSON.stringify(runInput({ runId: "cors" })),
       });
-      expect(run.headers.get("access-control-expose-headers")).toBe(RUN_ID_HEADER);
+      expect(run.headers.get("access-control-expose-headers")).toBe(`${RUN_ID_HEADER}, ${RESUME_TOKEN_HEADER}`);
       await run.arrayBuffer();
     } finally {
       await served.close();

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AguiEventInput, RunAgentInput } from "../../src/index.js";
-import { createAgentHandler, memoryStore, RUN_ID_HEADER } from "../../src/server/index.js";
-import { HANDLERS, post, rawRequest, readEvents, runInput, shortRun, SSE, type Served } from "./helpers.js";
+import { createAgentHandler, memoryStore, RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../../src/server/index.js";
+import { HANDLERS, post, postRun, rawRequest, readEvents, runInput, shortRun, SSE, type Served } from "./helpers.js";
 
 /** Ids the header cannot carry, and what the answer says of each (never the id itself). */
 const UNCARRIABLE: [label: string, runId: string, found: string][] = [
@@ -52,11 +52,11 @@ describe.each(HANDLERS)("$name with a store, and a run id the AG-UI-Run-Id heade
   it("runs a run id of 256 visible ASCII characters, which the header carries unchanged, and reattaches to it", async () => {
     const printable = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
     const runId = (printable + printable + printable).slice(0, 256);
-    const response = await post(served.url, runInput({ runId }), SSE);
+    const { response, token } = await postRun(served.url, runInput({ runId }), SSE);
     expect(response.status).toBe(200);
     expect(response.headers.get(RUN_ID_HEADER)).toBe(runId);
     expect((await readEvents(response)).map((e) => e.type)).toEqual(shortRun(runInput({ runId })).map((e) => e.type));
-    const again = await fetch(`${served.url}?runId=${encodeURIComponent(runId)}`, { headers: { accept: SSE, "last-event-id": "2" } });
+    const again = await fetch(`${served.url}?runId=${encodeURIComponent(runId)}`, { headers: { accept: SSE, "last-event-id": "2", [RESUME_TOKEN_HEADER]: token } });
     expect(again.status).toBe(200);
     expect(again.headers.get(RUN_ID_HEADER)).toBe(runId);
     expect((await readEvents(again)).length).toBe(shortRun(runInput({ runId })).length - 3);
@@ -64,11 +64,11 @@ describe.each(HANDLERS)("$name with a store, and a run id the AG-UI-Run-Id heade
   });
 
   it("answers repeated Last-Event-ID headers with 400", async () => {
-    const ended = await post(served.url, runInput({ runId: "repeated-last-event-id" }), SSE);
+    const { response: ended, token } = await postRun(served.url, runInput({ runId: "repeated-last-event-id" }), SSE);
     await readEvents(ended);
     const answer = await rawRequest(`${served.url}?runId=repeated-last-event-id`, {
       method: "GET",
-      headers: { accept: SSE, "last-event-id": ["1", "2"] as unknown as string },
+      headers: { accept: SSE, "last-event-id": ["1", "2"] as unknown as string, [RESUME_TOKEN_HEADER]: token },
       end: true,
     });
     expect(answer.status).toBe(400);

@@ -77,6 +77,16 @@ export async function checkRun(ctx: StoreContext, runId: string, what: string): 
   return [Number(reply[0]), Number(reply[1]), typeof reply[2] === "string" ? reply[2] : String(reply[2] ?? "")];
 }
 
+/**
+ * How long a reader's mark keeps a run seen: detachedTimeoutMs past the longest a reader waits
+ * between two marks (a blocking read, its grace, and a lease check).
+ *
+ * @throws Never.
+ */
+export function seenTtl(ctx: StoreContext): number {
+  return ctx.settings.detachedMs + 2 * ctx.settings.blockMs + 5000;
+}
+
 const closedWhileRead = (): RunStoreError => new RunStoreError("store_unavailable", "redisStore: expected the store to stay open while the run was read, found it closed");
 
 /**
@@ -96,8 +106,9 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
     if (detachedMs === 0 || now - markedAt < detachedMs / 3) return;
     markedAt = now;
     // Fire and forget: a mark that fails is tried again on the next step, and a reader cut off
-    // from Redis fails on its own reads anyway.
-    connections.command("mark a run seen", (c) => c.set(seenKey, "1", "PX", detachedMs)).catch(() => (markedAt = 0));
+    // from Redis fails on its own reads anyway. It outlasts the longest wait between two steps
+    // (a blocking read, or a wait on the local run), so a reader that waits is never unread.
+    connections.command("mark a run seen", (c) => c.set(seenKey, "1", "PX", seenTtl(ctx))).catch(() => (markedAt = 0));
   };
   let cursor = after;
   /** The reader's own connection for blocking reads, opened once it has caught up with a run written elsewhere. */

@@ -13,6 +13,7 @@ import { noop, unavailable } from "./connection.js";
 import type { StoreContext } from "./context.js";
 import type { LocalRun } from "./local-window.js";
 import { evalScript, frames, SCRIPTS, type Arg } from "./scripts.js";
+import { seenTtl } from "./reader.js";
 
 /**
  * An event's frame: Redis keeps frames, and this store is not `textOnly`, so the handler always
@@ -45,6 +46,8 @@ const unreadError = (ms: number): AguiWireError => new AguiWireError("aborted", 
 export class Writers {
   readonly #ctx: StoreContext;
   readonly #writers = new Map<string, LocalWriter>();
+  /** Creates under way (by owner, `""` for none): they hold their place in the bounds meanwhile. */
+  readonly #creating = new Map<string, number>();
   #refreshTimer: ReturnType<typeof setInterval> | undefined;
   #subscription: Promise<Redis> | undefined;
 
@@ -64,17 +67,25 @@ export class Writers {
     const { connections, windows, settings, token, liveTtl } = this.#ctx;
     if (connections.closed) throw new RunStoreError("store_unavailable", "redisStore: could not create a run: expected an open store, found it closed");
     this.#admit(access.owner);
+    // Its place is held through the round trips, so that creates at once cannot pass the bounds.
+    const place = access.owner ?? "";
+    this.#creating.set(place, (this.#creating.get(place) ?? 0) + 1);
+    let created: unknown;
     try {
-      await this.#subscribe();
-    } catch (error) {
-      throw unavailable("subscribe to cancels", error);
+      try {
+        await this.#subscribe();
+      } catch (error) {
+        throw unavailable("subscribe to cancels", error);
+      }
+      created = await connections.command("create a run", (c) =>
+        evalScript(c, SCRIPTS.create, this.#ctx.keys(key), [token, settings.leaseMs, liveTtl, access.tokenHash, settings.detachedMs === 0 ? 0 : seenTtl(this.#ctx)]),
+      );
+    } finally {
+      const n = this.#creating.get(place)! - 1;
+      if (n === 0) this.#creating.delete(place);
+      else this.#creating.set(place, n);
     }
-    const created = await connections.command("create a run", (c) =>
-      evalScript(c, SCRIPTS.create, this.#ctx.keys(key), [token, settings.leaseMs, liveTtl, access.tokenHash, settings.detachedMs]),
-    );
     if (created !== 1) throw new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`);
-    // Checked again: other creates may have passed the first check during the round trip.
-    this.#admit(access.owner);
     const local: LocalWriter = { runId: key, owner: access.owner, cancel: new AbortController(), run: windows.open(key, access.tokenHash) };
     this.#writers.set(key, local);
     if (this.#refreshTimer === undefined) {
@@ -87,11 +98,14 @@ export class Writers {
   /** Refuses a new run when this instance writes as many as it may (in all, or of this owner). */
   #admit(owner: string | undefined): void {
     const { maxLiveRuns, maxLiveRunsPerOwner } = this.#ctx.settings;
-    if (this.#writers.size >= maxLiveRuns) {
-      throw new RunStoreError("store_full", `the store is full: expected fewer than ${maxLiveRuns} live runs on this instance (maxLiveRuns), found ${this.#writers.size}`);
+    let pending = 0;
+    for (const n of this.#creating.values()) pending += n;
+    const live = this.#writers.size + pending;
+    if (live >= maxLiveRuns) {
+      throw new RunStoreError("store_full", `the store is full: expected fewer than ${maxLiveRuns} live runs on this instance (maxLiveRuns), found ${live}`);
     }
     if (owner === undefined) return;
-    let mine = 0;
+    let mine = this.#creating.get(owner) ?? 0;
     for (const w of this.#writers.values()) if (w.owner === owner) mine++;
     if (mine >= maxLiveRunsPerOwner) throw new RunStoreError("store_full", `too many live runs of yours: expected fewer than ${maxLiveRunsPerOwner} (maxLiveRunsPerOwner)`);
   }
