@@ -69,11 +69,11 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 /**
  * Starts the demo: builds the page's script, then serves `GET /` (the page), `GET /page.js` (its
  * script), `/agent` (the demo agent, both transports, resumable: `POST` runs, `GET ?runId=`
- * reattaches, `DELETE ?runId=` cancels), `POST /demo/drop` (cuts every connection `/agent` is
- * streaming on, as a network would; answers `{ "dropped": n }`), `POST /sse-agent` (the agent,
- * SSE only, not resumable: the proxy's upstream) and the proxy under `/proxy/` (`GET
- * /proxy/agents`, `POST /proxy/agents/demo`, with the bearer token {@link DEMO_TOKEN}); anything
- * else is 404.
+ * reattaches, `DELETE ?runId=` cancels, both with the run's resume token; the page's `HttpAgent`
+ * does all three), `POST /demo/drop` (cuts every connection `/agent` is streaming on, as a network
+ * would; answers `{ "dropped": n }`), `POST /sse-agent` (the agent, SSE only, not resumable: the
+ * proxy's upstream) and the proxy under `/proxy/` (`GET /proxy/agents`, `POST
+ * /proxy/agents/demo`, with the bearer token {@link DEMO_TOKEN}); anything else is 404.
  *
  * @throws {Error} when the script does not build, or the port cannot be bound (`EADDRINUSE`,
  *   `EACCES`), as the underlying esbuild or node:http error.

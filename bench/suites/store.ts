@@ -12,10 +12,11 @@
  *   on the median wall time, stores and transports round-robin (the order of the stores turning
  *   each round) so that a slow spell of the machine lands on all of them alike; and the server's
  *   CPU time per run (its process.cpuUsage before and after, over its /cpu route).
- * - Reattach: ms from sending `GET ?runId=<id>` with `Last-Event-ID` (on a new connection) to the
- *   first event decoded, median and p90, for a run that has ended (a 1,000-event run read to its
- *   end, then GET after event 499) and for one that is live (a run that stops after event 499 and
- *   waits; its POST read to there, dropped, then GET after event 249; then DELETE cancels it).
+ * - Reattach: ms from sending `GET ?runId=<id>` with `Last-Event-ID` and the run's resume token
+ *   (`AG-UI-Resume-Token`, from its POST's answer), on a new connection, to the first event
+ *   decoded, median and p90, for a run that has ended (a 1,000-event run read to its end, then GET
+ *   after event 499) and for one that is live (a run that stops after event 499 and waits; its
+ *   POST read to there, dropped, then GET after event 249; then DELETE, with the token, cancels it).
  *
  * - For reference, a new run's POST without a store, timed to its first event the same way.
  *
@@ -161,7 +162,7 @@ const suite: Suite = {
         const signal = AbortSignal.timeout(RUN_TIMEOUT_MS);
         const cpu0 = await serverCpuUs(origin(kind), signal);
         const t0 = performance.now();
-        const n = await readRun(`${origin(kind)}/long`, transport, nextRunId(), signal, kind !== "none");
+        const { events: n } = await readRun(`${origin(kind)}/long`, transport, nextRunId(), signal, kind !== "none");
         const ms = performance.now() - t0;
         const cpu1 = await serverCpuUs(origin(kind), signal);
         if (n !== longEvents) throw new Error(`a run received ${n} events, expected ${longEvents}`);
@@ -196,14 +197,18 @@ const suite: Suite = {
         const runId = nextRunId();
         const url = `${origin(kind)}/${state === "ended" ? "short" : "live"}`;
         let after: number;
+        // The run's resume token, from its POST's answer: a reattach and a cancel present it.
+        let token: string;
         if (state === "ended") {
-          const n = await readRun(url, transport, runId, signal, true);
+          const { events: n, resumeToken } = await readRun(url, transport, runId, signal, true);
           if (n !== trace.length) throw new Error(`the run to reattach to received ${n} events, expected ${trace.length}`);
+          token = resumeToken!;
           after = ENDED_AFTER;
         } else {
           // Read the run up to where it waits, then drop the connection: the run goes on in the store.
           const drop = new AbortController();
-          const { events } = await startRun(url, transport, runId, AbortSignal.any([signal, drop.signal]), true);
+          const { events, resumeToken } = await startRun(url, transport, runId, AbortSignal.any([signal, drop.signal]), true);
+          token = resumeToken!;
           let n = 0;
           for await (const _ of events) if (++n === LIVE_READ) break;
           drop.abort();
@@ -211,12 +216,12 @@ const suite: Suite = {
           after = LIVE_AFTER;
         }
         try {
-          const { ms, first } = await reattachFirst(url, transport, runId, after, signal);
+          const { ms, first } = await reattachFirst(url, transport, runId, token, after, signal);
           const expected = trace[after + 1]!.type;
           if (first.type !== expected) throw new Error(`expected the first event after ${after} to be ${expected}, found ${first.type}`);
           return ms;
         } finally {
-          if (state === "live") await cancel(url, runId, signal);
+          if (state === "live") await cancel(url, runId, token, signal);
         }
       };
 

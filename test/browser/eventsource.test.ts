@@ -1,9 +1,11 @@
 /**
  * A browser's own `EventSource` reattaching to a resumable run in headless Chromium: the page
- * follows a run (started with POST into a memory store) with `new EventSource('/agent?runId=…')`;
- * the server cuts its connection twice mid-run, and Chromium reconnects by itself with
- * `Last-Event-ID`; when the run ends the stream closes, the last reconnect gets 204, and the
- * EventSource stops for good. The page sees every event exactly once, in order.
+ * follows a run (started with POST into a memory store) with `new
+ * EventSource('/agent?runId=…&resumeToken=…')`, the token the POST's answer carried in
+ * `AG-UI-Resume-Token` (an EventSource cannot send headers, so it goes in the query); the server
+ * cuts its connection twice mid-run, and Chromium reconnects by itself with `Last-Event-ID`; when
+ * the run ends the stream closes, the last reconnect gets 204, and the EventSource stops for
+ * good. The page sees every event exactly once, in order.
  *
  * The handler is tested as it is: no `retry:` field, so Chromium waits its default reconnection
  * delay (3 s) before each of the three reconnects, and the test takes about 13 s.
@@ -15,7 +17,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
-import { createNodeHandler, memoryStore, type RunStore } from "../../src/server/index.js";
+import { createNodeHandler, memoryStore, RESUME_TOKEN_HEADER, type RunStore } from "../../src/server/index.js";
 import { post, runInput, sleep, SSE, waitFor } from "../server/helpers.js";
 import { available, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
 
@@ -158,6 +160,9 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
     const response = await post(`${origin}/agent`, runInput({ runId: RUN_ID, threadId: THREAD_ID }), SSE);
     expect(response.status).toBe(200);
     const postText = response.text();
+    // The run's resume token: a reattach must present it, here as the query parameter.
+    const token = response.headers.get(RESUME_TOKEN_HEADER);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     await page.evaluate((url: string) => {
       const global = globalThis as unknown as PageGlobals;
@@ -167,7 +172,7 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
       source.onopen = () => void global.esLog.push({ kind: "open" });
       source.onmessage = (event: MessageEvent<string>) => void global.esLog.push({ kind: "message", lastEventId: event.lastEventId, data: event.data });
       source.onerror = () => void global.esLog.push({ kind: "error", readyState: source.readyState });
-    }, `/agent?runId=${RUN_ID}`);
+    }, `/agent?runId=${RUN_ID}&resumeToken=${token}`);
 
     // Each of the first two GETs is cut mid-run once the page has seen its CUTS entry (the agent
     // waits at the next gate until the page reconnects, so the run is live then): the connection

@@ -69,13 +69,16 @@ describe("startDemoServer", () => {
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
   });
 
-  it("cuts the connections of the runs in progress on POST /demo/drop; the run goes on, and a GET reattaches after the last event seen", async () => {
+  it("cuts the connections of the runs in progress on POST /demo/drop; the run goes on, and a GET with its resume token reattaches after the last event seen", async () => {
     const run = { ...input, runId: "dropped" };
     const response = await fetch(new URL("/agent", server.url), {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: SSE },
       body: JSON.stringify(run),
     });
+    // The run's resume token, which the reattach presents.
+    const token = response.headers.get("ag-ui-resume-token");
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const seen: AguiEvent[] = [];
     const reading = (async () => {
       for await (const event of decodeEventStream(response.body!, SSE)) seen.push(event);
@@ -84,7 +87,8 @@ describe("startDemoServer", () => {
     const drop = await fetch(new URL("/demo/drop", server.url), { method: "POST" });
     expect(await drop.json()).toEqual({ dropped: 1 });
     expect(await reading).toMatchObject({ code: expect.stringMatching(/network_error|truncated_stream/) });
-    const rest = await fetch(new URL(`/agent?runId=dropped`, server.url), { headers: { Accept: BINARY, "Last-Event-ID": String(seen.length - 1) } });
+    const rest = await fetch(new URL(`/agent?runId=dropped`, server.url), { headers: { Accept: BINARY, "Last-Event-ID": String(seen.length - 1), "AG-UI-Resume-Token": token! } });
+    expect(rest.status).toBe(200);
     const after: AguiEvent[] = [];
     for await (const event of decodeEventStream(rest.body!, BINARY)) after.push(event);
     expect([...seen, ...after].map((e) => e.type)).toEqual([...conversationRun(run)].map((e) => e.type));

@@ -112,7 +112,7 @@ console.log(JSON.stringify({ event, started, code, server: typeof server, client
     writeFileSync(
       join(consumer, "resume.mjs"),
       `import { createServer } from "node:http";
-import { createNodeHandler, memoryStore, redisStore } from "agui-wire/server";
+import { createNodeHandler, memoryStore, redisStore, RESUME_TOKEN_HEADER } from "agui-wire/server";
 import { HttpAgent } from "agui-wire/client";
 async function* agent(input) {
   yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
@@ -122,14 +122,17 @@ async function* agent(input) {
 const server = createServer(createNodeHandler(agent, { store: memoryStore() }));
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = "http://127.0.0.1:" + server.address().port + "/agent";
-const first = await new HttpAgent({ url }).runAgent({ runId: "r1" });
+// A token chosen ahead, as an app that saves it before the POST would: reattaches present it.
+const resumeToken = "packed-resume-token-0123456789";
+const first = await new HttpAgent({ url }).runAgent({ runId: "r1", resumeToken });
 const again = [];
-await new HttpAgent({ url }).connectAgent({ runId: "r1" }, { onEvent: ({ event }) => void again.push(event.type) });
-const tail = await fetch(url + "?runId=r1", { headers: { accept: "text/event-stream", "last-event-id": "4" } });
+await new HttpAgent({ url }).connectAgent({ runId: "r1", resumeToken }, { onEvent: ({ event }) => void again.push(event.type) });
+const tail = await fetch(url + "?runId=r1", { headers: { accept: "text/event-stream", "last-event-id": "4", [RESUME_TOKEN_HEADER]: resumeToken } });
+const tokenless = await fetch(url + "?runId=r1", { headers: { accept: "text/event-stream" } });
 let redis;
-try { await redisStore({ url: "redis://127.0.0.1:1" }).create("x"); } catch (err) { redis = { code: err.code, names: err.message.includes("ioredis") }; }
+try { await redisStore({ url: "redis://127.0.0.1:1" }).create("x", { owner: undefined, tokenHash: "x" }); } catch (err) { redis = { code: err.code, names: err.message.includes("ioredis") }; }
 server.close();
-console.log(JSON.stringify({ result: first.result ?? null, again, tail: tail.status, ids: (await tail.text()).match(/^id: \\d+$/gm), redis }));
+console.log(JSON.stringify({ result: first.result ?? null, again, tail: tail.status, ids: (await tail.text()).match(/^id: \\d+$/gm), tokenless: tokenless.status, redis }));
 `,
     );
     const out = JSON.parse(run(process.execPath, ["resume.mjs"], consumer));
@@ -138,6 +141,7 @@ console.log(JSON.stringify({ result: first.result ?? null, again, tail: tail.sta
       again: ["RUN_STARTED", "CUSTOM", "CUSTOM", "CUSTOM", "CUSTOM", "CUSTOM", "RUN_FINISHED"],
       tail: 200,
       ids: ["id: 5", "id: 6"],
+      tokenless: 404,
       redis: { code: "store_unavailable", names: true },
     });
   });

@@ -3,11 +3,12 @@
  * validating `decodeEventStream` (no HttpAgent, so that nothing but the wire and the decoder sits
  * between the server and the count); a reattach is a GET `?runId=` with `Last-Event-ID` on a fresh
  * node:http connection, as a client that lost its connection makes one, timed to its first event,
- * as is a new run's POST for reference.
+ * as is a new run's POST for reference. A reattach and a cancel present the run's resume token
+ * (`AG-UI-Resume-Token`), which the POST's answer carried.
  */
 import { request, type IncomingMessage } from "node:http";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type AguiEvent } from "../../../src/index.js";
-import { RUN_ID_HEADER } from "../../../src/server/resumable.js";
+import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../../../src/server/resumable.js";
 import { decodeEventStream } from "../../../src/stream/index.js";
 
 export type Transport = "binary" | "sse";
@@ -17,9 +18,11 @@ const USER_MESSAGE = { id: "user-0", role: "user", content: "What's the weather 
 /** The Accept header that asks for `transport` (and nothing else, so the answer is that one). */
 export const acceptOf = (transport: Transport): string => (transport === "binary" ? BINARY_MEDIA_TYPE : SSE_MEDIA_TYPE);
 
-/** A started run: its id, as the server named it, and its events as they come. */
+/** A started run: its id, as the server named it, its resume token, and its events as they come. */
 export interface StartedRun {
   runId: string;
+  /** The `AG-UI-Resume-Token` of the answer: what a reattach or a cancel presents; `undefined` without a store. */
+  resumeToken: string | undefined;
   events: AsyncIterableIterator<AguiEvent>;
 }
 
@@ -27,7 +30,7 @@ export interface StartedRun {
  * POSTs a run request for `runId` to `url` and opens its event stream.
  *
  * @throws {Error} (rejects) When the answer is not a 200 with a body, or (for a handler with a
- *   store) names another run in AG-UI-Run-Id than the one asked for.
+ *   store) names another run in AG-UI-Run-Id than the one asked for, or carries no resume token.
  */
 export async function startRun(url: string, transport: Transport, runId: string, signal: AbortSignal, store: boolean): Promise<StartedRun> {
   const res = await fetch(url, {
@@ -39,15 +42,23 @@ export async function startRun(url: string, transport: Transport, runId: string,
   if (res.status !== 200 || res.body === null) throw new Error(`expected 200 with a body from POST ${url}, found ${res.status}: ${(await res.text()).slice(0, 300)}`);
   const named = res.headers.get(RUN_ID_HEADER);
   if (store && named !== runId) throw new Error(`expected ${RUN_ID_HEADER}: ${runId} from POST ${url}, found ${JSON.stringify(named)}`);
-  return { runId, events: decodeEventStream(res.body, res.headers.get("content-type"), { signal }) };
+  const resumeToken = res.headers.get(RESUME_TOKEN_HEADER) ?? undefined;
+  if (store && resumeToken === undefined) throw new Error(`expected ${RESUME_TOKEN_HEADER} from POST ${url}, found none`);
+  return { runId, resumeToken, events: decodeEventStream(res.body, res.headers.get("content-type"), { signal }) };
 }
 
-/** One whole run, every event consumed. Resolves to the number of events. */
-export async function readRun(url: string, transport: Transport, runId: string, signal: AbortSignal, store: boolean): Promise<number> {
-  const { events } = await startRun(url, transport, runId, signal, store);
+/** A whole run, read: its number of events, and its resume token (`undefined` without a store). */
+export interface ReadRun {
+  events: number;
+  resumeToken: string | undefined;
+}
+
+/** One whole run, every event consumed. */
+export async function readRun(url: string, transport: Transport, runId: string, signal: AbortSignal, store: boolean): Promise<ReadRun> {
+  const { events, resumeToken } = await startRun(url, transport, runId, signal, store);
   let n = 0;
   for await (const _ of events) n++;
-  return n;
+  return { events: n, resumeToken };
 }
 
 /** A request on a connection of its own, answered: its response, not read yet. */
@@ -72,14 +83,15 @@ export interface Reattached {
 }
 
 /**
- * Reattaches to run `runId` after event `lastSeq` (`Last-Event-ID`) and times it until the first
- * event is decoded; then drops the connection (the run goes on in the store).
+ * Reattaches to run `runId` after event `lastSeq` (`Last-Event-ID`), presenting its `resumeToken`,
+ * and times it until the first event is decoded; then drops the connection (the run goes on in the
+ * store).
  *
  * @throws {Error} (rejects) When the answer is not a 200 naming the run, or ends before any event.
  */
-export async function reattachFirst(url: string, transport: Transport, runId: string, lastSeq: number, signal: AbortSignal): Promise<Reattached> {
+export async function reattachFirst(url: string, transport: Transport, runId: string, resumeToken: string, lastSeq: number, signal: AbortSignal): Promise<Reattached> {
   const target = `${url}?runId=${encodeURIComponent(runId)}`;
-  return firstEvent(target, "GET", { Accept: acceptOf(transport), "Last-Event-ID": String(lastSeq) }, undefined, runId, signal);
+  return firstEvent(target, "GET", { Accept: acceptOf(transport), "Last-Event-ID": String(lastSeq), [RESUME_TOKEN_HEADER]: resumeToken }, undefined, runId, signal);
 }
 
 /**
@@ -112,13 +124,13 @@ async function firstEvent(target: string, method: "GET" | "POST", headers: Recor
 }
 
 /**
- * Cancels run `runId` (DELETE `?runId=`).
+ * Cancels run `runId` (DELETE `?runId=`), presenting its `resumeToken`.
  *
  * @throws {Error} (rejects) When the answer is not 204.
  */
-export async function cancel(url: string, runId: string, signal: AbortSignal): Promise<void> {
+export async function cancel(url: string, runId: string, resumeToken: string, signal: AbortSignal): Promise<void> {
   const target = `${url}?runId=${encodeURIComponent(runId)}`;
-  const res = await fetch(target, { method: "DELETE", signal });
+  const res = await fetch(target, { method: "DELETE", headers: { [RESUME_TOKEN_HEADER]: resumeToken }, signal });
   await res.arrayBuffer();
   if (res.status !== 204) throw new Error(`expected 204 from DELETE ${target}, found ${res.status}`);
 }
