@@ -351,16 +351,30 @@ export class HttpAgent extends AbstractAgent {
  */
 function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined): AsyncIterableIterator<AguiEvent> {
   // Chosen here and sent with the POST, so that a run whose answer is cut before its headers can
-  // still be reattached to; a server that keeps no runs ignores it.
+  // still be reattached to; a server that keeps no runs ignores it. Not to another origin unless
+  // the app chose it: a browser asks that server first whether the header may be sent, and one
+  // that lists the headers it allows would refuse the run.
   const given = takeToken(agent, input.runId);
-  const token = given ?? (agent.resume === undefined ? undefined : newResumeToken());
+  const token = given ?? (agent.resume !== undefined && !crossOrigin(String(agent.url)) ? newResumeToken() : undefined);
   const extra: Record<string, string> = { "content-type": "application/json" };
   if (token !== undefined) extra[RESUME_TOKEN_HEADER] = token;
   return resumableRun({
     ...resumableOf(agent, signal),
     token,
+    presumed: token === undefined ? undefined : input.runId,
     open: (request) => sendRun({ ...sendingOf(agent, headersOf(agent, extra), signal, request), body: JSON.stringify(input) }),
   });
+}
+
+/** Whether `url` is of another origin than the page's (false outside a page). */
+function crossOrigin(url: string): boolean {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (typeof origin !== "string" || origin === "null") return false;
+  try {
+    return new URL(url, origin).origin !== origin;
+  } catch {
+    return true;
+  }
 }
 
 /** The token given for run `runId` (by `runAgent` or `connectAgent`), once. */

@@ -8,7 +8,7 @@
 import { AguiWireError, isAguiWireError, whenAborted } from "../util/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
-import { decodeEventStream } from "../stream/index.js";
+import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js";
 import { PULL } from "../agent/index.js";
 import type { Pullable } from "./run-stream.js";
 import type { UnknownEventHandler } from "../protocol/index.js";
@@ -100,12 +100,24 @@ export function withRunId(url: string, runId: string): string {
 }
 
 /**
+ * An SSE body of a named run whose event ids break the run's numbering (a gap, a repeat, another
+ * run's ids: a server or a balancer that lost track): none of the chunk's events is delivered, and
+ * a fresh reattach asks again from the last event seen.
+ */
+class OutOfSequence extends AguiWireError {
+  constructor(runId: string, expected: number, found: string) {
+    super("protocol_violation", `the stream of run ${JSON.stringify(runId)} broke its numbering: expected event id ${expected}, found ${JSON.stringify(found.slice(0, 64))}`);
+  }
+}
+
+/**
  * Whether a reconnection may mend `error`: the connection failed or was reset
- * (`network_error`), the server went quiet (`timeout`), or the body ended inside a frame or an
- * SSE event (`truncated_stream`). Never a cancel, a status, or a malformed or invalid event.
+ * (`network_error`), the server went quiet (`timeout`), the body ended inside a frame or an
+ * SSE event (`truncated_stream`), or its event ids broke the run's numbering. Never a cancel, a
+ * status, or a malformed or invalid event.
  */
 function mendable(error: unknown): boolean {
-  return isAguiWireError(error, "network_error") || isAguiWireError(error, "timeout") || isAguiWireError(error, "truncated_stream");
+  return isAguiWireError(error, "network_error") || isAguiWireError(error, "timeout") || isAguiWireError(error, "truncated_stream") || error instanceof OutOfSequence;
 }
 
 /**
@@ -151,6 +163,12 @@ export interface ResumableRunParams {
   cancel(runId: string, token: string | undefined): void;
   /** The run's resume token before any answer: the one the POST sent, or the one `connect` was given. */
   token?: string;
+  /**
+   * The run's id when the POST carried the client's own token: a POST whose answer never came (the
+   * connection failed or went quiet before the headers) is then reattached to under this id, in
+   * case the server started it; a 404 there means it did not, and the POST's own error is thrown.
+   */
+  presumed?: string;
   /** Told when the server names the run (with the token that guards it), and when the run is over for this client. */
   track?: { named(runId: string, token: string | undefined): void; over(): void };
   /** The caller's signal: cancels the run, and the server's run with it. */
@@ -205,6 +223,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   let runId: string | undefined;
   /** The run's resume token: the answer's, else the one the request sent. */
   let token = params.token;
+  /** The POST's error, while the run it may have started has not been found (see `presumed`). */
+  let unanswered: unknown;
   /** Events of the run seen so far, skipped ones included: the next event's sequence number. */
   let seen = 0;
   /** `seen` when the body being read began. */
@@ -265,12 +285,24 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
           request.abort(signal!.reason);
           cancelOnServer();
         });
-        response = await params.open(request);
-        if (!response.ok) throw await httpStatusError(response, idleMs);
-        named = response.headers.get(RUN_ID_HEADER) ?? undefined;
-        token = response.headers.get(RESUME_TOKEN_HEADER) ?? token;
-        if (named !== undefined) params.track?.named(named, token);
-        if (resume) runId = named;
+        try {
+          response = await params.open(request);
+        } catch (err) {
+          // No answer at all: the server may have started the run anyway, under the id and token
+          // the client chose; if so, it is read as after any other cut.
+          // A connection that failed (not one that went quiet: a reattach would wait as long).
+          if (!resume || params.presumed === undefined || signal?.aborted || !isAguiWireError(err, "network_error")) throw err;
+          named = runId = params.presumed;
+          unanswered = err;
+          last = err;
+        }
+        if (response !== undefined) {
+          if (!response.ok) throw await httpStatusError(response, idleMs);
+          named = response.headers.get(RUN_ID_HEADER) ?? undefined;
+          token = response.headers.get(RESUME_TOKEN_HEADER) ?? token;
+          if (named !== undefined) params.track?.named(named, token);
+          if (resume) runId = named;
+        }
         // Fired between the answer and now: the listener did not know the run yet.
         if (signal?.aborted) cancelOnServer();
       } else {
@@ -293,7 +325,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
           if (ended !== undefined) return finish();
           throw last;
         }
-        await pause(resumeDelay(attempt, resume!.backoffMs), signal);
+        // The look for an unanswered POST's run goes at once: it is one request, not a retry.
+        if (unanswered === undefined) await pause(resumeDelay(attempt, resume!.backoffMs), signal);
         attempt++;
         request = new AbortController();
         if (signal?.aborted) throw abortedError(signal);
@@ -301,9 +334,16 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
         try {
           answer = await params.reattach(runId!, token, seen - 1, request);
         } catch (err) {
+          if (unanswered !== undefined && !signal?.aborted) throw unanswered;
           if (signal?.aborted || !mendable(err)) throw err;
           last = err;
           continue;
+        }
+        // One look for the run the unanswered POST may have started: not there (or a server that
+        // keeps no runs), and the POST's own failure stands.
+        if (unanswered !== undefined && (!answer.ok || answer.headers.get(RUN_ID_HEADER) !== runId)) {
+          void answer.body?.cancel().catch(() => {});
+          throw unanswered;
         }
         if (!answer.ok) {
           const found = await httpStatusError(answer, idleMs);
@@ -327,6 +367,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
           continue;
         }
         response = answer;
+        if (unanswered !== undefined) params.track?.named(runId!, token);
+        unanswered = undefined;
       }
       // No body (a 204) holds no more of the run; the run's verification says if it is short.
       if (!response.body || over) {
@@ -335,7 +377,15 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
       }
       before = seen;
       try {
-        events = decodeEventStream(response.body, response.headers.get("content-type"), { signal, idleTimeoutMs: idleMs, onUnknownEvent }) as AsyncIterableIterator<AguiEvent> & Pullable;
+        const contentType = response.headers.get("content-type");
+        const options = { signal, idleTimeoutMs: idleMs, onUnknownEvent };
+        // A run that resumes has numbered events: its SSE ids are checked against what was seen.
+        const named = runId;
+        events = (
+          named === undefined
+            ? decodeEventStream(response.body, contentType, options)
+            : decodeNumberedEventStream(response.body, contentType, options, seen, (expected, found) => new OutOfSequence(named, expected, found))
+        ) as AsyncIterableIterator<AguiEvent> & Pullable;
       } catch (err) {
         await response.body.cancel().catch(() => {});
         throw err;

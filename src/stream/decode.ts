@@ -42,6 +42,8 @@ export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 interface PushDecoder {
   push(chunk: Uint8Array): AguiEvent[];
   end(): void;
+  /** SSE only: the id of the last event decoded (see `SSEDecoder.lastEventId`). */
+  readonly lastEventId?: string;
 }
 
 /**
@@ -118,6 +120,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     private readonly decoder: PushDecoder,
     signal: AbortSignal | undefined,
     private readonly idleMs: number,
+    private readonly checkChunk?: (decoder: PushDecoder, events: AguiEvent[]) => void,
   ) {
     if (typeof (source as ReadableStream<Uint8Array>).getReader === "function") {
       const reader = (source as ReadableStream<Uint8Array>).getReader();
@@ -238,6 +241,8 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
         }
         this.queue = this.decoder.push(chunk.value);
         this.index = 0;
+        // Before any event of the chunk is handed out: a chunk the check refuses gives none.
+        this.checkChunk?.(this.decoder, this.queue);
       } catch (err) {
         await this.fail(err);
       }
@@ -288,4 +293,39 @@ export function decodeEventStream(
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
   const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent);
   return new EventStreamIterator(body, decoder, options.signal, idleMs);
+}
+
+/**
+ * {@link decodeEventStream}, with the SSE event ids checked against a run's numbering: events are
+ * numbered from `first` on, one each (an event skipped by `onUnknownEvent` too), and after each
+ * chunk the id of its last event must be the number of the last event decoded. A chunk that
+ * breaks the numbering (a gap, a repeat, another run's ids) gives none of its events and ends the
+ * iteration with `onGap`'s error. A stream without ids, and the binary transport (which has none),
+ * are not checked. Internal to the package: the client's reattaches use it.
+ *
+ * @throws What {@link decodeEventStream} throws, and `onGap(expected, found)`'s error.
+ */
+export function decodeNumberedEventStream(
+  body: ByteSource,
+  contentType: string | null | undefined,
+  options: DecodeEventStreamOptions,
+  first: number,
+  onGap: (expected: number, found: string) => Error,
+): AsyncIterableIterator<AguiEvent> {
+  const idleMs = idleTimeoutOf(options.idleTimeoutMs);
+  let decoded = 0;
+  const user = options.onUnknownEvent;
+  const onUnknownEvent: UnknownEventHandler | undefined = user
+    ? (event) => {
+        decoded++;
+        user(event);
+      }
+    : undefined;
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, onUnknownEvent);
+  return new EventStreamIterator(body, decoder, options.signal, idleMs, (d, events) => {
+    decoded += events.length;
+    const id = d.lastEventId;
+    if (id === undefined || id === "" || decoded === 0) return;
+    if (id !== String(first + decoded - 1)) throw onGap(first + decoded - 1, id);
+  });
 }

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AguiWireError, HttpAgent, HttpStatusError, type ActiveRun, type Message } from "../../src/client/index.js";
 import { DEFAULT_RESUME_BACKOFF_MS, DEFAULT_RESUME_RETRIES, MAX_RESUME_BACKOFF_MS, resumeDelay, withRunId } from "../../src/client/resume.js";
 import { createNodeHandler, memoryStore, type Agent } from "../../src/server/index.js";
-import type { AguiEvent, AguiEventInput, RunAgentInput } from "../../src/index.js";
+import { encodeSSE, parseEvent, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { mixedTrace } from "../fixtures/corpus.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
 import { cuttingProxy, type CuttingProxy, type CuttingProxyOptions } from "../fixtures/cutting-proxy.js";
@@ -178,6 +178,43 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     expect(error).toBeUndefined();
     expect(sameRun(events)).toEqual(sameRun(uncut.events));
     expect(requestsOf(server).at(-1)).toMatch(/^GET \/agent\?runId=run-\d+$/);
+  });
+
+  it("a POST cut before its answer's headers reattaches under the id and token it sent, when the server started the run", async () => {
+    const server = await serve(traceAgent(TRACE));
+    const uncut = await reference(server, transport);
+    const proxy = await proxyTo(server, { cuts: [0], from: "response" });
+    const runId = nextRunId();
+    const agent = client(`${proxy.origin}/agent`, transport);
+    const named: (ActiveRun | undefined)[] = [];
+    const events: AguiEvent[] = [];
+    for await (const e of agent.events({ runId })) {
+      if (events.length === 0) named.push(agent.activeRun);
+      events.push(e);
+    }
+    expect(sameRun(events)).toEqual(sameRun(uncut.events));
+    expect(requestsOf(server).slice(-2)).toEqual(["POST /agent", `GET /agent?runId=${runId}`]);
+    // The token the POST carried is the one the reattach presented.
+    const [post, get] = server.requests.slice(-2);
+    expect(get!.headers["ag-ui-resume-token"]).toBe(post!.headers["ag-ui-resume-token"]);
+    expect(named).toEqual([{ runId, resumeToken: post!.headers["ag-ui-resume-token"] }]);
+  });
+
+  it("a POST that never reached the server fails with its own error, not the reattach's 404", async () => {
+    // The POST's connection is cut before the server sees a byte of it; the reattach gets through.
+    let connections = 0;
+    const gate = await listen((req: IncomingMessage, res: ServerResponse) => {
+      if (++connections === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":"no run"}');
+    });
+    open.push(gate);
+    const { events, error } = await collect(client(`${gate.origin}/agent`, transport));
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ code: "network_error" });
+    expect(connections).toBe(2);
   });
 
   it("survives several cuts, each reattach after the last event seen", async () => {
@@ -509,6 +546,54 @@ describe.each(TRANSPORTS)("a resumable run over %s", (transport) => {
     const server = await serve(traceAgent(TRACE));
     const error = await client(server.url, transport).connectAgent({ runId: "nobody" }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "http_status", status: 404 });
+  });
+});
+
+describe("the SSE ids of a resumable run", () => {
+  /**
+   * A server whose first `bad` reattaches answer for the right run with events numbered wrong
+   * (`ids(after)` gives the ids to send for the events after `after`), then the real answers.
+   */
+  async function misnumbering(bad: number, ids: (after: number) => number[]): Promise<{ server: TestServer; gets: () => number }> {
+    const real = createNodeHandler(traceAgent(TRACE), { compression: false, store: memoryStore() });
+    const events = TRACE.map((e) => parseEvent(e));
+    let gets = 0;
+    const server = await listen((req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === "GET" && ++gets <= bad) {
+        const after = Number(req.headers["last-event-id"] ?? -1);
+        const runId = new URL(req.url!, "http://x").searchParams.get("runId")!;
+        res.writeHead(200, { "content-type": "text/event-stream", "AG-UI-Run-Id": runId });
+        res.end(ids(after).map((id) => `id: ${id}\n${encodeSSE(events[Math.min(id, events.length - 1)]!)}`).join(""));
+        return;
+      }
+      real(req, res);
+    });
+    open.push(server);
+    return { server, gets: () => gets };
+  }
+
+  it.each([
+    ["a repeat of the last event seen", (after: number) => [after, after + 1]],
+    ["a skipped event", (after: number) => [after + 2, after + 3]],
+    ["another run's numbering", () => [900, 901]],
+  ])("refuses a reattach with %s, delivers none of it, and asks again", async (_what, ids) => {
+    const { server, gets } = await misnumbering(1, ids);
+    const uncut = await reference(server, "sse");
+    const proxy = await proxyTo(server, { cuts: [Math.floor(uncut.bodyBytes / 2)] });
+    const { events, error } = await collect(client(`${proxy.origin}/agent`, "sse"));
+    expect(error).toBeUndefined();
+    expect(sameRun(events)).toEqual(sameRun(uncut.events));
+    expect(gets()).toBe(2);
+  });
+
+  it("fails with protocol_violation, naming the ids, once the retries are spent", async () => {
+    const { server } = await misnumbering(Infinity, (after) => [after + 2]);
+    const uncut = await reference(server, "sse");
+    const proxy = await proxyTo(server, { cuts: [Math.floor(uncut.bodyBytes / 2)] });
+    const { events, error } = await collect(client(`${proxy.origin}/agent`, "sse", { resume: { retries: 2, backoffMs: 1 } }));
+    expect(events.length).toBeLessThan(uncut.events.length);
+    expect(error).toMatchObject({ code: "protocol_violation" });
+    expect((error as Error).message).toMatch(/^the stream of run "run-\d+" broke its numbering: expected event id \d+, found "\d+"$/);
   });
 });
 
