@@ -79,6 +79,45 @@ const httpUrl = z.string().check(
   }),
 );
 
+const redisUrl = z.string().check(
+  z.superRefine((value, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (url === undefined || (url.protocol !== "redis:" && url.protocol !== "rediss:")) {
+      ctx.addIssue({ code: "custom", message: `expected a redis: or rediss: URL, found ${JSON.stringify(redactUrl(value))}`, input: "(a URL)" });
+    }
+  }),
+);
+
+/**
+ * Where the proxy keeps the runs it relays, which makes them resumable: in this process, or in
+ * Redis (shared by every proxy instance on it). The bounds are the stores' options.
+ */
+const StoreSchema = z.union([
+  z.strictObject({
+    type: z.literal("memory"),
+    ttlMs: z.optional(positive),
+    maxRuns: z.optional(positive),
+    maxLiveRunsPerOwner: z.optional(positive),
+    maxBytesPerRun: z.optional(positive),
+    detachedTimeoutMs: z.optional(positive),
+  }),
+  z.strictObject({
+    type: z.literal("redis"),
+    url: redisUrl,
+    keyPrefix: z.optional(z.string()),
+    ttlMs: z.optional(positive),
+    maxLiveRuns: z.optional(positive),
+    maxLiveRunsPerOwner: z.optional(positive),
+    maxEventsPerRun: z.optional(positive),
+    detachedTimeoutMs: z.optional(positive),
+  }),
+]);
+
 const AgentSchema = z.strictObject({
   url: z.optional(httpUrl),
   description: z.optional(z.string()),
@@ -172,6 +211,7 @@ export const ProxyConfigSchema = z
     cors: z.optional(CorsSchema),
     metrics: z.optional(z.boolean()),
     compression: z.optional(CompressionSchema),
+    store: z.optional(StoreSchema),
   })
   .check(
     z.superRefine((config, ctx) => {
@@ -205,6 +245,8 @@ export type ProxyLimits = z.infer<typeof LimitsSchema>;
 export type ProxyAuthConfig = z.infer<typeof AuthSchema>;
 /** One static bearer token and the principal it stands for. */
 export type TokenConfig = z.infer<typeof TokenSchema>;
+/** Where the proxy keeps the runs it relays. */
+export type ProxyStoreConfig = z.infer<typeof StoreSchema>;
 /** How JWTs are verified. */
 export type JwtConfig = z.infer<typeof JwtSchema>;
 

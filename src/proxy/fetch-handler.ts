@@ -32,6 +32,7 @@ export function createProxyHandler(config: unknown, options?: ProxyOptions): (re
     const result = await handleProxy(proxy, {
       method: request.method,
       path: new URL(request.url).pathname,
+      url: request.url,
       header: (name) => request.headers.get(name),
       readBody: (limit) => readRequestBody(request.body, limit),
       discardBody: () => discardRequestBody(request),

@@ -4,9 +4,10 @@
  * pieces it reuses: body reading, input validation, content negotiation, and the event stream that
  * validates and encodes each event in the client's transport.
  *
- * Routes: `GET /agents` lists the agents the caller may use; `POST /agents/{name}` runs one;
- * `GET /metrics` (when the configuration asks for it) answers the counters; anything else is a 404
- * for an authenticated caller. Every request but a CORS preflight and `/metrics` must carry
+ * Routes: `GET /agents` lists the agents the caller may use; `POST /agents/{name}` runs one (and,
+ * with a run store, `GET /agents/{name}?runId=` reattaches to one of the caller's runs and `DELETE`
+ * cancels it: see stored.ts); `GET /metrics` (when the configuration asks for it) answers the
+ * counters; anything else is a 404 for an authenticated caller. Every request but a CORS preflight and `/metrics` must carry
  * credentials.
  *
  * @module
@@ -28,6 +29,9 @@ import { openUpstream } from "./upstream.js";
 import { note, runDeadline, STOPPED, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
 import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
+import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
+import { answerStored, incomingOf, startProxiedRun, storeOptions, upstreamAgent } from "./stored.js";
+import { cancelUpstreamRun, type UpstreamAnswer, type UpstreamOpening } from "./upstream.js";
 
 /** A request as the proxy's core sees it. */
 export interface ProxyRequest {
@@ -35,6 +39,8 @@ export interface ProxyRequest {
   method: string;
   /** The path of the request's URL, without the query. */
   path: string;
+  /** The request target as it came: a path with its query (`/agents/a?runId=r1`), or an absolute URL. */
+  url: string;
   /** A request header's value by lower-case name; a repeated header's values joined with ", ". */
   header(name: string): string | null | undefined;
   /** Reads the body, stopping once more than `limit` bytes arrived. Never throws. */
@@ -51,29 +57,33 @@ const utf8 = new TextEncoder();
 function withCors(proxy: ResolvedProxy, request: ProxyRequest, result: HandlerResult): HandlerResult {
   if (proxy.cors === undefined) return result;
   const cors = responseCorsHeaders(proxy.cors, request.header("origin"));
-  // A page can read why it was refused, and when to retry, only if these are exposed.
-  if (cors["Access-Control-Allow-Origin"] !== undefined) cors["Access-Control-Expose-Headers"] = "Retry-After, WWW-Authenticate";
+  // A page can read why it was refused, when to retry, and what names its run, only if these are exposed.
+  if (cors["Access-Control-Allow-Origin"] !== undefined) {
+    cors["Access-Control-Expose-Headers"] = proxy.store === undefined ? "Retry-After, WWW-Authenticate" : `Retry-After, WWW-Authenticate, ${RUN_ID_HEADER}, ${RESUME_TOKEN_HEADER}`;
+  }
   return { ...result, headers: withHeaders(result.headers, cors) };
 }
 
 /**
- * The answer to a CORS preflight: 204 for an allowed origin asking for the method of the path it
- * names, with `authorization` and `content-type` always among the allowed headers (a `*` would not
- * cover Authorization); else 403.
+ * The answer to a CORS preflight: 204 for an allowed origin asking for a method of the path it
+ * names (`methods`, comma-separated), with `authorization` and `content-type` always among the
+ * allowed headers (a `*` would not cover Authorization); else 403.
  */
-function preflight(proxy: ResolvedProxy, request: ProxyRequest, method: string): PlainResult {
+function preflight(proxy: ResolvedProxy, request: ProxyRequest, methods: string): PlainResult {
   const cors = proxy.cors!;
   const vary = { Vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers" };
   const origin = allowedOrigin(cors, request.header("origin"));
   if (origin === undefined) return jsonError(403, `CORS preflight refused: origin ${JSON.stringify(request.header("origin"))} is not allowed`, false, vary);
   const asked = request.header("access-control-request-method");
-  if (asked !== method) return jsonError(403, `CORS preflight refused: method ${JSON.stringify(asked)} is not allowed here: expected ${method}`, false, vary);
+  if (asked === null || asked === undefined || !methods.split(", ").includes(asked)) {
+    return jsonError(403, `CORS preflight refused: method ${JSON.stringify(asked)} is not allowed here: expected ${methods}`, false, vary);
+  }
   const names = parseHeaderNames(request.header("access-control-request-headers"));
   if (names === undefined) return jsonError(403, "CORS preflight refused: Access-Control-Request-Headers is not a list of header names", false, vary);
   const allowed = ["authorization", "content-type", ...names.filter((name) => name !== "authorization" && name !== "content-type")];
   const headers: Record<string, string> = {
     "Access-Control-Allow-Origin": origin,
-    "Access-Control-Allow-Methods": method,
+    "Access-Control-Allow-Methods": methods,
     "Access-Control-Allow-Headers": allowed.join(", "),
     ...vary,
   };
@@ -98,9 +108,12 @@ function routeOf(path: string): { kind: "list" } | { kind: "metrics" } | { kind:
   return { kind: "none" };
 }
 
-/** The 405 for a method other than `allowed`. */
-const notAllowed = (method: string, allowed: "GET" | "POST"): PlainResult =>
-  jsonError(405, `method ${method} not allowed: expected ${allowed}`, false, { Allow: allowed });
+/** The 405 for a method other than `allowed` (comma-separated). */
+const notAllowed = (method: string, allowed: string): PlainResult =>
+  jsonError(405, `method ${method} not allowed: expected ${allowed.replace(/, (?=[^,]*$)/, " or ")}`, false, { Allow: allowed });
+
+/** The methods an agent's path answers: POST, and with a store GET and DELETE. */
+const runMethods = (proxy: ResolvedProxy): string => (proxy.store === undefined ? "POST" : "POST, GET, DELETE");
 
 const mayUse = (principal: Principal, agent: string): boolean => principal.agents === "all" || principal.agents.has(agent);
 
@@ -113,7 +126,7 @@ export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): 
   const route = routeOf(request.path);
   if (proxy.cors !== undefined && isPreflight(request.method, request.header("origin"), request.header("access-control-request-method"))) {
     request.discardBody();
-    return preflight(proxy, request, route.kind === "run" ? "POST" : "GET");
+    return preflight(proxy, request, route.kind === "run" ? runMethods(proxy) : "GET");
   }
   let discarded = false;
   const discardBody = request.discardBody;
@@ -148,9 +161,11 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
     request.discardBody();
     return jsonError(404, route.kind === "run" ? `no agent named ${JSON.stringify(route.name)}` : `no such path: ${JSON.stringify(request.path)}; agents run at POST /agents/{name}`, false);
   }
-  if (request.method !== "POST") {
+  // Only an upstream's runs are stored: an agent in this process is not resumable through the proxy.
+  const stored = proxy.store !== undefined && "url" in target.target && (request.method === "GET" || request.method === "DELETE");
+  if (request.method !== "POST" && !stored) {
     request.discardBody();
-    return notAllowed(request.method, "POST");
+    return notAllowed(request.method, "url" in target.target ? runMethods(proxy) : "POST");
   }
   if (!mayUse(principal, target.name)) {
     request.discardBody();
@@ -158,7 +173,30 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
     record(proxy, { agent: target.name, principal: principal.subject, status: 403, events: 0, bytes: 0, durationMs: 0, outcome: "forbidden" });
     return jsonError(403, `${JSON.stringify(principal.subject)} may not use agent ${JSON.stringify(target.name)}`, false);
   }
+  if (stored) return reattachThrough(proxy, request, target, principal);
   return runThrough(proxy, request, target, principal);
+}
+
+/** The limiter's key of a principal's runs of one agent. */
+const admissionKey = (principal: Principal, route: ProxyRoute): string => `${principal.via}:${principal.subject}\u0000${route.name}`;
+
+/**
+ * A reattach or a cancel of one of the caller's stored runs: answered from the proxy's store,
+ * never from the upstream. A reattach holds one of the caller's concurrent runs while it streams.
+ */
+async function reattachThrough(proxy: ResolvedProxy, request: ProxyRequest, route: ProxyRoute, principal: Principal): Promise<HandlerResult> {
+  request.discardBody();
+  // A cancel takes no slot: a principal whose runs hold them all must still be able to end one.
+  // Reattaches have slots of their own, as many as runs: a reattach to a live run, which holds its
+  // run's slot still, must not be refused for want of another.
+  let release = (): void => {};
+  if (request.method === "GET") {
+    const admission = proxy.limiter.acquire(`${admissionKey(principal, route)}\u0000reattach`, route.limits);
+    if (!admission.ok) return jsonError(429, admission.message, false, { "Retry-After": String(admission.retryAfterSeconds) });
+    release = admission.release;
+  }
+  const options = storeOptions(proxy.store!, principal, route.name, { keepAliveMs: KEEP_ALIVE_MS, maxEventBytes: MAX_EVENT_BYTES }, (error) => proxy.onError(error, route.name));
+  return answerStored(options, incomingOf(request), release);
 }
 
 /**
@@ -204,7 +242,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
   }
   // Keyed by how the caller authenticated too: a JWT whose sub equals a static token's subject is
   // another principal, with limits of its own.
-  const admission = proxy.limiter.acquire(`${principal.via}:${principal.subject}\u0000${route.name}`, route.limits);
+  const admission = proxy.limiter.acquire(admissionKey(principal, route), route.limits);
   if (!admission.ok) {
     request.discardBody();
     return refuse(jsonError(429, admission.message, false, { "Retry-After": String(admission.retryAfterSeconds) }), admission.reason);
@@ -217,6 +255,12 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     const parsed = parseRunBody(read);
     if (!parsed.ok) return refuse(jsonError(422, parsed.error, false), "invalid_input");
     const contentType = negotiate(request.header("accept"));
+    if (proxy.store !== undefined && "url" in route.target) {
+      // With a store, an upstream's run is recorded, detached from its client (see stored.ts).
+      handedOver = true;
+      const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
+      return runStored(proxy, request, route, route.target.url, principal, { input: parsed.input, body, contentType, admission, started, refuse });
+    }
     const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
     // Stops the upstream (or local agent): the client left, or the run took too long.
     const stop = new AbortController();
@@ -224,10 +268,16 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     request.signal.addEventListener("abort", onGone, { once: true });
     let transportIn: ProxyRunRecord["transportIn"] = "local";
     let deadline: RunDeadline | undefined;
+    /** The upstream's answer and request headers, once it answered: what cancelling its run needs. */
+    let opened: { opening: Extract<UpstreamOpening, { ok: true }>; url: string; headers: Record<string, string> } | undefined;
     const finish = (): void => {
       deadline?.clear();
       request.signal.removeEventListener("abort", onGone);
-      admission.release();
+      // An upstream run the proxy gave up (its client left, its time ran out, its stream broke)
+      // is cancelled there, and holds its slot until the upstream has heard.
+      const givenUp = opened !== undefined && tally.outcome !== "finished" && tally.outcome !== "run_error";
+      if (givenUp) void cancelUpstreamRun(proxy.send, opened!.url, opened!.opening.answer, opened!.headers).finally(admission.release);
+      else admission.release();
       proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
       record(proxy, {
         ...base,
@@ -246,18 +296,14 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
       stream = localStream(proxy, route.target.agent, route.name, parsed.input, contentType, { stop, deadline, tally, finish });
     } else {
       const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
-      const opening = await openUpstream({
-        url: route.target.url,
-        body,
-        headers: upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers),
-        signal: stop.signal,
-        firstByteTimeoutMs: route.limits.firstByteTimeoutMs,
-        send: proxy.send,
-      });
+      const url = route.target.url;
+      const headers = upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers);
+      const opening = await openUpstream({ url, body, headers, signal: stop.signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
       if (!opening.ok) {
         request.signal.removeEventListener("abort", onGone);
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
+      opened = { opening, url, headers };
       transportIn = transportName(opening.transport);
       deadline = runDeadline(route.limits.runTimeoutMs, stop);
       stream = transcode({
@@ -279,6 +325,95 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
   } finally {
     if (!handedOver) admission.release();
   }
+}
+
+/** What {@link runStored} takes of the request {@link runThrough} has read and admitted. */
+interface StoredRunRequest {
+  input: RunAgentInput;
+  /** The client's body as it sent it, for the upstream. */
+  body: Uint8Array;
+  contentType: EventMediaType;
+  admission: { release(): void };
+  started: number;
+  refuse: (result: PlainResult, outcome: string) => PlainResult;
+}
+
+/**
+ * A run of an upstream agent through the proxy's store: the store takes the run first, then the
+ * upstream is opened, and its events are recorded as they come, whether or not the client stays;
+ * the slot is held until the upstream's run is over (and cancelled there, when the proxy gave it up).
+ */
+async function runStored(proxy: ResolvedProxy, request: ProxyRequest, route: ProxyRoute, url: string, principal: Principal, run: StoredRunRequest): Promise<HandlerResult> {
+  const { admission, contentType } = run;
+  const base = { agent: route.name, principal: principal.subject };
+  const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
+  const headers = upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers);
+  let transportIn: ProxyRunRecord["transportIn"];
+  let answer: UpstreamAnswer | undefined;
+  /** Whether the recorder started the agent, whose end then releases the slot. */
+  let running = false;
+  let refusedUpstream = false;
+  const finish = (): void => {
+    admission.release();
+    proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
+    record(proxy, { ...base, transportIn, transportOut: transportName(contentType), status: 200, events: tally.events, bytes: tally.bytes, durationMs: Date.now() - run.started, outcome: tally.outcome });
+  };
+  const options = storeOptions(proxy.store!, principal, route.name, { keepAliveMs: KEEP_ALIVE_MS, maxEventBytes: MAX_EVENT_BYTES }, (error) => proxy.onError(error, route.name));
+  const result = await startProxiedRun(options, incomingOf(request), run.input, contentType, async () => {
+    // Not the client's signal: a stored run goes on when its client leaves.
+    const opening = await openUpstream({ url, body: run.body, headers, signal: new AbortController().signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
+    if (!opening.ok) {
+      refusedUpstream = true;
+      return { refused: run.refuse(jsonError(opening.status, opening.message, false), opening.outcome), code: opening.outcome, message: opening.message };
+    }
+    answer = opening.answer;
+    transportIn = transportName(opening.transport);
+    const agent = upstreamAgent({
+      answer,
+      url,
+      headers,
+      send: proxy.send,
+      runTimeoutMs: route.limits.runTimeoutMs,
+      idleTimeoutMs: route.limits.idleTimeoutMs,
+      maxEventBytes: MAX_EVENT_BYTES,
+      tally,
+      onFailure: (error) => proxy.onError(error, route.name),
+      onEnd: finish,
+    });
+    return {
+      agent: (input, context) => {
+        running = true;
+        return agent(input, context);
+      },
+    };
+  });
+  if (result.kind !== "stream") {
+    if (answer !== undefined && !running) {
+      // Opened, then the store failed before the agent started: the upstream's run is let go.
+      answer.cancel();
+      void cancelUpstreamRun(proxy.send, url, answer, headers).finally(admission.release);
+    } else if (answer === undefined) {
+      admission.release();
+    }
+    // An upstream's refusal was logged as it came.
+    if (!refusedUpstream) run.refuse(result as PlainResult, "store_refused");
+    return result;
+  }
+  proxy.metrics?.started(route.name);
+  const counted = countBytes(result.body, tally);
+  return { ...result, body: counted, abort: () => counted.abort() };
+}
+
+/** `body`, its bytes counted in `tally` as the client takes them. */
+function countBytes(body: ChunkSource<Uint8Array>, tally: RunTally): ChunkSource<Uint8Array> {
+  return {
+    async pull() {
+      const chunk = await body.pull();
+      if (chunk !== undefined) tally.bytes += chunk.byteLength;
+      return chunk;
+    },
+    abort: () => body.abort(),
+  };
 }
 
 /** The SSE keep-alive interval and the largest event sent, as the agent server's defaults. */

@@ -19,7 +19,7 @@ export function nodeSend(): UpstreamSend {
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
   // A route's URL, parsed once into what node:http asks for (the URLs come from the configuration).
   const targetOf = httpTargets();
-  return (url, { headers, body, signal }) =>
+  return (url, { method = "POST", headers, body, signal }) =>
     new Promise((resolve, reject) => {
       const target = targetOf(url);
       const secure = target.secure;
@@ -37,8 +37,8 @@ export function nodeSend(): UpstreamSend {
           port: target.port,
           path: target.path,
           auth: target.auth,
-          method: "POST",
-          headers: { ...headers, "content-length": String(body.byteLength) },
+          method,
+          headers: body === undefined ? headers : { ...headers, "content-length": String(body.byteLength) },
           agent: secure ? agents.https : agents.http,
         },
         (response: IncomingMessage) => {

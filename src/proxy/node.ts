@@ -49,6 +49,7 @@ export function createNodeProxyHandler(config: unknown, options?: ProxyOptions):
     handleProxy(proxy, {
       method: req.method ?? "",
       path: pathOf(req.url),
+      url: req.url ?? "/",
       header: (name) => headerOf(req, name),
       readBody: (limit) => readNodeBody(req, limit),
       discardBody: () => {},

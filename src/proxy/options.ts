@@ -14,6 +14,9 @@ import { parseProxyConfig, ProxyConfigError, type ProxyConfig } from "./config.j
 import { resolveLimits, RunLimiter, type ResolvedLimits } from "./limits.js";
 import { ProxyMetrics } from "./metrics.js";
 import { fetchSend, type UpstreamSend } from "./upstream.js";
+import { memoryStore } from "../store/memory.js";
+import { redisStore } from "../store/redis.js";
+import type { RunStore } from "../store/run-store.js";
 
 /** The record the proxy logs for each run it admitted, when it ends. */
 export interface ProxyRunRecord {
@@ -32,17 +35,18 @@ export interface ProxyRunRecord {
   status: number;
   /** Events sent to the client. */
   events: number;
-  /** Bytes of the event stream sent to the client. */
+  /** Bytes of the event stream sent to the client (for a stored run, by the POST's own answer: reattaches are not counted). */
   bytes: number;
   durationMs: number;
   /**
    * How it ended: `finished` (RUN_FINISHED), `run_error` (the agent's own RUN_ERROR),
    * `upstream_error`, `upstream_truncated`, `upstream_invalid_event`, `invalid_event` or
-   * `agent_error` (a local agent's), `timeout`, `client_gone`; or, when refused before any stream,
+   * `agent_error` (a local agent's), `timeout`, `client_gone`, `cancelled` (a stored run cancelled
+   * by DELETE or left unread past the store's `detachedTimeoutMs`); or, when refused before any stream,
    * why: `forbidden` (403), `unsupported_media_type` (415), `body_too_large` (413),
    * `concurrent_runs` or `runs_per_minute` (429), `body_unreadable` (400), `invalid_input` (422),
    * `upstream_unreachable` (502), `upstream_timeout` (504), `upstream_422`, `upstream_<status>`,
-   * `upstream_not_events` (502). 401, 404 and 405 are not logged (no agent and caller to log).
+   * `upstream_not_events` (502), `store_refused` (a store's 409, 400 or 503). 401, 404 and 405 are not logged (no agent and caller to log).
    */
   outcome: string;
 }
@@ -67,6 +71,14 @@ export interface ProxyOptions {
   onError?: (error: unknown, agent: string) => void;
   /** Clock and key-file reading for token verification (tests). */
   auth?: AuthOptions;
+  /**
+   * Where the proxy keeps the runs it relays to upstream agents, which makes them resumable
+   * whatever the upstream: `memoryStore()` or `redisStore()` (shared by proxy instances), in place
+   * of the configuration's `store`. Each run is bound to the principal that started it and read to
+   * its end whether or not its client stays; `GET /agents/{name}?runId=` reattaches and `DELETE`
+   * cancels. Default: the configuration's, else none.
+   */
+  store?: RunStore;
 }
 
 /** One agent the proxy serves. */
@@ -89,9 +101,22 @@ export interface ResolvedProxy {
   /** `undefined` when the proxy's answers are not compressed. */
   compression: ResolvedCompression | undefined;
   metrics: ProxyMetrics | undefined;
+  /** `undefined` when the proxy keeps no runs. */
+  store: RunStore | undefined;
   logger: ((record: ProxyRunRecord) => void) | undefined;
   send: UpstreamSend;
   onError: (error: unknown, agent: string) => void;
+}
+
+/** The store a configuration asks for (made now; a Redis store connects on first use). */
+function storeOf(config: ProxyConfig["store"]): RunStore | undefined {
+  if (config === undefined) return undefined;
+  if (config.type === "memory") {
+    const { type: _, ...options } = config;
+    return memoryStore(options);
+  }
+  const { type: _, url, ...options } = config;
+  return redisStore({ url }, options);
 }
 
 /** The transport names of the log record. */
@@ -159,6 +184,7 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     cors,
     compression,
     metrics: checked.metrics ? new ProxyMetrics() : undefined,
+    store: options.store ?? storeOf(checked.store),
     logger: options.logger,
     send: options.fetch ? fetchSend(options.fetch) : (defaultSend ?? fetchSend((input, init) => fetch(input, init))),
     onError: options.onError ?? defaultOnError,

@@ -9,6 +9,7 @@
 import { AguiWireError, concatBytes, isAguiWireError, ValidationError } from "../util/index.js";
 import { BINARY_MEDIA_TYPE, type EventMediaType, ProtocolViolationError, SSE_MEDIA_TYPE, transportOf } from "../protocol/index.js";
 import type { ByteSource } from "../stream/index.js";
+import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 
 /** The codes a relayed run ends with when the upstream's stream breaks, and their messages. */
 export const UPSTREAM_FAILURES = {
@@ -44,7 +45,10 @@ export interface UpstreamAnswer {
  *
  * @throws What the HTTP client throws when the upstream cannot be reached or `signal` fires.
  */
-export type UpstreamSend = (url: string, init: { headers: Record<string, string>; body: Uint8Array; signal: AbortSignal }) => Promise<UpstreamAnswer>;
+export type UpstreamSend = (
+  url: string,
+  init: { method?: "POST" | "DELETE"; headers: Record<string, string>; body?: Uint8Array; signal: AbortSignal },
+) => Promise<UpstreamAnswer>;
 
 /**
  * An {@link UpstreamSend} over a WHATWG `fetch`.
@@ -52,8 +56,8 @@ export type UpstreamSend = (url: string, init: { headers: Record<string, string>
  * @throws Never when made.
  */
 export function fetchSend(fetchImpl: typeof fetch): UpstreamSend {
-  return async (url, { headers, body, signal }) => {
-    const response = await fetchImpl(url, { method: "POST", headers, body: body as Uint8Array<ArrayBuffer>, signal, redirect: "manual" });
+  return async (url, { method = "POST", headers, body, signal }) => {
+    const response = await fetchImpl(url, { method, headers, body: body as Uint8Array<ArrayBuffer> | undefined, signal, redirect: "manual" });
     const stream = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
     return {
       status: response.status,
@@ -168,6 +172,35 @@ export async function openUpstream(request: UpstreamRequest): Promise<UpstreamOp
     return { ok: false, status: 502, message: "the upstream agent answered with a body that is not an event stream", outcome: "upstream_not_events" };
   }
   return { ok: true, answer, transport };
+}
+
+/** How long the proxy waits for an upstream to answer the DELETE that cancels a run it gave up. */
+const CANCEL_TIMEOUT_MS = 10_000;
+
+/**
+ * Cancels the upstream's run behind `answer` when the upstream keeps its runs (it named the run
+ * with `AG-UI-Run-Id`): a `DELETE ?runId=` with the run's resume token and the route's headers, in
+ * the background, so that an agent the proxy gave up on (its client left, its time ran out) stops
+ * instead of running on unseen. An upstream that names no run stops when its connection closes.
+ *
+ * @returns A promise that settles once the upstream answered, failed, or took too long; never rejects.
+ */
+export async function cancelUpstreamRun(send: UpstreamSend, url: string, answer: UpstreamAnswer, headers: Record<string, string>): Promise<void> {
+  const runId = answer.header(RUN_ID_HEADER.toLowerCase());
+  if (runId === null) return;
+  const target = new URL(url);
+  target.searchParams.set("runId", runId);
+  const cancelHeaders: Record<string, string> = { ...headers };
+  delete cancelHeaders["content-type"];
+  const token = answer.header(RESUME_TOKEN_HEADER.toLowerCase());
+  if (token !== null) cancelHeaders[RESUME_TOKEN_HEADER.toLowerCase()] = token;
+  const signal = AbortSignal.timeout(CANCEL_TIMEOUT_MS);
+  try {
+    const reply = await send(String(target), { method: "DELETE", headers: cancelHeaders, signal });
+    reply.cancel();
+  } catch {
+    // Nobody to tell: the upstream's own bounds end a run nobody reads.
+  }
 }
 
 /**

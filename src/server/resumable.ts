@@ -118,7 +118,8 @@ function presentedToken(incoming: IncomingRun<unknown>, query: URLSearchParams):
  * 422 when the runId cannot travel in the `AG-UI-Run-Id` header unchanged, 400 for a token that
  * cannot be one (both before the agent runs), 409 when the store holds the runId already (for this
  * owner), 503 when it is full or unavailable. The agent runs to its end whatever happens to this
- * response.
+ * response. `opening`, when given, runs once the store has taken the run and before the agent
+ * starts: a refusal it returns is the answer, and ends the stored run with a RUN_ERROR of its code.
  *
  * @throws Never: every failure is an answer.
  */
@@ -129,6 +130,7 @@ export async function startStoredRun<R>(
   incoming: IncomingRun<R>,
   input: RunAgentInput,
   contentType: EventMediaType,
+  opening?: () => Promise<{ refused: HandlerResult; code: string; message: string } | undefined>,
 ): Promise<HandlerResult> {
   const problem = runIdProblem(input.runId);
   if (problem !== undefined) return jsonError(422, `input.runId cannot name a resumable run: ${problem}`, false);
@@ -144,6 +146,13 @@ export async function startStoredRun<R>(
     writer = await store.create(input.runId, access);
   } catch (error) {
     return storeAnswer(error, input.runId);
+  }
+  // What the agent needs opened (the proxy's upstream), once the store has taken the run: a
+  // refusal is the client's answer, and the run's end.
+  const refusal = await opening?.();
+  if (refusal !== undefined) {
+    await writer.end(serverRunError(refusal.code, refusal.message)).catch(report);
+    return refusal.refused;
   }
   // Opened before the agent starts, so that a store that cannot be read never runs an agent.
   const answer = await streamFrom(store, options, input.runId, access, -1, contentType, report, { [RESUME_TOKEN_HEADER]: token });

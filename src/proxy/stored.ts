@@ -1,0 +1,220 @@
+/**
+ * The proxy's runs with a run store of its own, which make any upstream resumable (Python agents,
+ * `@ag-ui/encoder` servers): each run it relays is recorded into its store, bound to the principal
+ * that started it, and read back to its client; the upstream is read to its end whether or not
+ * anyone reads the run, and the run is answered to `GET ?runId=` (reattach) and `DELETE ?runId=`
+ * (cancel) from the store, as the agent server's handlers answer theirs (their code does it:
+ * src/server/resumable.ts).
+ *
+ * @module
+ */
+import type { AgentFunction } from "../agent/index.js";
+import { whenAborted } from "../util/index.js";
+import type { EventMediaType } from "../protocol/index.js";
+import { EventType } from "../model/event-type.js";
+import type { AguiEvent } from "../model/events.js";
+import type { RunAgentInput } from "../model/input.js";
+import { decodeEventStream } from "../stream/index.js";
+import type { ChunkSource } from "../server/chunk-source.js";
+import type { IncomingRun } from "../server/incoming.js";
+import type { ResolvedOptions } from "../server/options.js";
+import { cancelRun, reattach, startStoredRun } from "../server/resumable.js";
+import type { HandlerResult } from "../server/responses.js";
+import type { RunStore } from "../store/run-store.js";
+import type { Principal } from "./auth.js";
+import { note, runDeadline, STOPPED, UNFINISHED, type RunTally } from "./tally.js";
+import { cancelUpstreamRun, failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure, type UpstreamSend } from "./upstream.js";
+
+/** Where a principal's runs of one agent are filed: apart from every other principal's and agent's. */
+const ownerOf = (principal: Principal, agent: string): string => `${principal.via}:${principal.subject}\u0000${agent}`;
+
+/** The server core's options for the proxy's store, with the principal as the runs' owner. */
+export function storeOptions(
+  store: RunStore,
+  principal: Principal,
+  agent: string,
+  limits: { keepAliveMs: number; maxEventBytes: number },
+  onError: (error: unknown) => void,
+): ResolvedOptions<unknown> {
+  const owner = ownerOf(principal, agent);
+  return {
+    maxBodyBytes: 0,
+    keepAliveMs: limits.keepAliveMs,
+    maxEventBytes: limits.maxEventBytes,
+    onError: (error) => onError(error),
+    cors: undefined,
+    store,
+    owner: () => owner,
+    compression: undefined,
+  };
+}
+
+/** What {@link upstreamAgent} needs: the opened upstream run, its bounds, and what to do at its end. */
+export interface UpstreamAgentParams {
+  answer: UpstreamAnswer;
+  /** The route's URL and the upstream request's headers: what cancelling the upstream's run needs. */
+  url: string;
+  headers: Record<string, string>;
+  send: UpstreamSend;
+  runTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxEventBytes: number;
+  tally: RunTally;
+  onFailure: (error: unknown, code: UpstreamFailure) => void;
+  /** Called once when the upstream run is over for the proxy (its end, a failure, a cancel), after any cancel reached the upstream. */
+  onEnd: () => void;
+}
+
+/** A RUN_ERROR of the relay's own, counted. */
+function failure(tally: RunTally, code: string, message: string): AguiEvent {
+  const event = { type: EventType.RUN_ERROR, code, message } as AguiEvent;
+  note(tally, event, code);
+  return event;
+}
+
+/**
+ * An opened upstream run as an agent, for the store's recorder: its events decoded (each
+ * validated), then a RUN_ERROR of a stable code when its stream breaks (see upstream.ts), stays
+ * silent for `idleTimeoutMs` (`upstream_idle`), ends before the run does (`upstream_truncated`), or
+ * outlives `runTimeoutMs` (`timeout`). When the recorder stops it (a cancel, a run nobody read for
+ * the store's `detachedTimeoutMs`), or it fails or times out before the upstream's run ended, the
+ * upstream's run is cancelled too (`DELETE`, when the upstream keeps runs).
+ *
+ * @throws Never; what fails ends the run with a RUN_ERROR.
+ */
+export function upstreamAgent(params: UpstreamAgentParams): AgentFunction {
+  const { answer, tally } = params;
+  return async function* (_input: RunAgentInput, { signal }) {
+    const stop = new AbortController();
+    const unlink = whenAborted(signal, () => stop.abort(STOPPED));
+    const deadline = runDeadline(params.runTimeoutMs, stop);
+    let last: AguiEvent | undefined;
+    try {
+      const events = decodeEventStream(answer.body, answer.header("content-type"), {
+        signal: stop.signal,
+        idleTimeoutMs: params.idleTimeoutMs,
+        maxFrameBytes: params.maxEventBytes,
+      });
+      try {
+        for await (const event of events) {
+          note(tally, event);
+          yield event;
+        }
+        if (tally.outcome === UNFINISHED) last = failure(tally, "upstream_truncated", UPSTREAM_FAILURES.upstream_truncated);
+      } catch (error) {
+        if (deadline.passed) last = deadline.event(tally);
+        else if (signal.aborted) {
+          // Cancelled (DELETE, or nobody read it for the store's detachedTimeoutMs): the recorder
+          // ends the run with RUN_ERROR cancelled.
+          if (tally.outcome === UNFINISHED) tally.outcome = "cancelled";
+        } else {
+          // The decoder's own idle timeout is the upstream's silence.
+          const code = (error as { code?: unknown }).code === "timeout" ? "upstream_idle" : failureOf(error);
+          params.onFailure(error, code);
+          last = failure(tally, code, UPSTREAM_FAILURES[code]);
+        }
+      }
+      if (last !== undefined) yield last;
+    } finally {
+      deadline.clear();
+      unlink();
+      answer.cancel();
+      // The upstream's run did not end (the proxy gave it up): it is cancelled there, and its slot
+      // is held until the upstream has heard.
+      const ended = tally.outcome === "finished" || tally.outcome === "run_error";
+      if (!ended) await cancelUpstreamRun(params.send, params.url, answer, params.headers);
+      params.onEnd();
+    }
+  };
+}
+
+/**
+ * A request of the proxy's, as the server core's resumable handlers read it.
+ *
+ * @throws Never.
+ */
+export function incomingOf(request: {
+  method: string;
+  url: string;
+  header(name: string): string | null | undefined;
+  readBody: IncomingRun<unknown>["readBody"];
+  discardBody(): void;
+}): IncomingRun<unknown> {
+  return { method: request.method, url: request.url, header: (name) => request.header(name), readBody: request.readBody, discardBody: request.discardBody, request };
+}
+
+/**
+ * Starts a stored run through the proxy: the store takes it first (so that a runId in use, a
+ * malformed token or a full store never reaches the upstream), then `open` opens the upstream; its
+ * refusal is the client's answer. The run is recorded into the store under the principal and its
+ * stream read back from the store for the client, its id and resume token in the headers.
+ *
+ * @throws Never: every failure is an answer.
+ */
+export async function startProxiedRun(
+  options: ResolvedOptions<unknown>,
+  incoming: IncomingRun<unknown>,
+  input: RunAgentInput,
+  contentType: EventMediaType,
+  open: () => Promise<{ agent: AgentFunction } | { refused: HandlerResult; code: string; message: string }>,
+): Promise<HandlerResult> {
+  let agent: AgentFunction | undefined;
+  const opening = async () => {
+    const opened = await open();
+    if ("refused" in opened) return opened;
+    agent = opened.agent;
+    return undefined;
+  };
+  // The recorder calls the agent only after `opening` gave it.
+  const run: AgentFunction = (runInput, context) => agent!(runInput, context);
+  return startStoredRun(run, options, options.store!, incoming, input, contentType, opening);
+}
+
+/**
+ * A reattach (GET) or a cancel (DELETE) of a stored run, answered from the store; a reattach's
+ * stream calls `release` once it ends or its client leaves (it holds one of the principal's
+ * concurrent runs meanwhile).
+ *
+ * @throws Never: every failure is an answer.
+ */
+export async function answerStored(options: ResolvedOptions<unknown>, incoming: IncomingRun<unknown>, release: () => void): Promise<HandlerResult> {
+  const store = options.store!;
+  if (incoming.method === "DELETE") {
+    const result = await cancelRun(options, store, incoming);
+    release();
+    return result;
+  }
+  const result = await reattach(options, store, incoming);
+  if (result.kind !== "stream") {
+    release();
+    return result;
+  }
+  const body = releasing(result.body, release);
+  return { ...result, body, abort: () => body.abort() };
+}
+
+/** `body`, calling `release` once when it ends or is aborted. */
+function releasing(body: ChunkSource<Uint8Array>, release: () => void): ChunkSource<Uint8Array> {
+  let done = false;
+  const end = (): void => {
+    if (done) return;
+    done = true;
+    release();
+  };
+  return {
+    async pull() {
+      try {
+        const chunk = await body.pull();
+        if (chunk === undefined) end();
+        return chunk;
+      } catch (error) {
+        end();
+        throw error;
+      }
+    },
+    abort() {
+      body.abort();
+      end();
+    },
+  };
+}
