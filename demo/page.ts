@@ -6,9 +6,11 @@
  * the transport used (counted by the agent's `fetch`) and the time it took (with how much of it
  * was the scripted agent's pacing). With "through the proxy" checked, both runs go through the
  * secure proxy, which transcodes its SSE-only upstream for the binary panel; "Try a wrong token"
- * shows the proxy's refusal. "Drop the connections mid-run" asks the server to cut both runs'
- * connections; each `HttpAgent` reattaches (GET with `Last-Event-ID`), and the panel says after
- * which event, and how many events the store sent back at once: those the agent made meanwhile.
+ * shows the proxy's refusal. "Drop connections" asks the server to cut both runs' connections
+ * (to the agent, or to the proxy); each `HttpAgent` reattaches (GET with `Last-Event-ID`, to the
+ * agent or through the proxy, whose own store kept reading its upstream's run), and the panel says
+ * after which event, through what, and how many events the store sent back at once: those the
+ * agent made meanwhile.
  */
 import { EventType, HttpAgent, type AguiEvent, type Message, type Transport } from "../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE } from "../src/index.js";
@@ -123,9 +125,11 @@ function show(target: Panel, event: AguiEvent, atMs: number): void {
 interface Route {
   url: string;
   headers?: Record<string, string>;
+  /** Through the proxy: its run store, not the agent's, answers a reattach. */
+  proxied: boolean;
 }
-const DIRECT: Route = { url: "/agent" };
-const PROXIED: Route = { url: "/proxy/agents/demo", headers: { authorization: "Bearer demo-token" } };
+const DIRECT: Route = { url: "/agent", proxied: false };
+const PROXIED: Route = { url: "/proxy/agents/demo", headers: { authorization: "Bearer demo-token" }, proxied: true };
 
 /** A reattach the agent made: after which event, and how many the store sent back at once. */
 interface Reattach {
@@ -194,6 +198,7 @@ async function runTransport(target: Panel, transport: Exclude<Transport, "auto">
   target.pacing.textContent = "";
   target.resumed.textContent = "";
   delete target.root.dataset.replayed;
+  delete target.root.dataset.reattachedVia;
   let bytes = 0;
   let events = 0;
   let last: AguiEvent | undefined;
@@ -208,8 +213,12 @@ async function runTransport(target: Panel, transport: Exclude<Transport, "auto">
     (reattach) => {
       reattaches.push(reattach);
       const after = reattach.lastEventId === null ? "before the first event" : `after event ${reattach.lastEventId}`;
-      target.resumed.textContent = `Reattached ${after}: ${reattach.replayed} missed event${reattach.replayed === 1 ? "" : "s"} replayed.`;
-      target.resumed.title = "The connection was dropped; the client reattached with Last-Event-ID, the server's run store sent back what the agent had made meanwhile, and the rest followed live.";
+      const through = route.proxied ? " through the proxy" : "";
+      target.resumed.textContent = `Reattached${through} ${after}: ${reattach.replayed} missed event${reattach.replayed === 1 ? "" : "s"} replayed.`;
+      target.resumed.title = route.proxied
+        ? "The connection to the proxy was dropped; the client reattached through the proxy with Last-Event-ID, the proxy's run store (which kept reading the upstream's run, though the upstream keeps no runs) sent back what the agent had made meanwhile, and the rest followed live."
+        : "The connection was dropped; the client reattached with Last-Event-ID, the server's run store sent back what the agent had made meanwhile, and the rest followed live.";
+      target.root.dataset.reattachedVia = route.proxied ? "proxy" : "direct";
       target.root.dataset.replayed = String(reattaches.reduce((sum, r) => sum + r.replayed, 0));
     },
   );
@@ -277,8 +286,8 @@ async function runBoth(): Promise<void> {
   const runId = `run-${runs}`;
   const route = viaProxy.checked ? PROXIED : DIRECT;
   document.body.dataset.route = viaProxy.checked ? "proxy" : "direct";
-  // Only the direct agent keeps its runs in a store; the proxy's upstream does not.
-  drop.disabled = viaProxy.checked;
+  // Both routes keep their runs in a store: the agent's own, or the proxy's (its upstream keeps none).
+  drop.disabled = false;
   try {
     // Each run has an id of its own, whatever page started it: the store keeps runs by id.
     const [b, s] = await Promise.all([

@@ -3,8 +3,11 @@
  * the demo agent at `/agent`, served by `createNodeHandler` with a memory store (so its runs are
  * resumable: `POST /demo/drop` cuts the connections of the runs in progress, and the page's
  * clients reattach), and the same agent behind the secure proxy at `/proxy/agents/demo`
- * (`createNodeProxyHandler`), whose upstream answers SSE only, as an agent written with another
- * library might: a client asking for binary then sees the proxy transcode.
+ * (`createNodeProxyHandler`), whose upstream answers SSE only and keeps no runs, as an agent
+ * written with another library might: a client asking for binary then sees the proxy transcode.
+ * The proxy keeps the runs it relays in a memory store of its own, so that they are resumable
+ * too: `POST /demo/drop` cuts the page's connections to the proxy (not the proxy's to its
+ * upstream, whose run the proxy reads on), and the clients reattach through the proxy.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -70,10 +73,12 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
  * Starts the demo: builds the page's script, then serves `GET /` (the page), `GET /page.js` (its
  * script), `/agent` (the demo agent, both transports, resumable: `POST` runs, `GET ?runId=`
  * reattaches, `DELETE ?runId=` cancels, both with the run's resume token; the page's `HttpAgent`
- * does all three), `POST /demo/drop` (cuts every connection `/agent` is streaming on, as a network
- * would; answers `{ "dropped": n }`), `POST /sse-agent` (the agent, SSE only, not resumable: the
- * proxy's upstream) and the proxy under `/proxy/` (`GET /proxy/agents`, `POST
- * /proxy/agents/demo`, with the bearer token {@link DEMO_TOKEN}); anything else is 404.
+ * does all three), `POST /demo/drop` (cuts every connection `/agent` and `/proxy/agents/demo` are
+ * streaming on, as a network would; answers `{ "dropped": n }`), `POST /sse-agent` (the agent, SSE
+ * only, not resumable: the proxy's upstream) and the proxy under `/proxy/` (`GET /proxy/agents`,
+ * and `/proxy/agents/demo` with the bearer token {@link DEMO_TOKEN}: `POST` runs, and from the
+ * proxy's own store `GET ?runId=` reattaches and `DELETE ?runId=` cancels, with the run's resume
+ * token); anything else is 404.
  *
  * @throws {Error} when the script does not build, or the port cannot be bound (`EADDRINUSE`,
  *   `EACCES`), as the underlying esbuild or node:http error.
@@ -88,15 +93,24 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const store = memoryStore();
   const agent = createNodeHandler(createDemoAgent(delayMs), { store, onError });
   const upstream = createNodeHandler(createDemoAgent(delayMs), { onError });
-  /** The responses `/agent` is streaming, so that `/demo/drop` can cut their connections. */
+  /** The proxy's own store: the runs it relays to its upstream (which keeps none), resumable through it. */
+  const proxyStore = memoryStore();
+  /**
+   * The responses `/agent` and the proxy's agent paths are streaming to clients, so that
+   * `/demo/drop` can cut their connections (the proxy's own requests to `/sse-agent` are not
+   * among them: a network between the page and the proxy fails, not the one behind it).
+   */
   const streaming = new Set<ServerResponse>();
+  const track = (res: ServerResponse): void => {
+    streaming.add(res);
+    res.on("close", () => streaming.delete(res));
+  };
 
   let proxy: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path === "/agent") {
-      streaming.add(res);
-      res.on("close", () => streaming.delete(res));
+      track(res);
       return agent(req, res);
     }
     if (path === "/demo/drop" && req.method === "POST") {
@@ -112,6 +126,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       return upstream(req, res);
     }
     if (path.startsWith("/proxy/") && proxy) {
+      if (path.startsWith("/proxy/agents/")) track(res);
       req.url = req.url!.slice("/proxy".length);
       return proxy(req, res);
     }
@@ -135,7 +150,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       agents: { demo: { url: `http://${shownHost}:${bound}/sse-agent`, description: "The demo agent, answering SSE only" } },
       auth: { tokens: [{ token: DEMO_TOKEN, subject: "demo-page", agents: ["demo"] }] },
     },
-    { onError: (error) => console.error("demo proxy: a run failed:", error), logger: options.logRuns ? (record) => console.log(JSON.stringify(record)) : undefined },
+    {
+      store: proxyStore,
+      onError: (error) => console.error("demo proxy: a run failed:", error),
+      logger: options.logRuns ? (record) => console.log(JSON.stringify(record)) : undefined,
+    },
   );
   return {
     url: `http://${shownHost}:${bound}/`,
@@ -146,6 +165,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         // Streams in progress would hold close() open until they end.
         server.closeAllConnections();
         void store.close();
+        void proxyStore.close();
       }),
   };
 }

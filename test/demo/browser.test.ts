@@ -8,7 +8,7 @@
  *
  * Skipped, saying so, only when /usr/bin/chromium is missing outside CI; in CI it must run.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoServer, type DemoServer } from "../../demo/server.js";
 import { ANSWER, conversationRun, FINAL_STATE, FORECAST, INTRO, QUESTION, REASONING, TOOL } from "../../demo/conversation-run.js";
@@ -270,6 +270,53 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
     // Chromium reports a body cut short as a failed load: that is what was asked for.
     const cut = problems.filter((p) => /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION|network error/i.test(p));
     problems.splice(0, problems.length, ...problems.filter((p) => !cut.includes(p)));
+    expect(problems).toEqual([]);
+  });
+
+  it("drops both connections to the proxy mid-run: each client reattaches through the proxy, from the proxy's own store, and completes the run whole", async () => {
+    // What the page asked of the server, and how it was answered, from here on.
+    const answered: string[] = [];
+    const onResponse = (response: Response): void => {
+      const url = new URL(response.url());
+      answered.push(`${response.request().method()} ${url.pathname}${url.search} ${response.status()}`);
+    };
+    page.on("response", onResponse);
+    try {
+      // Checking the box starts a run through the proxy (its lists are emptied at once).
+      await page.check("#via-proxy");
+      await page.waitForFunction(
+        () => document.body.dataset.route === "proxy" && ["binary", "sse"].every((id) => document.querySelectorAll(`#${id} ol.events li`).length >= 15),
+      );
+      expect(await page.isEnabled("#drop")).toBe(true);
+      await page.click("#drop");
+      await page.waitForFunction(() => document.getElementById("comparison")?.dataset.dropped !== undefined);
+      // The page's two connections to the proxy, and not the proxy's own to its upstream (the
+      // run would then end with a RUN_ERROR rather than complete).
+      expect(await page.$eval("#comparison", (p) => (p as HTMLElement).dataset.dropped)).toBe("2");
+      await expectCompleteRun("run-6", page, true);
+      for (const id of ["binary", "sse"] as const) {
+        const note = await page.$eval(`#${id} .resumed`, (p) => p.textContent ?? "");
+        expect(note, id).toMatch(new RegExp(`^Reattached through the proxy after event \\d+: \\d+ missed events? replayed\\. All ${EVENTS} once\\.$`));
+        const data = await page.$eval(`#${id}`, (root) => ({ ...(root as HTMLElement).dataset }));
+        expect(data.reattachedVia, id).toBe("proxy");
+        // The upstream went on while the page was away, and the proxy's store kept its events.
+        expect(Number(data.replayed), id).toBeGreaterThanOrEqual(1);
+        // The reattach was a GET to the proxy, which answered it (its upstream keeps no runs).
+        const panelRun = new RegExp(`^GET /proxy/agents/demo\\?runId=run-6${id === "binary" ? "b" : "s"}-[0-9a-z]+ 200$`);
+        expect(answered.filter((line) => panelRun.test(line)).length, answered.join("\n")).toBeGreaterThanOrEqual(1);
+      }
+      // Nothing went straight to the agent.
+      expect(answered.filter((line) => line.includes(" /agent")), answered.join("\n")).toEqual([]);
+    } finally {
+      page.off("response", onResponse);
+    }
+    const cut = problems.filter((p) => /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION|network error/i.test(p));
+    problems.splice(0, problems.length, ...problems.filter((p) => !cut.includes(p)));
+    expect(problems).toEqual([]);
+    // Back to direct runs for the tests that follow.
+    await page.uncheck("#via-proxy");
+    await page.waitForFunction(() => document.body.dataset.route === "direct");
+    await page.waitForFunction(() => ["binary", "sse"].every((id) => document.getElementById(id)?.dataset.state === "done"), undefined, { timeout: 15_000 });
     expect(problems).toEqual([]);
   });
 

@@ -94,6 +94,45 @@ describe("startDemoServer", () => {
     expect([...seen, ...after].map((e) => e.type)).toEqual([...conversationRun(run)].map((e) => e.type));
   });
 
+  it("through the proxy too: POST /demo/drop cuts the client's connection to the proxy, not the proxy's to its upstream; the proxy's own store keeps the run, and a GET through the proxy with the run's token reattaches", async () => {
+    const run = { ...input, runId: "dropped-via-proxy" };
+    const authorization = `Bearer ${DEMO_TOKEN}`;
+    const response = await fetch(new URL("/proxy/agents/demo", server.url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: SSE, authorization },
+      body: JSON.stringify(run),
+    });
+    expect(response.status).toBe(200);
+    // The proxy names the run and gives its resume token, though its upstream keeps no runs.
+    expect(response.headers.get("ag-ui-run-id")).toBe(run.runId);
+    const token = response.headers.get("ag-ui-resume-token");
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const seen: AguiEvent[] = [];
+    const reading = (async () => {
+      for await (const event of decodeEventStream(response.body!, SSE)) seen.push(event);
+    })().catch((error: unknown) => error);
+    while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    const drop = await fetch(new URL("/demo/drop", server.url), { method: "POST" });
+    // Only the client's connection: the proxy's request to /sse-agent goes on.
+    expect(await drop.json()).toEqual({ dropped: 1 });
+    expect(await reading).toMatchObject({ code: expect.stringMatching(/network_error|truncated_stream/) });
+    // The upstream cannot be reattached to: the reattach is the proxy's.
+    expect((await fetch(new URL(`/sse-agent?runId=${run.runId}`, server.url), { headers: { Accept: SSE } })).status).toBe(405);
+    const path = `/proxy/agents/demo?runId=${run.runId}`;
+    const lastEventId = String(seen.length - 1);
+    // The run is the principal's: without the bearer token the proxy refuses, without the run's token it knows no such run.
+    expect((await fetch(new URL(path, server.url), { headers: { Accept: BINARY, "Last-Event-ID": lastEventId, "AG-UI-Resume-Token": token! } })).status).toBe(401);
+    expect((await fetch(new URL(path, server.url), { headers: { Accept: BINARY, "Last-Event-ID": lastEventId, authorization } })).status).toBe(404);
+    const rest = await fetch(new URL(path, server.url), { headers: { Accept: BINARY, "Last-Event-ID": lastEventId, "AG-UI-Resume-Token": token!, authorization } });
+    expect(rest.status).toBe(200);
+    expect(rest.headers.get("content-type")).toBe(BINARY);
+    const after: AguiEvent[] = [];
+    for await (const event of decodeEventStream(rest.body!, BINARY)) after.push(event);
+    // Every event once, in order, the cut in between.
+    const strip = ({ timestamp: _, ...others }: AguiEvent & { timestamp?: number }) => others;
+    expect([...seen, ...after].map(strip)).toEqual([...conversationRun(run)].map((e) => strip(parseEvent(e))));
+  });
+
   it("serves the agent through the proxy: SSE-only upstream, binary to the client with the demo token, 401 without it", async () => {
     const listed = await fetch(new URL("/proxy/agents", server.url), { headers: { authorization: `Bearer ${DEMO_TOKEN}` } });
     expect(await listed.json()).toEqual({ agents: [{ name: "demo", description: "The demo agent, answering SSE only" }] });
