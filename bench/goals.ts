@@ -158,6 +158,33 @@ export const GOALS: Goal[] = [
   },
   ...(["memory", "redis"] as const).map(
     (store): Goal => ({
+      path: `proxy with ${store === "memory" ? "memoryStore()" : "redisStore()"} (resumable through it), events/s`,
+      comparedWith: "the proxy without a store",
+      goal: store === "memory" ? "at least 0.8x" : "at least 0.5x",
+      how: `the lower of two events/s ratios (each the median over rounds of the paired ratio: the store-less proxy's time over this one's, same round), one long run through createNodeProxyHandler with { store: { type: "${store}" } } over the same proxy without a store, binary <- binary and sse <- sse; client, proxy, agent server${store === "redis" ? " and redis-server" : ""} each a process, on loopback (proxy suite)`,
+      suite: "proxy",
+      measure: (v) => {
+        const ratios = (["binary", "sse"] as const).map((t) => v[`proxy/store-${store}-${t}-${t}/long/x storeless`]);
+        return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+      },
+      met: (r) => r >= (store === "memory" ? 0.8 : 0.5),
+    }),
+  ),
+  {
+    path: "proxy with a store, time to reattach",
+    comparedWith: "a goal of its own",
+    goal: "under 5 ms median",
+    how: "the highest median, over memoryStore() and redisStore() and both transports, of the ms from GET ?runId= with Last-Event-ID and the resume token (a new connection) to the first event decoded, a short run through the proxy read whole first (proxy suite)",
+    suite: "proxy",
+    measure: (v) => {
+      const all = (["memory", "redis"] as const).flatMap((store) => (["binary", "sse"] as const).map((t) => v[`proxy/store-${store}-${t}-${t}/reattach ms`]));
+      return all.some((a) => a === undefined) ? undefined : Math.max(...(all as number[]));
+    },
+    met: (ms) => ms < 5,
+    show: (ms) => `${ms.toFixed(2)} ms`,
+  },
+  ...(["memory", "redis"] as const).map(
+    (store): Goal => ({
       path: `resumable run, ${store === "memory" ? "memoryStore()" : "redisStore()"}, events/s`,
       comparedWith: "the same handler without a store",
       goal: store === "memory" ? "at least 0.8x" : "at least 0.5x",

@@ -15,6 +15,11 @@
  * Each server is a process because that is how a proxy is deployed: its CPU is its own, not added
  * to the client's and the upstream's. The servers are the scripts in ./proxy/, run with tsx.
  *
+ * - through our proxy with a run store of its own (`memoryStore()`, and `redisStore()` on a
+ *   redis-server the suite starts), binary <- binary and sse <- sse: every run recorded into the
+ *   store and read back from it, as a resumable run through the proxy is; rated against the
+ *   store-less proxy of the same pair, with the time to reattach through it.
+ *
  * For each: events/s of one long run and of 20 concurrent runs (wall time of the run or of the
  * whole batch, rounds round-robin after warm-up, rated on the median; ratios paired round by
  * round), and the time to first event (ms from calling `events()` to the first event the client
@@ -28,10 +33,14 @@ import type { ChartPanel } from "../chart.js";
 import { rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
 import { startChild, type Child } from "./proxy/child.js";
+import { decodeEventStream } from "../../src/stream/index.js";
+import { RESUME_TOKEN_HEADER } from "../../src/server/index.js";
 import { median, pairedRatio, quantile, timeStats, type RoundSample } from "../stats.js";
 
 type Transport = "binary" | "sse";
 type Via = "direct" | "proxy" | "pipe";
+/** The proxy's run store: none, or one of the two. */
+type ProxyStore = "none" | "memory" | "redis";
 
 /** A run that does not finish in this time is aborted, and its configuration reported as failed. */
 const RUN_TIMEOUT_MS = 60_000;
@@ -46,17 +55,32 @@ interface Config {
   via: Via;
   client: Transport;
   upstream: Transport;
+  /** The proxy's store (proxy rows only). */
+  store: ProxyStore;
 }
 
+const STORE_LABELS: Record<ProxyStore, string> = { none: "", memory: "memoryStore()", redis: "redisStore()" };
+
 const CONFIGS: Config[] = [
-  { key: "direct-binary", label: "direct", via: "direct", client: "binary", upstream: "binary" },
-  { key: "direct-sse", label: "direct", via: "direct", client: "sse", upstream: "sse" },
+  { key: "direct-binary", label: "direct", via: "direct", client: "binary", upstream: "binary", store: "none" },
+  { key: "direct-sse", label: "direct", via: "direct", client: "sse", upstream: "sse", store: "none" },
   ...(["binary", "sse"] as const).flatMap((upstream) =>
-    (["binary", "sse"] as const).map((client): Config => ({ key: `proxy-${client}-${upstream}`, label: "our proxy", via: "proxy", client, upstream })),
+    (["binary", "sse"] as const).map((client): Config => ({ key: `proxy-${client}-${upstream}`, label: "our proxy", via: "proxy", client, upstream, store: "none" })),
   ),
-  { key: "pipe-binary", label: "byte pipe", via: "pipe", client: "binary", upstream: "binary" },
-  { key: "pipe-sse", label: "byte pipe", via: "pipe", client: "sse", upstream: "sse" },
+  { key: "pipe-binary", label: "byte pipe", via: "pipe", client: "binary", upstream: "binary", store: "none" },
+  { key: "pipe-sse", label: "byte pipe", via: "pipe", client: "sse", upstream: "sse", store: "none" },
+  ...(["memory", "redis"] as const).flatMap((store) =>
+    (["binary", "sse"] as const).map(
+      (t): Config => ({ key: `store-${store}-${t}-${t}`, label: `our proxy, ${STORE_LABELS[store]}`, via: "proxy", client: t, upstream: t, store }),
+    ),
+  ),
 ];
+
+/** The store-less proxy row a store row is rated against: the same pair. */
+const storelessOf = (c: Config): string => `proxy-${c.client}-${c.upstream}`;
+
+/** The seq after which a reattach through the proxy asks for the rest of a short run. */
+const REATTACH_AFTER = 14;
 
 /**
  * The transport this client gets from this upstream without the proxy: binary only when both speak
@@ -107,14 +131,44 @@ async function firstEventMs(url: string, transport: Transport, expected: number,
   return ms;
 }
 
+/**
+ * A short run through a proxy with a store, read whole by fetch, then reattached to after event
+ * {@link REATTACH_AFTER} on a new connection: ms from sending the GET to the first event decoded.
+ */
+async function reattachMs(url: string, transport: Transport, signal: AbortSignal): Promise<number> {
+  const accept = transport === "sse" ? "text/event-stream" : "application/vnd.ag-ui.event+proto";
+  const runId = `run-${++runCounter}`;
+  const input = { threadId: "thread-bench", runId, messages: [USER_MESSAGE], tools: [], context: [], state: {}, forwardedProps: {} };
+  const headers = { authorization: `Bearer ${TOKEN}`, accept };
+  const posted = await fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(input), signal });
+  const token = posted.headers.get(RESUME_TOKEN_HEADER);
+  if (!posted.ok || token === null) throw new Error(`the run's POST answered ${posted.status}${token === null ? " without a resume token" : ""}`);
+  for await (const _ of decodeEventStream(posted.body!, posted.headers.get("content-type"), { signal }));
+  const target = `${url}?runId=${encodeURIComponent(runId)}`;
+  // A new connection, as a client that lost its own has.
+  const t0 = performance.now();
+  const again = await fetch(target, { headers: { ...headers, "last-event-id": String(REATTACH_AFTER), [RESUME_TOKEN_HEADER]: token, connection: "close" }, signal });
+  if (!again.ok) throw new Error(`the reattach answered ${again.status}`);
+  const events = decodeEventStream(again.body!, again.headers.get("content-type"), { signal });
+  const first = await events.next();
+  const ms = performance.now() - t0;
+  if (first.done) throw new Error("the reattach gave no event");
+  await events.return?.();
+  return ms;
+}
+
 /** One configuration's outcome on one scenario. */
 export interface ProxyMeasurement extends Measurement {
   config: string;
   via: Via;
   clientTransport: Transport;
   upstreamTransport: Transport;
+  /** The proxy's run store. */
+  store: ProxyStore;
   /** Events/s over the pipe's, same client transport. */
   vsPipe: number;
+  /** Store rows: events/s over the store-less proxy's, same pair. */
+  vsStoreless: number;
 }
 
 /** One configuration's time to first event. */
@@ -155,6 +209,8 @@ const suite: Suite = {
     let tinyEvents = NaN;
 
     const children: Child[] = [];
+    let redis: { url: string; stop(): Promise<void> } | undefined;
+    const reattaches = new Map<string, number[]>();
     const throughput = new Map<string, RoundSample[]>();
     const firsts = new Map<string, number[]>();
     const errors = new Map<string, string>();
@@ -184,21 +240,34 @@ const suite: Suite = {
           runs: concurrent,
         },
       ];
-      // Both at once, and each kept as soon as it runs, so that the finally stops whichever started.
+      // All at once, and each kept as soon as it runs, so that the finally stops whichever started.
+      const proxyArg = { upstream: upstream.ready.url, token: TOKEN, paths: Object.keys(sizes) };
       const started = await Promise.allSettled([
-        startChild("proxy", { upstream: upstream.ready.url, token: TOKEN, paths: Object.keys(sizes) }),
+        startChild("proxy", proxyArg),
         startChild("pipe", { upstream: upstream.ready.url }),
+        startChild("proxy", { ...proxyArg, store: "memory" }),
       ]);
       for (const s of started) if (s.status === "fulfilled") children.push(s.value);
-      const [proxy, pipe] = started.map((s) => {
+      const [proxy, pipe, memoryProxy] = started.map((s) => {
         if (s.status === "rejected") throw s.reason;
         return s.value.ready.url;
-      }) as [string, string];
+      }) as [string, string, string];
+      const proxies: Record<ProxyStore, string | undefined> = { none: proxy, memory: memoryProxy, redis: undefined };
+      try {
+        const { startRedis } = await import("../../test/fixtures/redis-server.js");
+        redis = await startRedis();
+        const child = await startChild("proxy", { ...proxyArg, store: "redis", redisUrl: redis.url });
+        children.push(child);
+        proxies.redis = child.ready.url;
+      } catch (err) {
+        const why = `the proxy with redisStore did not start: ${String((err as Error)?.message ?? err).slice(0, 300)}`;
+        for (const config of CONFIGS) if (config.store === "redis") for (const id of ["long", "concurrent", "first", "reattach"]) errors.set(`${id}/${config.key}`, why);
+      }
 
       const urlOf = (config: Config, path: string): string => {
         if (config.via === "direct") return upstream.ready.url + path;
         if (config.via === "pipe") return pipe + path;
-        return `${proxy}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
+        return `${proxies[config.store]}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
       };
 
       const timed = async (scenario: Scenario, config: Config): Promise<number> => {
@@ -255,8 +324,26 @@ const suite: Suite = {
           }
         }
       }
+
+      // Reattaching through the proxies with a store: sequential, the stores round-robin.
+      const stored = CONFIGS.filter((c) => c.store !== "none");
+      for (let round = 0; round < firstWarmups + firstRepeats; round++) {
+        ctx.progress(`[proxy] reattach, ${round < firstWarmups ? "warm-up" : `round ${round - firstWarmups + 1}/${firstRepeats}`}`);
+        for (let k = 0; k < stored.length; k++) {
+          const config = stored[(k + round) % stored.length]!;
+          const id = `reattach/${config.key}`;
+          if (errors.has(id)) continue;
+          try {
+            const ms = await reattachMs(urlOf(config, firstPath), config.client, AbortSignal.timeout(RUN_TIMEOUT_MS));
+            if (round >= firstWarmups) reattaches.set(id, [...(reattaches.get(id) ?? []), ms]);
+          } catch (err) {
+            errors.set(id, failed(err));
+          }
+        }
+      }
     } finally {
       await Promise.all(children.map((c) => c.stop()));
+      await redis?.stop();
     }
 
     const measurements: ProxyMeasurement[] = [];
@@ -271,6 +358,8 @@ const suite: Suite = {
           group: scenario.id,
           key: config.key,
           label: `${config.label}, ${config.via === "proxy" ? `${config.client} <- ${config.upstream}` : config.client}`,
+          store: config.store,
+          vsStoreless: NaN,
           impl,
           validates: config.via !== "pipe",
           events,
@@ -298,6 +387,8 @@ const suite: Suite = {
         const piped = samplesOf(pipeOf(CONFIGS[i]!));
         if (direct) row.vsReference = pairedRatio(direct, mine);
         if (piped) row.vsPipe = pairedRatio(piped, mine);
+        const storeless = CONFIGS[i]!.store === "none" ? undefined : samplesOf(storelessOf(CONFIGS[i]!));
+        if (storeless) row.vsStoreless = pairedRatio(storeless, mine);
       }
       measurements.push(...rows);
     }
@@ -320,7 +411,14 @@ const suite: Suite = {
       values[m.id] = m.eventsPerSec;
       if (m.via !== "direct" && Number.isFinite(m.vsReference)) values[`${m.id}/x direct`] = m.vsReference;
       if (m.via === "proxy" && Number.isFinite(m.vsPipe)) values[`${m.id}/x pipe`] = m.vsPipe;
+      if (Number.isFinite(m.vsStoreless)) values[`${m.id}/x storeless`] = m.vsStoreless;
     }
+    const reattachRows = CONFIGS.filter((c) => c.store !== "none").map((config) => {
+      const list = reattaches.get(`reattach/${config.key}`) ?? [];
+      const error = errors.get(`reattach/${config.key}`) ?? (list.length === 0 ? "no sample" : undefined);
+      return { config, error, samples: list.length, medianMs: error ? NaN : median(list), p10Ms: error ? NaN : quantile(list, 0.1), p90Ms: error ? NaN : quantile(list, 0.9) };
+    });
+    for (const r of reattachRows) if (!r.error) values[`proxy/${r.config.key}/reattach ms`] = r.medianMs;
     for (const f of firstRows) {
       if (f.error) continue;
       values[f.id] = f.medianMs;
@@ -328,7 +426,11 @@ const suite: Suite = {
     }
 
     return {
-      tables: [...scenarios.map((s) => throughputTable(s, measurements.filter((m) => m.group === s.id), repeats)), firstEventTable(firstRows, tinyEvents, firstRepeats)],
+      tables: [
+        ...scenarios.map((s) => throughputTable(s, measurements.filter((m) => m.group === s.id), repeats)),
+        firstEventTable(firstRows, tinyEvents, firstRepeats),
+        reattachTable(reattachRows, tinyEvents, firstRepeats),
+      ],
       values,
       measurements,
       charts: scenarios.map((s) => panel(s, measurements.filter((m) => m.group === s.id))),
@@ -342,6 +444,7 @@ const suite: Suite = {
         `our proxy: createNodeProxyHandler, one static bearer token, default limits; it sends upstream requests over node:http (keep-alive) and, a chunk at a time, decodes, validates, checks the order of and re-encodes every event. "binary <- sse": the client gets binary, the upstream sends SSE.`,
         "byte pipe: node:http.request to the upstream over a keep-alive Agent, request and response bodies piped, status and end-to-end headers copied; it checks nothing and keeps the client's transport on both hops: the floor of any proxy.",
         `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin, the order turned by one each round. x direct: the median over the rounds of the direct run's time over this row's (paired, so that a slow spell of the machine hits both; not the ratio of the medians), the direct run being what this client gets from this upstream without the proxy (binary when both speak it, else SSE: our HttpAgent asks for binary and reads the SSE an SSE-only upstream answers); x pipe: the same over the byte pipe.`,
+        `our proxy with a store: the same proxy given { store: { type: "memory" } } or { type: "redis", url } (a redis-server the suite starts), its per-principal cap raised to 1,000 live runs (the bench is one principal): each run is recorded into the store as the upstream sends it and read back from the store for the client, so that it survives a cut. x no store: paired over the store-less proxy of the same pair, as x direct. reattach: a ${tinyEvents}-event run POSTed through the proxy and read whole with fetch, then GET ?runId= with Last-Event-ID: ${REATTACH_AFTER} and its resume token on a new connection; ms from the GET to the first event decoded, median (p10, p90) of ${firstRepeats} after ${firstWarmups} warm-up.`,
         `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tinyEvents}-event trace after ${firstWarmups} warm-up, configurations round-robin, the order turned by one each round; added: over the direct median of the same (as for x direct).`,
       ],
     };
@@ -360,10 +463,12 @@ function throughputTable(scenario: Scenario, rows: ProxyMeasurement[], repeats: 
       { header: "±%", align: "right" },
       { header: "x direct", align: "right" },
       { header: "x pipe", align: "right" },
+      { header: "x no store", align: "right" },
     ],
     rows: rows.map((m) => {
-      const head = [m.via === "proxy" ? "our proxy" : m.via === "pipe" ? "byte pipe" : "direct", `${m.clientTransport} <- ${m.upstreamTransport}`, m.validates ? "yes" : "no"];
-      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", ""];
+      const path = m.via === "proxy" ? (m.store === "none" ? "our proxy" : `our proxy, ${STORE_LABELS[m.store]}`) : m.via === "pipe" ? "byte pipe" : "direct";
+      const head = [path, `${m.clientTransport} <- ${m.upstreamTransport}`, m.validates ? "yes" : "no"];
+      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", ""];
       return [
         ...head,
         m.medianMs.toFixed(m.medianMs >= 100 ? 0 : 1),
@@ -371,6 +476,7 @@ function throughputTable(scenario: Scenario, rows: ProxyMeasurement[], repeats: 
         m.rme.toFixed(1),
         m.via === "direct" ? "" : ratio(m.vsReference),
         m.via === "proxy" ? ratio(m.vsPipe) : "",
+        m.store === "none" ? "" : ratio(m.vsStoreless),
       ];
     }),
   };
@@ -392,6 +498,23 @@ function firstEventTable(rows: FirstEventMeasurement[], events: number, repeats:
       const head = [f.via === "proxy" ? "our proxy" : f.via === "pipe" ? "byte pipe" : "direct", `${f.clientTransport} <- ${f.upstreamTransport}`];
       if (f.error) return [...head, `failed: ${f.error}`, "", "", ""];
       return [...head, ms(f.medianMs), ms(f.p10Ms), ms(f.p90Ms), f.via === "direct" ? "" : `${f.addedMs >= 0 ? "+" : ""}${ms(f.addedMs)}`];
+    }),
+  };
+}
+
+function reattachTable(
+  rows: { config: Config; error: string | undefined; samples: number; medianMs: number; p10Ms: number; p90Ms: number }[],
+  events: number,
+  repeats: number,
+): Table {
+  const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "-");
+  return {
+    title: `Proxy with a store on loopback, time to reattach (ms from GET ?runId= with Last-Event-ID: ${REATTACH_AFTER}, on a new connection, to the first event decoded), ${events}-event runs, median of ${repeats}`,
+    columns: [{ header: "store" }, { header: "transport" }, { header: "median ms", align: "right" }, { header: "p10 ms", align: "right" }, { header: "p90 ms", align: "right" }],
+    rows: rows.map((r) => {
+      const head = [STORE_LABELS[r.config.store], r.config.client];
+      if (r.error) return [...head, `failed: ${r.error}`, "", ""];
+      return [...head, ms(r.medianMs), ms(r.p10Ms), ms(r.p90Ms)];
     }),
   };
 }

@@ -3,7 +3,11 @@
  * static bearer token and default limits, an agent per upstream path (`/long` → agent `long`, its
  * SSE-only route `/sse/long` → agent `long-sse`).
  *
- * Argument: `{"upstream": "http://127.0.0.1:<port>", "token": "...", "paths": ["/long", ...]}`.
+ * With `"store": "memory"` or `"store": "redis"` (and `"redisUrl"`), the proxy keeps the runs it
+ * relays in that store (resumable through it), its per-principal cap raised past the suite's
+ * concurrent runs (the bench is one principal).
+ *
+ * Argument: `{"upstream": "http://127.0.0.1:<port>", "token": "...", "paths": ["/long", ...], "store"?: "memory" | "redis", "redisUrl"?: "redis://..."}`.
  * Prints `{"url": "http://127.0.0.1:<port>"}` when listening.
  */
 import { createNodeProxyHandler } from "../../../src/proxy/index.js";
@@ -23,4 +27,11 @@ for (const path of paths) {
   agents[`${path.slice(1)}-sse`] = { url: `${upstream}/sse${path}` };
 }
 
-announce({ url: await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token, subject: "bench" }] }, compression: false })) });
+const store =
+  args.store === "memory"
+    ? ({ type: "memory", maxLiveRunsPerOwner: 1000 } as const)
+    : args.store === "redis"
+      ? ({ type: "redis", url: stringField(args, "redisUrl"), maxLiveRunsPerOwner: 1000 } as const)
+      : undefined;
+
+announce({ url: await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token, subject: "bench" }] }, compression: false, ...(store ? { store } : {}) })) });
