@@ -153,8 +153,10 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
     if (typeof async !== "function" && typeof sync !== "function") {
       throw new TypeError(`an agent's run must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
     }
-    const iterator = (typeof async === "function" ? async.call(source) : sync!.call(source)) as Iterator<unknown> | AsyncIterator<unknown>;
-    this.#pull = () => iterator.next();
+    const iterator = (typeof async === "function" ? async.call(source) : sync!.call(source)) as (Iterator<unknown> | AsyncIterator<unknown>) & { [PULL]?: Pull<unknown> };
+    // A source that can give what it holds at once (a decoder's iterator) is pulled that way.
+    const pull = iterator[PULL];
+    this.#pull = typeof pull === "function" ? () => pull.call(iterator) : () => iterator.next();
     // Not awaited: a hung agent would otherwise hang the consumer that is leaving.
     this.#close = () => void Promise.resolve(iterator.return?.()).catch(() => {});
   }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { AgentFunction } from "../agent/index.js";
+import { type AgentFunction, PULL } from "../agent/index.js";
 import { whenAborted } from "../util/index.js";
 import type { EventMediaType } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
@@ -80,51 +80,97 @@ function failure(tally: RunTally, code: string, message: string): AguiEvent {
  * the store's `detachedTimeoutMs`), or it fails or times out before the upstream's run ended, the
  * upstream's run is cancelled too (`DELETE`, when the upstream keeps runs).
  *
+ * A hand-written iterator rather than an async generator: the events a chunk of the upstream held
+ * are handed to the recorder at once (`PULL`), without a generator's step and a promise each.
+ *
  * @throws Never; what fails ends the run with a RUN_ERROR.
  */
 export function upstreamAgent(params: UpstreamAgentParams): AgentFunction {
   const { answer, tally } = params;
-  return async function* (_input: RunAgentInput, { signal }) {
+  return (_input: RunAgentInput, { signal }) => {
     const stop = new AbortController();
     const unlink = whenAborted(signal, () => stop.abort(STOPPED));
     const deadline = runDeadline(params.runTimeoutMs, stop);
+    const events = decodeEventStream(answer.body, answer.header("content-type"), {
+      signal: stop.signal,
+      idleTimeoutMs: params.idleTimeoutMs,
+      maxFrameBytes: params.maxEventBytes,
+    }) as AsyncIterableIterator<AguiEvent> & { [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> };
+    /** The run's last event of the relay's own, once the upstream's stream is over. */
     let last: AguiEvent | undefined;
-    try {
-      const events = decodeEventStream(answer.body, answer.header("content-type"), {
-        signal: stop.signal,
-        idleTimeoutMs: params.idleTimeoutMs,
-        maxFrameBytes: params.maxEventBytes,
-      });
-      try {
-        for await (const event of events) {
-          note(tally, event);
-          yield event;
-        }
-        if (tally.outcome === UNFINISHED) last = failure(tally, "upstream_truncated", UPSTREAM_FAILURES.upstream_truncated);
-      } catch (error) {
-        if (deadline.passed) last = deadline.event(tally);
-        else if (signal.aborted) {
-          // Cancelled (DELETE, or nobody read it for the store's detachedTimeoutMs): the recorder
-          // ends the run with RUN_ERROR cancelled.
-          if (tally.outcome === UNFINISHED) tally.outcome = "cancelled";
-        } else {
-          // The decoder's own idle timeout is the upstream's silence.
-          const code = (error as { code?: unknown }).code === "timeout" ? "upstream_idle" : failureOf(error);
-          params.onFailure(error, code);
-          last = failure(tally, code, UPSTREAM_FAILURES[code]);
-        }
-      }
-      if (last !== undefined) yield last;
-    } finally {
+    let over = false;
+    const DONE: IteratorResult<AguiEvent> = { value: undefined, done: true };
+    /** Lets the upstream go (cancelling its run when it did not end), then tells the proxy. Once. */
+    const close = (): void => {
+      if (over) return;
+      over = true;
       deadline.clear();
       unlink();
       answer.cancel();
-      // The upstream's run did not end (the proxy gave it up): it is cancelled there, and its slot
-      // is held until the upstream has heard.
       const ended = tally.outcome === "finished" || tally.outcome === "run_error";
-      if (!ended) await cancelUpstreamRun(params.send, params.url, answer, params.headers);
-      params.onEnd();
-    }
+      if (ended) params.onEnd();
+      else void cancelUpstreamRun(params.send, params.url, answer, params.headers).finally(params.onEnd);
+    };
+    /** The result after the upstream's stream ended (cleanly, or with `error`). */
+    const ending = (error?: { error: unknown }): IteratorResult<AguiEvent> => {
+      if (error === undefined) {
+        if (tally.outcome === UNFINISHED) last = failure(tally, "upstream_truncated", UPSTREAM_FAILURES.upstream_truncated);
+      } else if (deadline.passed) {
+        last = deadline.event(tally);
+      } else if (signal.aborted) {
+        // Cancelled (DELETE, or nobody read it for the store's detachedTimeoutMs): the recorder
+        // ends the run with RUN_ERROR cancelled.
+        if (tally.outcome === UNFINISHED) tally.outcome = "cancelled";
+      } else {
+        // The decoder's own idle timeout is the upstream's silence.
+        const code = (error.error as { code?: unknown }).code === "timeout" ? "upstream_idle" : failureOf(error.error);
+        params.onFailure(error.error, code);
+        last = failure(tally, code, UPSTREAM_FAILURES[code]);
+      }
+      const result = last === undefined ? DONE : { value: last, done: false };
+      last = undefined;
+      if (result.done) close();
+      return result;
+    };
+    const took = (result: IteratorResult<AguiEvent>): IteratorResult<AguiEvent> => {
+      if (result.done) return ending();
+      note(tally, result.value);
+      return result;
+    };
+    const failed = (error: unknown): IteratorResult<AguiEvent> => ending({ error });
+    let finished = false;
+    const pull = (): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
+      if (finished) {
+        close();
+        return DONE;
+      }
+      let result: IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>>;
+      try {
+        result = events[PULL]();
+      } catch (error) {
+        finished = true;
+        return failed(error);
+      }
+      if (result instanceof Promise) {
+        return result.then(took, (error: unknown) => {
+          finished = true;
+          return failed(error);
+        });
+      }
+      if (result.done) finished = true;
+      return took(result);
+    };
+    const iterator: AsyncIterableIterator<AguiEvent> & { [PULL]: typeof pull } = {
+      [Symbol.asyncIterator]: () => iterator,
+      [PULL]: pull,
+      next: () => Promise.resolve(pull()),
+      return: async () => {
+        close();
+        await events.return?.();
+        return DONE;
+      },
+    };
+    return iterator;
   };
 }
 
