@@ -65,33 +65,24 @@ function redactUrl(text: string): string {
   return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/*)[^/?#@]*@/, "$1***@");
 }
 
-const httpUrl = z.string().check(
-  z.superRefine((value, ctx) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      // reported below
-    }
-    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-      ctx.addIssue({ code: "custom", message: `expected an http: or https: URL, found ${JSON.stringify(redactUrl(value))}`, input: "(a URL)" });
-    }
-  }),
-);
+/** A URL of one of `protocols` (`"http:"`, …), named `kind` in the message, which never shows its credentials. */
+const urlOf = (protocols: readonly string[], kind: string) =>
+  z.string().check(
+    z.superRefine((value, ctx) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(value);
+      } catch {
+        // reported below
+      }
+      if (url === undefined || !protocols.includes(url.protocol)) {
+        ctx.addIssue({ code: "custom", message: `expected ${kind} URL, found ${JSON.stringify(redactUrl(value))}`, input: "(a URL)" });
+      }
+    }),
+  );
 
-const redisUrl = z.string().check(
-  z.superRefine((value, ctx) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      // reported below
-    }
-    if (url === undefined || (url.protocol !== "redis:" && url.protocol !== "rediss:")) {
-      ctx.addIssue({ code: "custom", message: `expected a redis: or rediss: URL, found ${JSON.stringify(redactUrl(value))}`, input: "(a URL)" });
-    }
-  }),
-);
+const httpUrl = urlOf(["http:", "https:"], "an http: or https:");
+const redisUrl = urlOf(["redis:", "rediss:"], "a redis: or rediss:");
 
 /**
  * Where the proxy keeps the runs it relays, which makes them resumable: in this process, or in
