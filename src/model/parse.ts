@@ -88,13 +88,19 @@ export function rejectEvent(value: unknown, omitted: number): never {
 }
 
 /**
- * Validates a run request body.
+ * Validates a run request body. `forwardedProps: null`, which the Python SDK sends by default and
+ * 1.0 refuses, is taken as `{}` (what `@ag-ui/client` sends for none): what a server accepts it can
+ * then echo in RUN_STARTED, whose `input` may not hold a `null` there.
  *
  * @throws {ValidationError} `invalid_input`, naming the path and the problem of the first
  *   {@link MAX_REPORTED_PROBLEMS} problems and how many more there were.
  */
 export function parseRunAgentInput(value: unknown): RunAgentInput {
   const result = checkRunAgentInput(value);
-  if (result.issues.length === 0) return result.value as RunAgentInput;
+  if (result.issues.length === 0) {
+    const input = result.value as RunAgentInput;
+    if (input.forwardedProps === null) input.forwardedProps = {};
+    return input;
+  }
   throw issuesError("invalid_input", "invalid RunAgentInput", issuesOf(result)!, 0);
 }

@@ -258,9 +258,9 @@ describe("pinned request body cases", () => {
     });
   }
 
-  it("forwardedProps null: 1.0 refuses, we accept (bodies written for earlier releases send it)", () => {
+  it("forwardedProps null: 1.0 refuses, we accept it as {} (bodies written for earlier releases, and the Python SDK, send it)", () => {
     const value = { threadId: "t", runId: "r", messages: [], forwardedProps: null };
     expect(RunAgentInputSchema.safeParse(value).success).toBe(false);
-    expect(parseRunAgentInput(value).forwardedProps).toBeNull();
+    expect(parseRunAgentInput(value).forwardedProps).toEqual({});
   });
 });

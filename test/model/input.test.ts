@@ -41,14 +41,14 @@ describe("parseRunAgentInput: valid input", () => {
     expect(parseRunAgentInput(validInput())).toEqual(validInput());
   });
 
-  it("accepts empty lists and null JSON fields, keeping the nulls as given", () => {
+  it("accepts empty lists and null JSON fields: a null state as given, a null forwardedProps as {}", () => {
     // 1.0 reads a null state as absent and refuses a null forwardedProps; bodies written for the
-    // initial release send both, and the agent sees them as sent.
+    // initial release (and the Python SDK, by default) send both. A null forwardedProps becomes {},
+    // which RUN_STARTED may echo; 1.0 refuses a null there.
     const value = { threadId: "", runId: "", state: null, messages: [], tools: [], context: [], forwardedProps: null };
     const out = parseRunAgentInput(value);
-    expect(out).toEqual(value);
+    expect(out).toEqual({ ...value, forwardedProps: {} });
     expect(out.state).toBeNull();
-    expect(out.forwardedProps).toBeNull();
   });
 
   it("accepts a body with only threadId, runId and messages, filling in 1.0's defaults", () => {
@@ -67,7 +67,7 @@ describe("parseRunAgentInput: valid input", () => {
     (v) => {
       const out = parseRunAgentInput({ ...validInput(), state: v, forwardedProps: v });
       expect(out.state).toStrictEqual(v);
-      expect(out.forwardedProps).toStrictEqual(v);
+      expect(out.forwardedProps).toStrictEqual(v === null ? {} : v);
     },
   );
 
