@@ -238,6 +238,8 @@ export const ReasoningEncryptedValueEventSchema = owned(EventType.REASONING_ENCR
   subtype: z.enum(["tool-call", "message"]),
   entityId: z.string(),
   encryptedValue: z.string(),
+  /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it; kept with the value. */
+  encryptedValueType: z.optional(z.string()),
 });
 /** A subagent invocation `subagentRunId` has begun; what it produces carries that id. */
 export const SubagentStartedEventSchema = event(EventType.SUBAGENT_STARTED, {

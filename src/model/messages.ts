@@ -30,6 +30,8 @@ export const ToolCallSchema = object({
   function: FunctionCallSchema,
   /** A provider's opaque, encrypted reasoning artefact for this call. */
   encryptedValue: z.optional(z.string()),
+  /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it (`anthropic.redacted_thinking`). */
+  encryptedValueType: z.optional(z.string()),
   metadata: z.optional(JsonObjectSchema),
 });
 /** A tool call made by an assistant message. */
@@ -45,6 +47,7 @@ const owned = {
 const named = {
   name: z.optional(z.string()),
   encryptedValue: z.optional(z.string()),
+  encryptedValueType: z.optional(z.string()),
   ...owned,
 };
 
@@ -67,6 +70,7 @@ export const AssistantMessageSchema = object({
   name: z.optional(z.string()),
   toolCalls: z.optional(array(ToolCallSchema)),
   encryptedValue: z.optional(z.string()),
+  encryptedValueType: z.optional(z.string()),
   ...owned,
 });
 /** What the assistant said: text, tool calls, or both. */
@@ -88,6 +92,7 @@ export const ToolMessageSchema = object({
   toolCallId: z.string(),
   error: z.optional(z.string()),
   encryptedValue: z.optional(z.string()),
+  encryptedValueType: z.optional(z.string()),
   ...owned,
 });
 /** The result of a tool call. */
@@ -110,6 +115,7 @@ export const ReasoningMessageSchema = object({
   role: z.literal("reasoning"),
   content: z.string(),
   encryptedValue: z.optional(z.string()),
+  encryptedValueType: z.optional(z.string()),
   ...owned,
 });
 /** A span of the agent's reasoning, kept as a message. */

@@ -49,7 +49,7 @@ export interface RunStateOptions {
   onWarning?: (message: string, event: AguiEvent) => void;
 }
 
-type Mutable = Message & { content?: unknown; metadata?: JsonObject; encryptedValue?: string; subagentRunId?: string };
+type Mutable = Message & { content?: unknown; metadata?: JsonObject; encryptedValue?: string; encryptedValueType?: string; subagentRunId?: string };
 
 /** The `@ag-ui/core` `mergeMetadata` rule: incoming keys overwrite, never recursing; copies the incoming object. */
 function mergeInto(target: { metadata?: JsonObject } | undefined, event: { metadata?: JsonObject }): boolean {
@@ -320,20 +320,20 @@ export class RunState {
           event.outcome?.type === "interrupt" ? event.outcome.interrupts.map((i) => stored(i)) : [];
         break;
       case "REASONING_ENCRYPTED_VALUE": {
-        const { subtype, entityId, encryptedValue } = event;
+        const { subtype, entityId } = event;
+        // The value and its type go together (1.1): a value without a type removes the one stored.
+        const store = (target: { encryptedValue?: string; encryptedValueType?: string }): void => {
+          target.encryptedValue = event.encryptedValue;
+          if (event.encryptedValueType === undefined) delete target.encryptedValueType;
+          else target.encryptedValueType = event.encryptedValueType;
+          applied.messages = true;
+        };
         if (subtype === "tool-call") {
           const at = this.#assistantIndexOf(entityId);
-          if (at !== -1) {
-            const call = (this.messages[at] as AssistantMessage).toolCalls!.find((c) => c.id === entityId)!;
-            call.encryptedValue = encryptedValue;
-            applied.messages = true;
-          }
+          if (at !== -1) store((this.messages[at] as AssistantMessage).toolCalls!.find((c) => c.id === entityId)!);
         } else {
           const message = this.#byId.get(entityId);
-          if (message !== undefined && message.role !== "activity") {
-            message.encryptedValue = encryptedValue;
-            applied.messages = true;
-          }
+          if (message !== undefined && message.role !== "activity") store(message);
         }
         break;
       }

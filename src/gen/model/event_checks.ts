@@ -158,7 +158,7 @@ function everyJsonPatchOperation(a: unknown, ordered: boolean): boolean {
   return Object.keys(a).length === n;
 }
 
-const KEYS_DeveloperMessage: readonly string[] = ["id","role","content","name","encryptedValue","subagentRunId","metadata"];
+const KEYS_DeveloperMessage: readonly string[] = ["id","role","content","name","encryptedValue","encryptedValueType","subagentRunId","metadata"];
 
 /** Whether `x` is exactly what zod returns for DeveloperMessage: a plain object of its fields alone. */
 function isDeveloperMessage(x: unknown, ordered: boolean): boolean {
@@ -181,6 +181,11 @@ function isDeveloperMessage(x: unknown, ordered: boolean): boolean {
     if (!(typeof f_encryptedValue === "string")) return false;
     n++;
   }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
+    n++;
+  }
   const f_subagentRunId = v.subagentRunId;
   if (f_subagentRunId !== undefined) {
     if (!(typeof f_subagentRunId === "string")) return false;
@@ -194,7 +199,7 @@ function isDeveloperMessage(x: unknown, ordered: boolean): boolean {
   return ordered ? keysInOrder(v, KEYS_DeveloperMessage, n) : keyCount(v) === n;
 }
 
-const KEYS_SystemMessage: readonly string[] = ["id","role","content","name","encryptedValue","subagentRunId","metadata"];
+const KEYS_SystemMessage: readonly string[] = ["id","role","content","name","encryptedValue","encryptedValueType","subagentRunId","metadata"];
 
 /** Whether `x` is exactly what zod returns for SystemMessage: a plain object of its fields alone. */
 function isSystemMessage(x: unknown, ordered: boolean): boolean {
@@ -215,6 +220,11 @@ function isSystemMessage(x: unknown, ordered: boolean): boolean {
   const f_encryptedValue = v.encryptedValue;
   if (f_encryptedValue !== undefined) {
     if (!(typeof f_encryptedValue === "string")) return false;
+    n++;
+  }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
     n++;
   }
   const f_subagentRunId = v.subagentRunId;
@@ -244,7 +254,7 @@ function isFunctionCall(x: unknown, ordered: boolean): boolean {
   return ordered ? keysInOrder(v, KEYS_FunctionCall, n) : keyCount(v) === n;
 }
 
-const KEYS_ToolCall: readonly string[] = ["id","type","function","encryptedValue","metadata"];
+const KEYS_ToolCall: readonly string[] = ["id","type","function","encryptedValue","encryptedValueType","metadata"];
 
 /** Whether `x` is exactly what zod returns for ToolCall: a plain object of its fields alone. */
 function isToolCall(x: unknown, ordered: boolean): boolean {
@@ -260,6 +270,11 @@ function isToolCall(x: unknown, ordered: boolean): boolean {
   const f_encryptedValue = v.encryptedValue;
   if (f_encryptedValue !== undefined) {
     if (!(typeof f_encryptedValue === "string")) return false;
+    n++;
+  }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
     n++;
   }
   const f_metadata = v.metadata;
@@ -281,7 +296,7 @@ function everyToolCall(a: unknown, ordered: boolean): boolean {
   return Object.keys(a).length === n;
 }
 
-const KEYS_AssistantMessage: readonly string[] = ["id","role","content","name","toolCalls","encryptedValue","subagentRunId","metadata"];
+const KEYS_AssistantMessage: readonly string[] = ["id","role","content","name","toolCalls","encryptedValue","encryptedValueType","subagentRunId","metadata"];
 
 /** Whether `x` is exactly what zod returns for AssistantMessage: a plain object of its fields alone. */
 function isAssistantMessage(x: unknown, ordered: boolean): boolean {
@@ -310,6 +325,11 @@ function isAssistantMessage(x: unknown, ordered: boolean): boolean {
   const f_encryptedValue = v.encryptedValue;
   if (f_encryptedValue !== undefined) {
     if (!(typeof f_encryptedValue === "string")) return false;
+    n++;
+  }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
     n++;
   }
   const f_subagentRunId = v.subagentRunId;
@@ -549,7 +569,7 @@ function everyContentPart(a: unknown, ordered: boolean): boolean {
   return Object.keys(a).length === n;
 }
 
-const KEYS_UserMessage: readonly string[] = ["id","role","content","name","encryptedValue","subagentRunId","metadata"];
+const KEYS_UserMessage: readonly string[] = ["id","role","content","name","encryptedValue","encryptedValueType","subagentRunId","metadata"];
 
 /** Whether `x` is exactly what zod returns for UserMessage: a plain object of its fields alone. */
 function isUserMessage(x: unknown, ordered: boolean): boolean {
@@ -572,6 +592,11 @@ function isUserMessage(x: unknown, ordered: boolean): boolean {
     if (!(typeof f_encryptedValue === "string")) return false;
     n++;
   }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
+    n++;
+  }
   const f_subagentRunId = v.subagentRunId;
   if (f_subagentRunId !== undefined) {
     if (!(typeof f_subagentRunId === "string")) return false;
@@ -585,7 +610,7 @@ function isUserMessage(x: unknown, ordered: boolean): boolean {
   return ordered ? keysInOrder(v, KEYS_UserMessage, n) : keyCount(v) === n;
 }
 
-const KEYS_ToolMessage: readonly string[] = ["id","role","content","toolCallId","error","encryptedValue","subagentRunId","metadata"];
+const KEYS_ToolMessage: readonly string[] = ["id","role","content","toolCallId","error","encryptedValue","encryptedValueType","subagentRunId","metadata"];
 
 /** Whether `x` is exactly what zod returns for ToolMessage: a plain object of its fields alone. */
 function isToolMessage(x: unknown, ordered: boolean): boolean {
@@ -608,6 +633,11 @@ function isToolMessage(x: unknown, ordered: boolean): boolean {
   const f_encryptedValue = v.encryptedValue;
   if (f_encryptedValue !== undefined) {
     if (!(typeof f_encryptedValue === "string")) return false;
+    n++;
+  }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
     n++;
   }
   const f_subagentRunId = v.subagentRunId;
@@ -651,7 +681,7 @@ function isActivityMessage(x: unknown, ordered: boolean): boolean {
   return ordered ? keysInOrder(v, KEYS_ActivityMessage, n) : keyCount(v) === n;
 }
 
-const KEYS_ReasoningMessage: readonly string[] = ["id","role","content","encryptedValue","subagentRunId","metadata"];
+const KEYS_ReasoningMessage: readonly string[] = ["id","role","content","encryptedValue","encryptedValueType","subagentRunId","metadata"];
 
 /** Whether `x` is exactly what zod returns for ReasoningMessage: a plain object of its fields alone. */
 function isReasoningMessage(x: unknown, ordered: boolean): boolean {
@@ -667,6 +697,11 @@ function isReasoningMessage(x: unknown, ordered: boolean): boolean {
   const f_encryptedValue = v.encryptedValue;
   if (f_encryptedValue !== undefined) {
     if (!(typeof f_encryptedValue === "string")) return false;
+    n++;
+  }
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
     n++;
   }
   const f_subagentRunId = v.subagentRunId;
@@ -2060,7 +2095,7 @@ function isReasoningEnd(v: Record<string, unknown>, ordered: boolean): boolean {
   return ordered ? keysInOrder(v, KEYS_ReasoningEnd, n) : keyCount(v) === n;
 }
 
-const KEYS_ReasoningEncryptedValue: readonly string[] = ["type","subtype","entityId","encryptedValue","subagentRunId","timestamp","rawEvent","metadata"];
+const KEYS_ReasoningEncryptedValue: readonly string[] = ["type","subtype","entityId","encryptedValue","encryptedValueType","subagentRunId","timestamp","rawEvent","metadata"];
 
 /** The rest of REASONING_ENCRYPTED_VALUE's check, once `type` has matched; key order too when `ordered`. */
 function isReasoningEncryptedValue(v: Record<string, unknown>, ordered: boolean): boolean {
@@ -2071,6 +2106,11 @@ function isReasoningEncryptedValue(v: Record<string, unknown>, ordered: boolean)
   if (!(typeof f_entityId === "string")) return false;
   const f_encryptedValue = v.encryptedValue;
   if (!(typeof f_encryptedValue === "string")) return false;
+  const f_encryptedValueType = v.encryptedValueType;
+  if (f_encryptedValueType !== undefined) {
+    if (!(typeof f_encryptedValueType === "string")) return false;
+    n++;
+  }
   const f_subagentRunId = v.subagentRunId;
   if (f_subagentRunId !== undefined) {
     if (!(typeof f_subagentRunId === "string")) return false;

@@ -1008,6 +1008,7 @@ export interface ReasoningEncryptedValueEventFields {
   subtype: string;
   entityId: string;
   encryptedValue: string;
+  encryptedValueType?: string;
 }
 
 /** Writes the fields of agui.wire.v1.ReasoningEncryptedValueEvent from `v` (the caller writes the tag and length). */
@@ -1017,14 +1018,15 @@ export function writeReasoningEncryptedValueEvent(w: Writer, v: ReasoningEncrypt
   if (v.subtype !== "") { w.ensure(1); w.byte(0x1a); w.string(v.subtype); }
   if (v.entityId !== "") { w.ensure(1); w.byte(0x22); w.string(v.entityId); }
   if (v.encryptedValue !== "") { w.ensure(1); w.byte(0x2a); w.string(v.encryptedValue); }
+  if (v.encryptedValueType !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.encryptedValueType); }
 }
 
-const FIELDS_ReasoningEncryptedValueEvent: readonly FieldSpec[] = [[0x12, "subagentRunId", STRING], [0x1a, "subtype", STRING], [0x22, "entityId", STRING], [0x2a, "encryptedValue", STRING]];
+const FIELDS_ReasoningEncryptedValueEvent: readonly FieldSpec[] = [[0x12, "subagentRunId", STRING], [0x1a, "subtype", STRING], [0x22, "entityId", STRING], [0x2a, "encryptedValue", STRING], [0x32, "encryptedValueType", STRING]];
 
 /** Reads a agui.wire.v1.ReasoningEncryptedValueEvent whose fields end at `end`, by its table of fields. */
 export function readReasoningEncryptedValueEvent(r: Reader, end: number): ReasoningEncryptedValueEventFields {
   const v: ReasoningEncryptedValueEventFields = { type: "REASONING_ENCRYPTED_VALUE", subtype: "", entityId: "", encryptedValue: "" };
-  readFields(r, end, v, FIELDS_ReasoningEncryptedValueEvent, 0x3e, v.type, (r, e) => readBaseEvent(r, e, v, 30));
+  readFields(r, end, v, FIELDS_ReasoningEncryptedValueEvent, 0x7e, v.type, (r, e) => readBaseEvent(r, e, v, 30));
   return v;
 }
 

@@ -31,6 +31,7 @@ export interface MessageFields {
   encryptedValue?: string;
   activityType?: string;
   activityContent?: { [key: string]: JsonValue };
+  encryptedValueType?: string;
 }
 
 /** Writes the fields of agui.wire.v1.Message from `v` (the caller writes the tag and length). */
@@ -49,6 +50,7 @@ export function writeMessage(w: Writer, model: MessageFields): void {
   if (v.encryptedValue !== undefined) { w.ensure(1); w.byte(0x5a); w.string(v.encryptedValue); }
   if (v.activityType !== undefined) { w.ensure(1); w.byte(0x62); w.string(v.activityType); }
   if (v.activityContent !== undefined) { w.ensure(1); w.byte(0x6a); const m = w.fork(); writeStruct(w, v.activityContent); w.join(m); }
+  if (v.encryptedValueType !== undefined) { w.ensure(1); w.byte(0x72); w.string(v.encryptedValueType); }
 }
 
 /** Reads a agui.wire.v1.Message whose fields end at `end`. */
@@ -70,7 +72,8 @@ export function readMessage(r: Reader, end: number): MessageFields {
       case 0x5a: v.encryptedValue = r.string(); break;
       case 0x62: v.activityType = r.string(); break;
       case 0x6a: v.activityContent = readStruct(r, r.delimited(), 0); break;
-      default: skipField(r, tag, 0x3ffe, "agui.wire.v1.Message");
+      case 0x72: v.encryptedValueType = r.string(); break;
+      default: skipField(r, tag, 0x7ffe, "agui.wire.v1.Message");
     }
   }
   r.checkEnd(end, "agui.wire.v1.Message");
@@ -84,6 +87,7 @@ export interface ToolCallFields {
   function?: ToolCall_FunctionFields;
   metadata?: { [key: string]: JsonValue };
   encryptedValue?: string;
+  encryptedValueType?: string;
 }
 
 /** Writes the fields of agui.wire.v1.ToolCall from `v` (the caller writes the tag and length). */
@@ -93,6 +97,7 @@ export function writeToolCall(w: Writer, v: ToolCallFields): void {
   if (v.function !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeToolCall_Function(w, v.function); w.join(m); }
   if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
   if (v.encryptedValue !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.encryptedValue); }
+  if (v.encryptedValueType !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.encryptedValueType); }
 }
 
 /** Reads a agui.wire.v1.ToolCall whose fields end at `end`. */
@@ -106,7 +111,8 @@ export function readToolCall(r: Reader, end: number): ToolCallFields {
       case 0x1a: v.function = readToolCall_Function(r, r.delimited()); break;
       case 0x22: v.metadata = readStruct(r, r.delimited(), 0); break;
       case 0x2a: v.encryptedValue = r.string(); break;
-      default: skipField(r, tag, 0x3e, "agui.wire.v1.ToolCall");
+      case 0x32: v.encryptedValueType = r.string(); break;
+      default: skipField(r, tag, 0x7e, "agui.wire.v1.ToolCall");
     }
   }
   r.checkEnd(end, "agui.wire.v1.ToolCall");
