@@ -37,13 +37,14 @@ export interface BundleSizes {
 export const CLIENT_GZIP_GOAL = 30 * 1024;
 
 /**
- * The most the client bundle may weigh before the tests fail, min+gzip, in bytes (29.5 KB): a
- * tripwire on growth above today's 28.9 KB for the HttpAgent path and 29.3 KB for the packed
- * browser build of the whole client entry (resuming runs added about 1 KB, the hand-written resume
- * iterator 0.25 KB, resume tokens, `activeRun` and the check of SSE ids 0.9 KB), below the goal of
- * 30 KB.
+ * The most the client bundle may weigh before the tests fail, min+gzip, in bytes: the goal itself,
+ * 30 KB. The HttpAgent path is 29.9 KB: resuming runs added about 1 KB, the hand-written resume
+ * iterator 0.25 KB, resume tokens, `activeRun` and the check of SSE ids 0.9 KB, the compatibility
+ * boundary (THINKING_* to REASONING_*), warnings and version declarations 0.9 KB. There is no
+ * margin left: what the client gains next must be paid for by a diet elsewhere (the generated
+ * codecs and forms are a third of it).
  */
-export const CLIENT_GZIP_BUDGET = 29.5 * 1024;
+export const CLIENT_GZIP_BUDGET = 30 * 1024;
 
 /**
  * Bundles `source` (an ES module's text, resolved from the repository root) for the browser,

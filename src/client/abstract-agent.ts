@@ -6,6 +6,7 @@
  */
 import { type AgentLike, type AgentRunResult, PULL, type RunContext } from "../agent/index.js";
 import { AguiWireError, isAguiWireError, observableIterable } from "../util/index.js";
+import { PROTOCOL_VERSION } from "../protocol/index.js";
 import { DETACHED } from "./errors.js";
 import type { AguiEvent, Interrupt, Message, RunAgentInput } from "../model/index.js";
 import { EventApplier } from "./apply.js";
@@ -315,7 +316,7 @@ export abstract class AbstractAgent implements AgentLike {
 
   /**
    * The complete input of a run, as `@ag-ui/client` 1.0 builds it: `threadId`; `runId` (a new UUID
-   * when absent); `protocolVersion` "1.0"; copies of `tools`, `context` (default `[]`),
+   * when absent); `protocolVersion` "1.1" (agui-wire's); copies of `tools`, `context` (default `[]`),
    * `forwardedProps` (default `{}`), the state and the messages (activity messages, which are the
    * front end's own, left out); `resume` when given. Not validated here. Override it to shape the
    * input.
@@ -326,7 +327,7 @@ export abstract class AbstractAgent implements AgentLike {
     const input: RunAgentInput = {
       threadId: this.threadId,
       runId: parameters.runId || randomId(),
-      protocolVersion: "1.0",
+      protocolVersion: PROTOCOL_VERSION,
       tools: structuredClone(parameters.tools ?? []),
       context: structuredClone(parameters.context ?? []),
       forwardedProps: structuredClone(parameters.forwardedProps ?? {}),

@@ -11,7 +11,7 @@ import type { AguiEvent } from "../model/events.js";
 import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js";
 import { PULL } from "../agent/index.js";
 import type { Pullable } from "./run-stream.js";
-import type { UnknownEventHandler } from "../protocol/index.js";
+import { type UnknownEventHandler, versionWarning, type WarningHandler } from "../protocol/index.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
 import type { RunResponse } from "./response.js";
@@ -179,6 +179,8 @@ export interface ResumableRunParams {
   idleMs: number;
   /** Skips events of unknown types (they still count for the sequence); unset: they fail the run. */
   onUnknownEvent: UnknownEventHandler | undefined;
+  /** Told of retired events translated and of the agent's protocol version when it is newer or unreadable. */
+  onWarning: WarningHandler;
 }
 
 /**
@@ -261,7 +263,13 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   const took = (result: IteratorResult<AguiEvent>): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
     if (result.done) return slow(undefined);
     seen++;
-    ended = endsRun(result.value) ? result.value.type : undefined;
+    const event = result.value;
+    ended = endsRun(event) ? event.type : undefined;
+    // The agent's declaration of its version: a newer or unreadable one is served, with a warning.
+    if (event.type === EventType.RUN_STARTED && event.protocolVersion !== undefined) {
+      const warning = versionWarning(event.protocolVersion, "the agent");
+      if (warning !== undefined) params.onWarning(warning);
+    }
     return result;
   };
   const failed = (error: unknown): Promise<IteratorResult<AguiEvent>> => slow({ error });
@@ -378,7 +386,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
       before = seen;
       try {
         const contentType = response.headers.get("content-type");
-        const options = { signal, idleTimeoutMs: idleMs, onUnknownEvent };
+        const options = { signal, idleTimeoutMs: idleMs, onUnknownEvent, onWarning: params.onWarning };
         // A run that resumes has numbered events: its SSE ids are checked against what was seen.
         const named = runId;
         events = (

@@ -1,7 +1,7 @@
 /**
  * The AG-UI protocol above the wire formats: media types and `Accept` negotiation, the order rules a
- * run's events must follow (`verifyEvents`, `EventVerifier`), chunk expansion, and how decoders
- * report an event they do not know.
+ * run's events must follow (`verifyEvents`, `EventVerifier`), chunk expansion, how decoders
+ * report an event they do not know, the compatibility boundary for retired shapes, and warnings.
  *
  * @module
  */
@@ -10,4 +10,7 @@ export { BINARY_MEDIA_TYPE, type EventMediaType, SSE_MEDIA_TYPE, transportOf } f
 export { negotiate } from "./negotiate.js";
 export { ProtocolViolationError } from "./protocol-violation.js";
 export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
+export { RetiredShapes } from "./retired.js";
+export { PROTOCOL_VERSION, versionWarning } from "./version.js";
+export { type ProtocolWarning, type ProtocolWarningKind, type WarningHandler, warnOnce, warningHandlerOf } from "./warnings.js";
 export { EventVerifier, mayComeBetweenRuns, type ProtocolRule, verifyEvents } from "./verify.js";

@@ -6,7 +6,7 @@
 import { AguiWireError, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent } from "../model/exact.js";
-import { handlerOf, type UnknownEventHandler, type UnknownSSEEvent } from "../protocol/index.js";
+import { handlerOf, RetiredShapes, type UnknownEventHandler, type UnknownSSEEvent, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
 import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
 
 /** Options of {@link SSEDecoder}. */
@@ -20,6 +20,12 @@ export interface SSEDecoderOptions extends SSEParserOptions {
    * See {@link UnknownEventHandler}.
    */
   onUnknownEvent?: UnknownEventHandler;
+  /**
+   * Told of what the decoder did that its user should know of: a retired event (THINKING_*, from
+   * agents on AG-UI packages older than 1.0) translated to its 1.0 replacement (REASONING_*).
+   * Default: one `console.warn` per kind and type for the stream. See {@link WarningHandler}.
+   */
+  onWarning?: WarningHandler;
 }
 
 type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
@@ -44,6 +50,9 @@ export class SSEDecoder {
   #failure: unknown;
   #failed = false;
   readonly #onUnknownEvent: UnknownEventHandler | undefined;
+  readonly #onWarning: WarningHandler | undefined;
+  /** The stream's compatibility boundary, made at its first retired event. */
+  #retired: RetiredShapes | undefined;
 
   /**
    * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes};
@@ -54,6 +63,8 @@ export class SSEDecoder {
   constructor(options: SSEDecoderOptions = {}) {
     this.#parser = new SSEParser(options);
     this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
+    if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
+    this.#onWarning = options.onWarning;
   }
 
   /** The stream's last event ID, to send as `Last-Event-ID` on reconnection; see {@link SSEParser.lastEventId}. */
@@ -128,18 +139,32 @@ export class SSEDecoder {
     } catch (error) {
       if (error instanceof ValidationError) {
         // parseEvent gives this code only for an object whose `type` is a string naming no event,
-        // before looking at any other field: exactly a newer peer's event. Checked here, on the
-        // error path, so that decoding costs nothing more when the option is unset.
-        if (error.code === "unknown_event_type" && this.#onUnknownEvent) {
+        // before looking at any other field: a retired event, or a newer peer's. Checked here, on
+        // the error path, so that decoding costs nothing more for the events of today.
+        if (error.code === "unknown_event_type") {
           const json = value as UnknownSSEEvent["json"];
-          this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
-          return;
+          const translated = (this.#retired ??= new RetiredShapes(warningHandlerOf(this.#onWarning))).translate(json);
+          if (translated !== undefined) return this.#decodeTranslated(translated, index, out);
+          if (this.#onUnknownEvent) {
+            this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
+            return;
+          }
         }
         throw new ValidationError(error.code as ValidationCode, `SSE event #${index}: ${error.message}`, error.issues, {
           cause: error,
         });
       }
       throw error;
+    }
+  }
+
+  /** A retired event's replacement, judged as any event is. */
+  #decodeTranslated(value: Record<string, unknown>, index: number, out: AguiEvent[]): void {
+    try {
+      out.push(validEvent(value));
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      throw new ValidationError(error.code as ValidationCode, `SSE event #${index} (a retired event, translated): ${error.message}`, error.issues, { cause: error });
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import { AguiWireError, whenAborted } from "../util/index.js";
 import { FrameDecoder } from "../binary/index.js";
-import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler } from "../protocol/index.js";
+import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler, type WarningHandler } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { PULL } from "../agent/index.js";
 import { SSEDecoder } from "../sse/index.js";
@@ -34,6 +34,12 @@ export interface DecodeEventStreamOptions {
    * {@link UnknownEventHandler} for when it is called. An error it throws ends the iteration.
    */
   onUnknownEvent?: UnknownEventHandler;
+  /**
+   * Told of what the decoding did that its user should know of, such as a retired event
+   * translated to its 1.0 replacement (SSE); see `SSEDecoderOptions.onWarning`. Default: one
+   * `console.warn` per kind and type for the stream.
+   */
+  onWarning?: WarningHandler;
 }
 
 /** A response body: a WHATWG byte stream or any async iterable of byte chunks. */
@@ -59,10 +65,11 @@ export function pushDecoderFor(
   contentType: string | null | undefined,
   maxFrameBytes?: number,
   onUnknownEvent?: UnknownEventHandler,
+  onWarning?: WarningHandler,
 ): PushDecoder {
   return transportOf(contentType) === BINARY_MEDIA_TYPE
     ? new FrameDecoder({ maxFrameBytes, onUnknownEvent })
-    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent });
+    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning });
 }
 
 const EMPTY = new Uint8Array(0);
@@ -291,7 +298,7 @@ export function decodeEventStream(
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning);
   return new EventStreamIterator(body, decoder, options.signal, idleMs);
 }
 
@@ -321,7 +328,7 @@ export function decodeNumberedEventStream(
         user(event);
       }
     : undefined;
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, onUnknownEvent);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, onUnknownEvent, options.onWarning);
   return new EventStreamIterator(body, decoder, options.signal, idleMs, (d, events) => {
     decoded += events.length;
     const id = d.lastEventId;

@@ -1,0 +1,59 @@
+/**
+ * The compatibility boundary: retired shapes translated to their 1.0 replacements before anything
+ * else judges the stream, as 1.1's processing model asks (`basic/processing`: the boundary sees the
+ * stream first). Agents built on the Python SDK's older releases (Pydantic AI among them) still
+ * stream the THINKING_* family that 1.0 replaced with REASONING_*.
+ *
+ * Run on a decoder's error path only: an event of a known type never meets it.
+ *
+ * @module
+ */
+import { randomToken } from "../util/index.js";
+import type { WarningHandler } from "./warnings.js";
+
+/**
+ * Each retired event type: the 1.0 type that replaces it, which id it takes (that of the
+ * reasoning span, `r`, or of its message, `m`), and whether it opens (`+`) or closes (`-`) what
+ * that id names.
+ */
+const REPLACEMENTS: Readonly<Record<string, readonly [type: string, id: "r" | "m", step: "+" | "-" | ""]>> = {
+  THINKING_START: ["REASONING_START", "r", "+"],
+  THINKING_END: ["REASONING_END", "r", "-"],
+  THINKING_TEXT_MESSAGE_START: ["REASONING_MESSAGE_START", "m", "+"],
+  THINKING_TEXT_MESSAGE_CONTENT: ["REASONING_MESSAGE_CONTENT", "m", ""],
+  THINKING_TEXT_MESSAGE_END: ["REASONING_MESSAGE_END", "m", "-"],
+};
+
+/** A JSON object as a decoder parsed it. */
+type Json = { readonly type: string; readonly [key: string]: unknown };
+
+/**
+ * The translator of one stream: THINKING_* events carry no ids, so the id made for an opener is
+ * kept for the events that follow it, until its end.
+ */
+export class RetiredShapes {
+  readonly #ids: { r?: string; m?: string } = {};
+
+  constructor(private readonly warn: WarningHandler) {}
+
+  /**
+   * The 1.0 replacement of `json` when its type is a retired one, with a warning; `undefined`
+   * when it is not (an unknown type, which the caller handles). The rest of the event (timestamp,
+   * rawEvent, metadata, and whatever else it holds) is kept for validation to judge. A
+   * continuation that nothing opened gets a new id, which the run's order check then refuses.
+   *
+   * @throws What the warning handler throws.
+   */
+  translate(json: Json): Record<string, unknown> | undefined {
+    const replacement = REPLACEMENTS[json.type];
+    if (replacement === undefined) return undefined;
+    const [to, slot, step] = replacement;
+    const { type, title, ...rest } = json;
+    this.warn({ kind: "retired_shape", type, message: `translated the retired ${type} to ${to}: the agent's AG-UI package predates 1.0 and should be upgraded` });
+    if (title !== undefined) this.warn({ kind: "retired_shape", type, path: "/title", message: `dropped ${type}'s title: ${to} has none` });
+    const ids = this.#ids;
+    const messageId = step === "+" ? (ids[slot] = `reasoning-${randomToken(12)}`) : (ids[slot] ?? `reasoning-${randomToken(12)}`);
+    if (step === "-") ids[slot] = undefined;
+    return slot === "m" && step === "+" ? { ...rest, type: to, messageId, role: "reasoning" } : { ...rest, type: to, messageId };
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The protocol version this library speaks, and how a declaration of a peer's is read (1.1,
+ * `basic/versioning`): `MAJOR.MINOR`, compared number by number (1.10 is after 1.9). A peer that
+ * declares a newer version, or one that cannot be read, is served all the same, with a warning.
+ *
+ * @module
+ */
+import type { ProtocolWarning } from "./warnings.js";
+
+/** The AG-UI protocol version agui-wire speaks: what its clients and servers declare. */
+export const PROTOCOL_VERSION = "1.1";
+
+const DECLARATION = /^(\d+)\.(\d+)$/;
+
+/**
+ * The warning a peer's declared version calls for: `undefined` for this version, an older one or
+ * none; `newer_version` for a later one; `uninterpretable_version` for one that is not
+ * `MAJOR.MINOR`. `who` names the peer in the message ("the agent", "the client").
+ *
+ * @throws Never.
+ */
+export function versionWarning(declared: string | undefined, who: string): ProtocolWarning | undefined {
+  if (declared === undefined) return undefined;
+  const found = DECLARATION.exec(declared);
+  if (found === null) {
+    return { kind: "uninterpretable_version", message: `${who} declared protocol version ${JSON.stringify(declared.slice(0, 40))}, which agui-wire cannot interpret (expected MAJOR.MINOR); the run goes on` };
+  }
+  const [, major, minor] = found;
+  const [ourMajor, ourMinor] = PROTOCOL_VERSION.split(".").map(Number) as [number, number];
+  const newer = Number(major) > ourMajor || (Number(major) === ourMajor && Number(minor) > ourMinor);
+  if (!newer) return undefined;
+  return { kind: "newer_version", message: `${who} speaks protocol ${declared}; agui-wire speaks ${PROTOCOL_VERSION}: what it does not know is dropped or stripped, with warnings` };
+}

@@ -1,0 +1,170 @@
+/**
+ * AG-UI 1.1's compatibility boundary and version declarations, over real HTTP, as HttpAgent and
+ * the proxy meet them:
+ * - an agent on an AG-UI package older than 1.0 streams the retired THINKING_* events (SSE): they
+ *   are translated to REASONING_* before anything judges them, the run completes, and each
+ *   translation is a warning (`onWarning`, else one console.warn per type for the run);
+ * - an agent that declares a newer protocol version, or one that cannot be read, is served all the
+ *   same, with a warning; ours declares "1.1", in its RUN_STARTED and in the client's input.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { HttpAgent } from "../../src/client/index.js";
+import { createNodeProxyHandler } from "../../src/proxy/index.js";
+import { createNodeHandler } from "../../src/server/index.js";
+import { PROTOCOL_VERSION, type ProtocolWarning } from "../../src/protocol/index.js";
+import type { AguiEvent, RunAgentInput } from "../../src/index.js";
+import { answer, listen, withBody, type TestServer } from "./helpers.js";
+
+const open: TestServer[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+const sse = (events: object[]): string => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+
+/** What an agent on ag-ui-protocol 0.1.12 or older streams for a run that thinks, then answers. */
+function thinkingRun(threadId: string, runId: string, started: object = {}): object[] {
+  return [
+    { type: "RUN_STARTED", threadId, runId, ...started },
+    { type: "THINKING_START", title: "pondering" },
+    { type: "THINKING_TEXT_MESSAGE_START" },
+    { type: "THINKING_TEXT_MESSAGE_CONTENT", delta: "Let me " },
+    { type: "THINKING_TEXT_MESSAGE_CONTENT", delta: "think." },
+    { type: "THINKING_TEXT_MESSAGE_END" },
+    { type: "THINKING_END" },
+    { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "42" },
+    { type: "TEXT_MESSAGE_END", messageId: "m1" },
+    { type: "RUN_FINISHED", threadId, runId },
+  ];
+}
+
+/** An SSE-only server answering every run with `events(input)`. */
+async function sseServer(events: (input: RunAgentInput) => object[]): Promise<TestServer> {
+  const server = await listen(withBody((req, res, body) => answer(200, "text/event-stream", [sse(events(JSON.parse(body) as RunAgentInput))])(req, res)));
+  open.push(server);
+  return server;
+}
+
+describe("retired THINKING_* events", () => {
+  it("are translated to REASONING_*: the run completes with a reasoning message, every translation a warning", async () => {
+    const server = await sseServer((input) => thinkingRun(input.threadId, input.runId));
+    const warnings: ProtocolWarning[] = [];
+    const agent = new HttpAgent({ url: server.url, onWarning: (w) => void warnings.push(w) });
+    const seen: AguiEvent[] = [];
+    await agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
+    expect(seen.map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "REASONING_START",
+      "REASONING_MESSAGE_START",
+      "REASONING_MESSAGE_CONTENT",
+      "REASONING_MESSAGE_CONTENT",
+      "REASONING_MESSAGE_END",
+      "REASONING_END",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "RUN_FINISHED",
+    ]);
+    // One id for the span, one for its message, each carried by the events that follow the opener.
+    const [start, mStart, c1, c2, mEnd, end] = seen.slice(1, 7) as { messageId: string }[];
+    expect(end!.messageId).toBe(start!.messageId);
+    expect([c1!.messageId, c2!.messageId, mEnd!.messageId]).toEqual([mStart!.messageId, mStart!.messageId, mStart!.messageId]);
+    expect(start).not.toHaveProperty("title");
+    expect(agent.messages).toContainEqual({ id: mStart!.messageId, role: "reasoning", content: "Let me think." });
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "42" });
+    const retired = warnings.filter((w) => w.kind === "retired_shape");
+    expect(retired.filter((w) => w.path === undefined).map((w) => w.type)).toEqual([
+      "THINKING_START",
+      "THINKING_TEXT_MESSAGE_START",
+      "THINKING_TEXT_MESSAGE_CONTENT",
+      "THINKING_TEXT_MESSAGE_CONTENT",
+      "THINKING_TEXT_MESSAGE_END",
+      "THINKING_END",
+    ]);
+    // The title is lost in the translation: said so, with its path.
+    expect(retired.filter((w) => w.path !== undefined)).toEqual([expect.objectContaining({ type: "THINKING_START", path: "/title" })]);
+    for (const w of retired) expect(w.message).toContain(w.type!);
+  });
+
+  it("warn through console.warn by default, once per type for the run", async () => {
+    const server = await sseServer((input) => thinkingRun(input.threadId, input.runId));
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await new HttpAgent({ url: server.url }).runAgent();
+    const lines = warn.mock.calls.map((c) => String(c[0]));
+    expect(lines.filter((l) => l.includes("THINKING_TEXT_MESSAGE_CONTENT"))).toHaveLength(1);
+    expect(lines.every((l) => l.startsWith("[agui-wire] "))).toBe(true);
+    expect(lines.length).toBe(6);
+  });
+
+  it("a continuation nothing opened gets an id the run's order check refuses: the run fails", async () => {
+    const server = await sseServer((input) => [{ type: "RUN_STARTED", threadId: input.threadId, runId: input.runId }, { type: "THINKING_TEXT_MESSAGE_CONTENT", delta: "x" }]);
+    const error = await new HttpAgent({ url: server.url, onWarning: () => {} }).runAgent().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "protocol_violation" });
+  });
+
+  it("reach a client through our proxy translated, where the proxy ended the run with upstream_invalid_event", async () => {
+    const upstream = await sseServer((input) => thinkingRun(input.threadId, input.runId));
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const proxy = await listen(createNodeProxyHandler({ agents: { old: { url: upstream.url } }, auth: { tokens: [{ token: "t-retired-0001", subject: "a" }] } }));
+    open.push(proxy);
+    for (const transport of ["binary", "sse"] as const) {
+      const agent = new HttpAgent({ url: `${proxy.origin}/agents/old`, transport, headers: { authorization: "Bearer t-retired-0001" }, onWarning: () => {} });
+      const types: string[] = [];
+      await agent.runAgent({}, { onEvent: ({ event }) => void types.push(event.type) });
+      expect(types.filter((t) => t.startsWith("REASONING_"))).toHaveLength(6);
+      expect(types.at(-1)).toBe("RUN_FINISHED");
+    }
+    // The proxy warned on its side too.
+    expect(warn.mock.calls.some((c) => String(c[0]).includes("THINKING_START"))).toBe(true);
+  });
+});
+
+describe("protocol versions", () => {
+  it.each([
+    ["a newer version", "1.2", "newer_version", "1.1"],
+    ["a later minor compared as a number", "1.10", "newer_version", "1.1"],
+    ["a version it cannot read", "draft", "uninterpretable_version", "cannot interpret"],
+    ["a version of three parts", "1.1.0", "uninterpretable_version", "cannot interpret"],
+  ])("an agent declaring %s is served, with a warning", async (_what, version, kind, words) => {
+    const server = await sseServer((input) => [
+      { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId, protocolVersion: version },
+      { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId },
+    ]);
+    const warnings: ProtocolWarning[] = [];
+    await new HttpAgent({ url: server.url, onWarning: (w) => void warnings.push(w) }).runAgent();
+    expect(warnings).toEqual([expect.objectContaining({ kind })]);
+    expect(warnings[0]!.message).toContain(words);
+  });
+
+  it.each([["the same", "1.1"], ["an older", "1.0"], ["no", undefined]])("an agent declaring %s version is quiet", async (_what, version) => {
+    const server = await sseServer((input) => [
+      { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId, ...(version ? { protocolVersion: version } : {}) },
+      { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId },
+    ]);
+    const warnings: ProtocolWarning[] = [];
+    await new HttpAgent({ url: server.url, onWarning: (w) => void warnings.push(w) }).runAgent();
+    expect(warnings).toEqual([]);
+  });
+
+  it("our client declares 1.1 in its input; our server declares 1.1 in RUN_STARTED unless the agent declared its own", async () => {
+    const inputs: RunAgentInput[] = [];
+    const server = await listen(
+      createNodeHandler(async function* (input: RunAgentInput) {
+        inputs.push(input);
+        const own = (input.forwardedProps as { own?: string } | undefined)?.own;
+        yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId, ...(own ? { protocolVersion: own } : {}) } as const;
+        yield { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId } as const;
+      }),
+    );
+    open.push(server);
+    for (const own of [undefined, "1.0"]) {
+      const seen: AguiEvent[] = [];
+      await new HttpAgent({ url: server.url }).runAgent({ forwardedProps: own ? { own } : {} }, { onEvent: ({ event }) => void seen.push(event) });
+      expect(seen[0]).toMatchObject({ type: "RUN_STARTED", protocolVersion: own ?? PROTOCOL_VERSION });
+    }
+    expect(inputs.map((i) => i.protocolVersion)).toEqual(["1.1", "1.1"]);
+    expect(PROTOCOL_VERSION).toBe("1.1");
+  });
+});
