@@ -21,6 +21,10 @@ export {
   type UnknownSSEEvent,
   type UnknownBinaryEvent,
   type UnknownEventHandler,
+  PROTOCOL_VERSION,
+  type ProtocolWarning,
+  type ProtocolWarningKind,
+  type WarningHandler,
 } from "./protocol/index.js";
 export { encodeEvent, encodeFrame, decodeEvent, FrameDecoder, DEFAULT_MAX_FRAME_BYTES, type FrameDecoderOptions } from "./binary/index.js";
 export { encodeSSE, SSE_KEEP_ALIVE, SSEDecoder, SSEParser, DEFAULT_MAX_EVENT_BYTES, type SSEDecoderOptions, type SSEMessage, type SSEParserOptions } from "./sse/index.js";

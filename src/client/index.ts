@@ -37,5 +37,6 @@ export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";
 export { randomId, type RunAgentParameters } from "./input.js";
 export { verifyEvents, EventVerifier, ProtocolViolationError, type ProtocolRule } from "../protocol/index.js";
 export { AguiWireError, isAguiWireError, type ErrorCode } from "../util/index.js";
-export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler } from "../protocol/index.js";
+export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler, ProtocolWarning, ProtocolWarningKind, WarningHandler } from "../protocol/index.js";
+export { PROTOCOL_VERSION } from "../protocol/index.js";
 export { RunState, ChunkExpander, type Applied, type RunStateOptions } from "./reducer/index.js";
