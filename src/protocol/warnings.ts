@@ -59,3 +59,16 @@ export function warningHandlerOf(handler: WarningHandler | undefined): WarningHa
   if (typeof handler !== "function") throw new TypeError(`onWarning must be a function, found ${handler === null ? "null" : typeof handler}`);
   return handler;
 }
+
+/**
+ * An `onUnknownEvent` for a reader that follows 1.1 (`basic/processing`): the event is dropped and
+ * the warning names its type (or, on the binary transport, the field number of its envelope arm).
+ *
+ * @throws Never itself; what `warn` throws.
+ */
+export function dropUnknown(warn: WarningHandler): (event: { readonly type?: string; readonly field?: number }) => void {
+  return (event) => {
+    const type = event.type ?? `field ${event.field}`;
+    warn({ kind: "unknown_event", type, message: `dropped an event of a type this version does not know (${type}): the peer speaks a newer protocol` });
+  };
+}

@@ -316,6 +316,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         stop,
         tally,
         onFailure: (error) => proxy.onError(error, route.name),
+        onWarning: proxy.warnings(route.name),
         onEnd: finish,
       });
     }
@@ -378,6 +379,7 @@ async function runStored(proxy: ResolvedProxy, request: ProxyRequest, route: Pro
       maxEventBytes: MAX_EVENT_BYTES,
       tally,
       onFailure: (error) => proxy.onError(error, route.name),
+      onWarning: proxy.warnings(route.name),
       onEnd: finish,
     });
     return {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Agent } from "../agent/index.js";
-import { SSE_MEDIA_TYPE, type EventMediaType } from "../protocol/index.js";
+import { type ProtocolWarning, SSE_MEDIA_TYPE, type EventMediaType, type WarningHandler, warnOnce } from "../protocol/index.js";
 import { assertAgent } from "../server/options.js";
 import { resolveCompression, type ResolvedCompression } from "../server/content-coding.js";
 import { resolveCors, type ResolvedCors } from "../server/cors.js";
@@ -69,6 +69,12 @@ export interface ProxyOptions {
   fetch?: typeof fetch;
   /** Called with the real error behind a RUN_ERROR the proxy sends, and other errors nobody else sees. Default: `console.error`. */
   onError?: (error: unknown, agent: string) => void;
+  /**
+   * Told of what the relay translated or dropped as AG-UI 1.1 asks of a reader: an upstream's
+   * retired events (THINKING_*) turned into their REASONING_* replacements, events of types this
+   * version does not know dropped. Default: one `console.warn` per kind and type for each run.
+   */
+  onWarning?: (warning: ProtocolWarning, agent: string) => void;
   /** Clock and key-file reading for token verification (tests). */
   auth?: AuthOptions;
   /**
@@ -106,6 +112,8 @@ export interface ResolvedProxy {
   logger: ((record: ProxyRunRecord) => void) | undefined;
   send: UpstreamSend;
   onError: (error: unknown, agent: string) => void;
+  /** A run's warning handler, made per run (see {@link ProxyOptions.onWarning}). */
+  warnings: (agent: string) => WarningHandler;
 }
 
 /** The store a configuration asks for (made now; a Redis store connects on first use). */
@@ -133,8 +141,8 @@ function defaultOnError(error: unknown, agent: string): void {
  *
  * @throws {ProxyConfigError} When the configuration is not one (every problem named), a configured
  *   agent has no `url` and no local agent, or `cors` or `compression` is malformed.
- * @throws {TypeError} When a local agent is not an agent, or `logger`, `fetch` or `onError` is not
- *   a function.
+ * @throws {TypeError} When a local agent is not an agent, or `logger`, `fetch`, `onError` or
+ *   `onWarning` is not a function.
  */
 export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaultSend?: UpstreamSend): ResolvedProxy {
   const checked: ProxyConfig = parseProxyConfig(config);
@@ -146,7 +154,7 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
       throw new TypeError(`agents.${name}: ${(error as Error).message}`);
     }
   }
-  for (const key of ["logger", "fetch", "onError"] as const) {
+  for (const key of ["logger", "fetch", "onError", "onWarning"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`${key} must be a function, found ${typeof options[key]}`);
     }
@@ -188,5 +196,6 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     logger: options.logger,
     send: options.fetch ? fetchSend(options.fetch) : (defaultSend ?? fetchSend((input, init) => fetch(input, init))),
     onError: options.onError ?? defaultOnError,
+    warnings: options.onWarning === undefined ? () => warnOnce() : (agent) => (warning) => options.onWarning!(warning, agent),
   };
 }

@@ -10,7 +10,7 @@
  */
 import { type AgentFunction, PULL } from "../agent/index.js";
 import { whenAborted } from "../util/index.js";
-import type { EventMediaType } from "../protocol/index.js";
+import { dropUnknown, type EventMediaType, type WarningHandler } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
@@ -61,6 +61,8 @@ export interface UpstreamAgentParams {
   maxEventBytes: number;
   tally: RunTally;
   onFailure: (error: unknown, code: UpstreamFailure) => void;
+  /** Told of what the decoding translated (retired shapes) or dropped (events of unknown types). */
+  onWarning: WarningHandler;
   /** Called once when the upstream run is over for the proxy (its end, a failure, a cancel), after any cancel reached the upstream. */
   onEnd: () => void;
 }
@@ -95,6 +97,8 @@ export function upstreamAgent(params: UpstreamAgentParams): AgentFunction {
       signal: stop.signal,
       idleTimeoutMs: params.idleTimeoutMs,
       maxFrameBytes: params.maxEventBytes,
+      onUnknownEvent: dropUnknown(params.onWarning),
+      onWarning: params.onWarning,
     }) as AsyncIterableIterator<AguiEvent> & { [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> };
     /** The run's last event of the relay's own, once the upstream's stream is over. */
     let last: AguiEvent | undefined;

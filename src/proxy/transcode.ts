@@ -13,6 +13,7 @@ import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/
 import type { AguiEvent } from "../model/events.js";
 import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
+import { dropUnknown, type WarningHandler } from "../protocol/index.js";
 import { FrameDecoder } from "../binary/index.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
@@ -40,6 +41,8 @@ export interface TranscodeParams {
   tally: RunTally;
   /** The real error behind a RUN_ERROR of the relay's own. */
   onFailure: (error: unknown, code: UpstreamFailure) => void;
+  /** Told of what the relay translated (retired shapes) or dropped (events of unknown types). */
+  onWarning: WarningHandler;
   /** Called once when the stream ends, however it ends. */
   onEnd: () => void;
 }
@@ -55,7 +58,9 @@ type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "err
  */
 export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const { answer, tally, stop, deadline } = params;
-  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes);
+  // An event of a type this version does not know is dropped, with a warning, as 1.1 asks of a
+  // reader; a malformed event of a known type still ends the run (upstream_invalid_event).
+  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes, dropUnknown(params.onWarning), params.onWarning);
   const verifier = new EventVerifier();
   // The decoder judged every event; encoding them does not judge them again.
   const batch = batchFor(params.contentType, true);
@@ -136,7 +141,10 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
     const events = decoder.push(chunk);
     // -1 once the decoder failed: the events it handed out go encoded, and the next push throws.
     const held = frames === undefined ? -1 : frames.held;
-    const passOn = held >= 0;
+    // A frame the decoder dropped (an unknown type) must not reach the client: that chunk's
+    // events go encoded instead.
+    const dropped = frames !== undefined && frames.count - before !== events.length;
+    const passOn = held >= 0 && !dropped;
     let i = 0;
     try {
       for (; i < events.length; i++) {
@@ -149,7 +157,14 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
       carry = [];
       throw error;
     }
-    if (!passOn) return batch.take();
+    if (!passOn) {
+      if (dropped && held >= 0) {
+        // What the decoder holds began in this chunk's tail (a frame completed here).
+        carry = held > 0 ? [chunk.subarray(chunk.byteLength - held)] : [];
+        carried = held;
+      }
+      return batch.take();
+    }
     if (frames!.count === before) {
       // No frame completed: the whole chunk is part of the unfinished one.
       carry.push(chunk);

@@ -168,3 +168,54 @@ describe("protocol versions", () => {
     expect(PROTOCOL_VERSION).toBe("1.1");
   });
 });
+
+describe("events of types this version does not know, through the proxy", () => {
+  /** An Event message holding only field 40: an arm a newer @ag-ui/proto might add. */
+  const FIELD_40 = new Uint8Array([0xc2, 0x02, 7, 0x0a, 0x02, 0x08, 0x28, 0x12, 0x01, 0x78]);
+  const framed = (payload: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(4 + payload.length);
+    new DataView(out.buffer).setUint32(0, payload.length);
+    out.set(payload, 4);
+    return out;
+  };
+
+  it.each(["binary", "sse"] as const)("are dropped by the proxy with a warning, the run goes on (upstream %s)", async (upstreamTransport) => {
+    const { encodeFrame } = await import("../../src/index.js");
+    const upstream = await listen(
+      withBody((_req, res, body) => {
+        const input = JSON.parse(body) as RunAgentInput;
+        const run = [
+          { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId },
+          { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" },
+          { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "hi" },
+          { type: "TEXT_MESSAGE_END", messageId: "m" },
+          { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId },
+        ] as const;
+        if (upstreamTransport === "sse") {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.end(sse([run[0], run[1], { type: "FUTURE_EVENT", x: 1 }, run[2], run[3], run[4]]));
+        } else {
+          res.writeHead(200, { "content-type": "application/vnd.ag-ui.event+proto" });
+          const parts = [encodeFrame(run[0]), encodeFrame(run[1]), framed(FIELD_40), encodeFrame(run[2]), encodeFrame(run[3]), encodeFrame(run[4])];
+          res.end(Buffer.concat(parts.map((p) => Buffer.from(p))));
+        }
+      }),
+    );
+    open.push(upstream);
+    const warnings: ProtocolWarning[] = [];
+    const proxy = await listen(
+      createNodeProxyHandler({ agents: { next: { url: upstream.url } }, auth: { tokens: [{ token: "t-unknown-0001", subject: "a" }] } }, { onWarning: (w) => void warnings.push(w) }),
+    );
+    open.push(proxy);
+    for (const transport of ["binary", "sse"] as const) {
+      const types: string[] = [];
+      const clientWarnings: ProtocolWarning[] = [];
+      const agent = new HttpAgent({ url: `${proxy.origin}/agents/next`, transport, headers: { authorization: "Bearer t-unknown-0001" }, onWarning: (w) => void clientWarnings.push(w) });
+      for await (const event of agent.events()) types.push(event.type);
+      expect(types).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]);
+      // The proxy dropped it: the client never saw it, even when frames pass through as they came.
+      expect(clientWarnings.filter((w) => w.kind === "unknown_event")).toEqual([]);
+    }
+    expect(warnings.filter((w) => w.kind === "unknown_event").map((w) => w.type)).toEqual(upstreamTransport === "sse" ? ["FUTURE_EVENT", "FUTURE_EVENT"] : ["field 40", "field 40"]);
+  });
+});
