@@ -126,15 +126,18 @@ export const JsonPointerSchema = z.string().check(
   }),
 );
 
+// Operations are open objects (RFC 6902 §4: members an operation does not define are ignored), so
+// a member another operation defines (a `remove`'s leftover `value`, an `add`'s `from`) is kept as
+// sent rather than stripped (AG-UI 1.1, basic/processing). Both transports can carry it.
 const valueOp = <T extends "add" | "replace" | "test">(op: T) =>
-  object({ op: z.literal(op), path: JsonPointerSchema, value: JsonValueSchema });
+  object({ op: z.literal(op), path: JsonPointerSchema, value: JsonValueSchema, from: z.optional(z.string()) });
 const fromOp = <T extends "move" | "copy">(op: T) =>
-  object({ op: z.literal(op), from: JsonPointerSchema, path: JsonPointerSchema });
+  object({ op: z.literal(op), from: JsonPointerSchema, path: JsonPointerSchema, value: z.optional(JsonValueSchema) });
 
 /** One JSON Patch (RFC 6902) operation: a union on `op`. */
 export const JsonPatchOperationSchema = tagged("op", [
   valueOp("add"),
-  object({ op: z.literal("remove"), path: JsonPointerSchema }),
+  object({ op: z.literal("remove"), path: JsonPointerSchema, value: z.optional(JsonValueSchema), from: z.optional(z.string()) }),
   valueOp("replace"),
   fromOp("move"),
   fromOp("copy"),

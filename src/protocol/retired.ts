@@ -49,8 +49,8 @@ export class RetiredShapes {
     if (replacement === undefined) return undefined;
     const [to, slot, step] = replacement;
     const { type, title, ...rest } = json;
-    this.warn({ kind: "retired_shape", type, message: `translated the retired ${type} to ${to}: the agent's AG-UI package predates 1.0 and should be upgraded` });
-    if (title !== undefined) this.warn({ kind: "retired_shape", type, path: "/title", message: `dropped ${type}'s title: ${to} has none` });
+    this.warn({ kind: "retired_shape", type, message: `translated the retired ${type} to ${to}: upgrade the agent's AG-UI package` });
+    if (title !== undefined) this.warn({ kind: "retired_shape", type, path: "/title", message: `dropped ${type}'s title` });
     const ids = this.#ids;
     const messageId = step === "+" ? (ids[slot] = `reasoning-${randomToken(12)}`) : (ids[slot] ?? `reasoning-${randomToken(12)}`);
     if (step === "-") ids[slot] = undefined;

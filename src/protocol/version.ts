@@ -23,11 +23,11 @@ export function versionWarning(declared: string | undefined, who: string): Proto
   if (declared === undefined) return undefined;
   const found = DECLARATION.exec(declared);
   if (found === null) {
-    return { kind: "uninterpretable_version", message: `${who} declared protocol version ${JSON.stringify(declared.slice(0, 40))}, which agui-wire cannot interpret (expected MAJOR.MINOR); the run goes on` };
+    return { kind: "uninterpretable_version", message: `${who} declared protocol version ${JSON.stringify(declared.slice(0, 40))}, which agui-wire cannot interpret` };
   }
   const [, major, minor] = found;
   const [ourMajor, ourMinor] = PROTOCOL_VERSION.split(".").map(Number) as [number, number];
   const newer = Number(major) > ourMajor || (Number(major) === ourMajor && Number(minor) > ourMinor);
   if (!newer) return undefined;
-  return { kind: "newer_version", message: `${who} speaks protocol ${declared}; agui-wire speaks ${PROTOCOL_VERSION}: what it does not know is dropped or stripped, with warnings` };
+  return { kind: "newer_version", message: `${who} speaks protocol ${declared}, agui-wire ${PROTOCOL_VERSION}` };
 }

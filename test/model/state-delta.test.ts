@@ -81,14 +81,16 @@ describe("STATE_DELTA: valid operations", () => {
   });
 });
 
-describe("STATE_DELTA: unknown keys inside operations are dropped", () => {
+// Operations are open (RFC 6902 §4; AG-UI 1.1 basic/processing): a member another operation
+// defines arrives as sent. Keys no operation defines are dropped: neither transport can carry them.
+describe("STATE_DELTA: members of other operations are kept, keys of none dropped", () => {
   it.each([
-    ["remove drops value and from", { op: "remove", path: "/a", value: 1, from: "/b", extra: true }, { op: "remove", path: "/a" }],
-    ["add drops from", { op: "add", path: "/a", value: 1, from: "/b" }, { op: "add", path: "/a", value: 1 }],
+    ["remove keeps value and from, drops extra", { op: "remove", path: "/a", value: 1, from: "/b", extra: true }, { op: "remove", path: "/a", value: 1, from: "/b" }],
+    ["add keeps from", { op: "add", path: "/a", value: 1, from: "/b" }, { op: "add", path: "/a", value: 1, from: "/b" }],
     ["replace drops extra", { op: "replace", path: "/a", value: 1, meta: {} }, { op: "replace", path: "/a", value: 1 }],
-    ["move drops value", { op: "move", from: "/a", path: "/b", value: 1 }, { op: "move", from: "/a", path: "/b" }],
+    ["move keeps value", { op: "move", from: "/a", path: "/b", value: 1 }, { op: "move", from: "/a", path: "/b", value: 1 }],
     ["copy drops extra", { op: "copy", from: "/a", path: "/b", x: null }, { op: "copy", from: "/a", path: "/b" }],
-    ["test drops from", { op: "test", path: "/a", value: 1, from: "/c" }, { op: "test", path: "/a", value: 1 }],
+    ["test keeps from", { op: "test", path: "/a", value: 1, from: "/c" }, { op: "test", path: "/a", value: 1, from: "/c" }],
   ])("%s", (_name, op, expected) => {
     const out = parseEvent(delta(op)) as { delta: unknown[] };
     expect(out.delta).toEqual([expected]);
@@ -242,8 +244,8 @@ describe("ACTIVITY_DELTA: its patch takes the same operations", () => {
     expect(parseEvent(activity())).toEqual(activity());
   });
 
-  it("drops unknown keys inside an operation (RFC 6902 ignores them)", () => {
-    expect(parseEvent(activity({ op: "remove", path: "/a", value: 1 }))).toEqual(activity({ op: "remove", path: "/a" }));
+  it("keeps a member another operation defines (RFC 6902 ignores it; it is not stripped)", () => {
+    expect(parseEvent(activity({ op: "remove", path: "/a", value: 1 }))).toEqual(activity({ op: "remove", path: "/a", value: 1 }));
   });
 
   it.each([

@@ -32,7 +32,7 @@ function keysInOrder(v: object, keys: readonly string[], n: number): boolean {
   return count === n;
 }
 
-const KEYS_JsonPatchOperationAdd: readonly string[] = ["op","path","value"];
+const KEYS_JsonPatchOperationAdd: readonly string[] = ["op","path","value","from"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationAdd: a plain object of its fields alone. */
 function isJsonPatchOperationAdd(x: unknown, ordered: boolean): boolean {
@@ -45,10 +45,15 @@ function isJsonPatchOperationAdd(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
   if (!(findJsonProblem(f_value) === undefined)) return false;
+  const f_from = v.from;
+  if (f_from !== undefined) {
+    if (!(typeof f_from === "string")) return false;
+    n++;
+  }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationAdd, n) : keyCount(v) === n;
 }
 
-const KEYS_JsonPatchOperationRemove: readonly string[] = ["op","path"];
+const KEYS_JsonPatchOperationRemove: readonly string[] = ["op","path","value","from"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationRemove: a plain object of its fields alone. */
 function isJsonPatchOperationRemove(x: unknown, ordered: boolean): boolean {
@@ -59,10 +64,20 @@ function isJsonPatchOperationRemove(x: unknown, ordered: boolean): boolean {
   if (!(f_op === "remove")) return false;
   const f_path = v.path;
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
+  const f_value = v.value;
+  if (f_value !== undefined) {
+    if (!(findJsonProblem(f_value) === undefined)) return false;
+    n++;
+  }
+  const f_from = v.from;
+  if (f_from !== undefined) {
+    if (!(typeof f_from === "string")) return false;
+    n++;
+  }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationRemove, n) : keyCount(v) === n;
 }
 
-const KEYS_JsonPatchOperationReplace: readonly string[] = ["op","path","value"];
+const KEYS_JsonPatchOperationReplace: readonly string[] = ["op","path","value","from"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationReplace: a plain object of its fields alone. */
 function isJsonPatchOperationReplace(x: unknown, ordered: boolean): boolean {
@@ -75,10 +90,15 @@ function isJsonPatchOperationReplace(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
   if (!(findJsonProblem(f_value) === undefined)) return false;
+  const f_from = v.from;
+  if (f_from !== undefined) {
+    if (!(typeof f_from === "string")) return false;
+    n++;
+  }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationReplace, n) : keyCount(v) === n;
 }
 
-const KEYS_JsonPatchOperationMove: readonly string[] = ["op","from","path"];
+const KEYS_JsonPatchOperationMove: readonly string[] = ["op","from","path","value"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationMove: a plain object of its fields alone. */
 function isJsonPatchOperationMove(x: unknown, ordered: boolean): boolean {
@@ -91,10 +111,15 @@ function isJsonPatchOperationMove(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_from === "string" && JSON_POINTER.test(f_from))) return false;
   const f_path = v.path;
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
+  const f_value = v.value;
+  if (f_value !== undefined) {
+    if (!(findJsonProblem(f_value) === undefined)) return false;
+    n++;
+  }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationMove, n) : keyCount(v) === n;
 }
 
-const KEYS_JsonPatchOperationCopy: readonly string[] = ["op","from","path"];
+const KEYS_JsonPatchOperationCopy: readonly string[] = ["op","from","path","value"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationCopy: a plain object of its fields alone. */
 function isJsonPatchOperationCopy(x: unknown, ordered: boolean): boolean {
@@ -107,10 +132,15 @@ function isJsonPatchOperationCopy(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_from === "string" && JSON_POINTER.test(f_from))) return false;
   const f_path = v.path;
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
+  const f_value = v.value;
+  if (f_value !== undefined) {
+    if (!(findJsonProblem(f_value) === undefined)) return false;
+    n++;
+  }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationCopy, n) : keyCount(v) === n;
 }
 
-const KEYS_JsonPatchOperationTest: readonly string[] = ["op","path","value"];
+const KEYS_JsonPatchOperationTest: readonly string[] = ["op","path","value","from"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationTest: a plain object of its fields alone. */
 function isJsonPatchOperationTest(x: unknown, ordered: boolean): boolean {
@@ -123,6 +153,11 @@ function isJsonPatchOperationTest(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
   if (!(findJsonProblem(f_value) === undefined)) return false;
+  const f_from = v.from;
+  if (f_from !== undefined) {
+    if (!(typeof f_from === "string")) return false;
+    n++;
+  }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationTest, n) : keyCount(v) === n;
 }
 
