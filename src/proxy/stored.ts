@@ -42,6 +42,8 @@ export function storeOptions(
     keepAliveMs: limits.keepAliveMs,
     maxEventBytes: limits.maxEventBytes,
     onError: (error) => onError(error),
+    // The client's version is the upstream's to judge: the proxy passes its body on as it came.
+    onWarning: () => {},
     cors: undefined,
     store,
     owner: () => owner,

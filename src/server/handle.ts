@@ -5,7 +5,7 @@
  * @module
  */
 import type { Agent } from "../agent/index.js";
-import { negotiate } from "../protocol/index.js";
+import { negotiate, versionWarning } from "../protocol/index.js";
 import { declaredLength, parseRunBody, tooLargeMessage } from "./body.js";
 import { contentTypeProblem } from "./content-type.js";
 import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors.js";
@@ -81,6 +81,15 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
   if (read.kind === "failed") return jsonError(400, "the request body could not be read", false);
   const parsed = parseRunBody(read);
   if (!parsed.ok) return jsonError(422, parsed.error, false);
+  // A client of a newer protocol version is served all the same (1.1, basic/versioning).
+  const warning = versionWarning(parsed.input.protocolVersion, "a client");
+  if (warning !== undefined) {
+    try {
+      options.onWarning(warning, { input: parsed.input, request: incoming.request });
+    } catch {
+      // A failing hook must not fail the run.
+    }
+  }
   const contentType = negotiate(incoming.header("accept"));
   if (store !== undefined) return startStoredRun(agent, options, store, incoming, parsed.input, contentType);
   const body = agentEventStream({

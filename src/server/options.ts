@@ -7,6 +7,7 @@ import type { Agent } from "../agent/index.js";
 import type { RunAgentInput } from "../model/input.js";
 import { DEFAULT_MAX_EVENT_BYTES } from "../sse/index.js";
 import type { RunStore } from "../store/run-store.js";
+import { type ProtocolWarning, warnOnce } from "../protocol/index.js";
 import { resolveCompression, type CompressionOptions, type ResolvedCompression } from "./content-coding.js";
 import { resolveCors, type CorsOptions, type ResolvedCors } from "./cors.js";
 
@@ -59,6 +60,13 @@ export interface AgentHandlerOptions<R = Request> {
    */
   onError?: (error: unknown, context: RunErrorContext<R>) => void;
   /**
+   * Told of what the handler served but its operator may want to know of: a client declaring a
+   * newer protocol version than agui-wire's 1.1, or one that cannot be read (the run is served all
+   * the same, as AG-UI 1.1 asks). Default: one `console.warn` per kind for the handler's life. An
+   * error it throws is ignored.
+   */
+  onWarning?: (warning: ProtocolWarning, context: RunErrorContext<R>) => void;
+  /**
    * Lets pages of other origins run the agent (CORS): `{ origins, credentials?, maxAgeSeconds? }`,
    * see {@link CorsOptions}. Default: off, no CORS header is sent and OPTIONS gets 405, so a
    * browser lets only pages of the handler's own origin read a run.
@@ -106,6 +114,7 @@ export interface ResolvedOptions<R> {
   keepAliveMs: number;
   maxEventBytes: number;
   onError: (error: unknown, context: RunErrorContext<R>) => void;
+  onWarning: (warning: ProtocolWarning, context: RunErrorContext<R>) => void;
   /** `undefined` when CORS is off. */
   cors: ResolvedCors | undefined;
   /** `undefined` without resumable runs. */
@@ -147,7 +156,7 @@ function byteBound(name: string, value: number): number {
  *
  * @throws {RangeError} when `maxBodyBytes` or `maxEventBytes` is not a positive integer (or
  *   `Infinity`), or `keepAliveMs` is negative or not a number.
- * @throws {TypeError} when `onError` is given and is not a function.
+ * @throws {TypeError} when `onError` or `onWarning` is given and is not a function.
  * @throws {TypeError|RangeError} when `cors` is malformed (see `resolveCors`).
  * @throws {TypeError} when `store` is given and is not a run store, or `owner` is not a function
  *   or is given without `store`.
@@ -164,6 +173,10 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
   if (typeof onError !== "function") {
     throw new TypeError(`onError must be a function, found ${typeof onError}`);
   }
+  const given = options?.onWarning;
+  if (given !== undefined && typeof given !== "function") throw new TypeError(`onWarning must be a function, found ${typeof given}`);
+  // One console.warn per kind for the handler's life: a server meets the same clients again and again.
+  const onWarning = given ?? warnOnce();
   const cors = resolveCors(options?.cors);
   const store = options?.store;
   if (store !== undefined && !isStore(store)) {
@@ -173,7 +186,7 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
   if (owner !== undefined && typeof owner !== "function") throw new TypeError(`owner must be a function of the request, found ${owner === null ? "null" : typeof owner}`);
   if (owner !== undefined && store === undefined) throw new TypeError("owner binds resumable runs to a principal: expected a store beside it, found none");
   const compression = resolveCompression(options?.compression);
-  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, cors, store, owner, compression };
+  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, onWarning, cors, store, owner, compression };
 }
 
 /** Whether `value` has a run store's methods. */
