@@ -47,6 +47,14 @@ export const CLIENT_GZIP_GOAL = 30 * 1024;
 export const CLIENT_GZIP_BUDGET = 30 * 1024;
 
 /**
+ * The same tripwire for the packed package's browser build of `HttpAgent` (what a user's bundler
+ * makes of dist/, built by tsc): 31 KB. It weighs 0.5 to 0.7 KB more than the bundle of the
+ * sources measured above (30.2 to 30.6 KB at this writing), over the goal: the diet the goal needs
+ * is owed (see CLIENT_GZIP_BUDGET).
+ */
+export const PACKED_CLIENT_GZIP_BUDGET = 31 * 1024;
+
+/**
  * Bundles `source` (an ES module's text, resolved from the repository root) for the browser,
  * leaving the `external` packages out.
  *

@@ -13,7 +13,8 @@ import { createNodeHandler } from "../../src/server/index.js";
 import { HttpAgent } from "../../src/client/index.js";
 import { encodeFrame } from "../../src/binary/codec.js";
 import { encodeSSE } from "../../src/sse/encode.js";
-import { normalized, recordingSampleAgent } from "../client/helpers.js";
+import { normalizedServed, recordingSampleAgent } from "../client/helpers.js";
+import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { available, bundlePage, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
 import type { PageOutcome, PageRun } from "./page.js";
 
@@ -103,7 +104,7 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
         expect(outcome.completed).toBe(true);
         expect(outcome.contentTypes).toEqual([answeredAs[transport]]);
         expect(sample.sent).toHaveLength(before + 1);
-        expect(outcome.events).toEqual(normalized(sample.sent[before]!));
+        expect(outcome.events).toEqual(normalizedServed(sample.sent[before]!));
         expect(outcome.isSecureContext).toBe(true);
       });
     }
@@ -114,7 +115,7 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
     expect(sample.inputs.at(-1)).toEqual({
       threadId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      protocolVersion: "1.0",
+      protocolVersion: PROTOCOL_VERSION,
       state: {},
       messages: [],
       tools: [],

@@ -18,7 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { createNodeHandler, memoryStore, RESUME_TOKEN_HEADER, type RunStore } from "../../src/server/index.js";
-import { post, runInput, sleep, SSE, waitFor } from "../server/helpers.js";
+import { asServed, post, runInput, sleep, SSE, waitFor } from "../server/helpers.js";
 import { available, closeServer, launchChromium, listen, pageServer, warnIfUnavailable } from "./chromium.js";
 
 warnIfUnavailable("test/browser/eventsource.test.ts");
@@ -207,7 +207,8 @@ describe.skipIf(!available)("a browser's EventSource reattaches to a resumable r
     // Every event exactly once, in order, ids contiguous from 0.
     const messages = log.filter((e): e is Extract<PageEntry, { kind: "message" }> => e.kind === "message");
     expect(messages.map((m) => m.lastEventId)).toEqual(Array.from({ length: TOTAL }, (_, seq) => String(seq)));
-    expect(messages.map((m) => JSON.parse(m.data) as unknown)).toEqual(Array.from({ length: TOTAL }, (_, seq) => eventAt(seq)));
+    // As the server sent them: the RUN_STARTED declares its protocol version, the agent having declared none.
+    expect(messages.map((m) => JSON.parse(m.data) as unknown)).toEqual(Array.from({ length: TOTAL }, (_, seq) => asServed(eventAt(seq))));
 
     // The id of the last message before each connection's end, as the page saw it.
     const lastSeenBeforeErrors: string[] = [];

@@ -264,7 +264,7 @@ describe("malformed streams", () => {
   });
 
   it("SSE: an unknown event type (unknown_event_type)", async () => {
-    const server = await track(listen(answer(200, SSE_MEDIA_TYPE, ['data: {"type":"THINKING_START"}\n\n'])));
+    const server = await track(listen(answer(200, SSE_MEDIA_TYPE, ['data: {"type":"FUTURE_EVENT"}\n\n'])));
     expect((await failBothWays(server.url)).error).toMatchObject({ code: "unknown_event_type" });
   });
 

@@ -10,6 +10,7 @@ import { sampleRun } from "../../demo/sample-run.js";
 import { parseEvent, type Agent, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunStream } from "../../src/client/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
+import { asServed } from "../server/helpers.js";
 
 /** A server listening on 127.0.0.1, and what it received. */
 export interface TestServer {
@@ -92,6 +93,14 @@ export function recordingSampleAgent(): { agent: Agent; sent: AguiEventInput[][]
 /** The events as a decoder returns them: validated, defaults filled in. */
 export function normalized(events: readonly AguiEventInput[]): AguiEvent[] {
   return events.map((event) => parseEvent(event));
+}
+
+/**
+ * An agent's events as a decoder returns them from our server: {@link normalized}, the RUN_STARTED
+ * declaring the server's protocol version when the agent declared none (see `asServed`).
+ */
+export function normalizedServed(events: readonly AguiEventInput[]): AguiEvent[] {
+  return events.map((event) => parseEvent(asServed(event)));
 }
 
 /** Serves `events(input)` with `@ag-ui/encoder` 1.0, the way its README shows, in either transport. */

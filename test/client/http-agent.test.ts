@@ -11,7 +11,8 @@ import {
   type RunAgentInput,
   type RunContext,
 } from "../../src/index.js";
-import { answer, collect, iterate, listen, normalized, recordingSampleAgent, serveAgent, sleep, withBody, trackServers, recordingFetch } from "./helpers.js";
+import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
+import { answer, collect, iterate, listen, normalized, normalizedServed, recordingSampleAgent, serveAgent, sleep, withBody, trackServers, recordingFetch } from "./helpers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const track = trackServers();
@@ -44,12 +45,12 @@ describe("HttpAgent against our server", () => {
       const viaSubscribe = await collect(client.events());
       expect(viaSubscribe.error).toBeUndefined();
       expect(viaSubscribe.completed).toBe(true);
-      expect(viaSubscribe.events).toEqual(normalized(sent[0]!));
+      expect(viaSubscribe.events).toEqual(normalizedServed(sent[0]!));
       expect(viaSubscribe.events.length).toBeGreaterThan(30);
 
       const viaLoop = await iterate(client.events());
       expect(viaLoop.error).toBeUndefined();
-      expect(viaLoop.events).toEqual(normalized(sent[1]!));
+      expect(viaLoop.events).toEqual(normalizedServed(sent[1]!));
 
       expect(server.requests.map((r) => r.headers.accept)).toEqual([ACCEPT[transport], ACCEPT[transport]]);
       expect(contentTypes.map((t) => t?.split(";")[0])).toEqual([expectedContentType[transport], expectedContentType[transport]]);
@@ -72,7 +73,7 @@ describe("HttpAgent against our server", () => {
     await collect(client.events());
     await collect(client.events());
     const [first, second] = inputs;
-    expect(first).toEqual({ threadId: client.threadId, runId: expect.stringMatching(UUID), protocolVersion: "1.0", state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
+    expect(first).toEqual({ threadId: client.threadId, runId: expect.stringMatching(UUID), protocolVersion: PROTOCOL_VERSION, state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
     expect(second!.threadId).toBe(client.threadId);
     expect(second!.runId).not.toBe(first!.runId);
     expect(server.requests[0]!.method).toBe("POST");
@@ -102,7 +103,7 @@ describe("HttpAgent against our server", () => {
     };
     await collect(client.events(input));
     expect(inputs[0]).toMatchObject({ threadId: "thread-9", messages: [{ id: "u1", role: "user", content: "hi" }], state: { n: 1 } });
-    expect(inputs[1]).toEqual({ threadId: "thread-9", protocolVersion: "1.0", ...input });
+    expect(inputs[1]).toEqual({ threadId: "thread-9", protocolVersion: PROTOCOL_VERSION, ...input });
     expect(server.requests[0]!.headers.authorization).toBe("Bearer x");
     expect(server.requests[0]!.headers["x-extra"]).toBe("1");
   });
@@ -209,7 +210,8 @@ describe("HttpAgent against our server", () => {
     const proxy = await track(serveAgent(new HttpAgent({ url: upstream.url })));
     const outcome = await collect(new HttpAgent({ url: proxy.url, transport: "sse" }).events());
     expect(outcome.completed).toBe(true);
-    expect(outcome.events).toEqual(normalized(sent[0]!));
+    // The upstream server's declaration of its version reaches the client through the proxy, as it was sent.
+    expect(outcome.events).toEqual(normalizedServed(sent[0]!));
   });
 });
 
@@ -223,7 +225,7 @@ describe("rxjs interop", () => {
     Object.defineProperty(stream, "@@observable", { value: () => (interop++, original()) });
     const events = await lastValueFrom(from(stream).pipe(toArray()));
     expect(interop).toBe(1);
-    expect(events).toEqual(normalized(sent[0]!));
+    expect(events).toEqual(normalizedServed(sent[0]!));
   });
 
   it("an rxjs error carries the typed error", async () => {
@@ -271,7 +273,7 @@ describe("AbstractAgent", () => {
     expect(agent.inputs[0]).toEqual({
       threadId: "local-thread",
       runId: expect.stringMatching(UUID),
-      protocolVersion: "1.0",
+      protocolVersion: PROTOCOL_VERSION,
       state: { count: 0 },
       messages: [],
       tools: [],
@@ -356,7 +358,7 @@ describe("AbstractAgent", () => {
   it("can be served by our server, and reached with HttpAgent", async () => {
     const server = await track(serveAgent(new Scripted(() => run)));
     const outcome = await collect(new HttpAgent({ url: server.url }).events());
-    expect(outcome).toEqual({ events: normalized(run), completed: true });
+    expect(outcome).toEqual({ events: normalizedServed(run), completed: true });
   });
 });
 

@@ -12,7 +12,7 @@ import { AguiWireError, HttpAgent } from "../../src/client/index.js";
 import { encodeSSE, SSE_MEDIA_TYPE, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { createNodeHandler, type ContentCoding } from "../../src/server/index.js";
 import { platformSend } from "../../src/client/platform-send.js";
-import { collect, listen, normalized, recordingSampleAgent, trackServers, withBody } from "./helpers.js";
+import { collect, listen, normalizedServed, recordingSampleAgent, trackServers, withBody } from "./helpers.js";
 
 const track = trackServers();
 
@@ -65,7 +65,7 @@ describe("compressed answers come out whole", () => {
         const server = await track(listen(createNodeHandler(agent, { compression: { encodings: [coding] } })));
         const { events, error } = await collect(new HttpAgent({ url: server.url, transport }).events());
         expect(error).toBeUndefined();
-        expect(events).toEqual(normalized(sent[0]!));
+        expect(events).toEqual(normalizedServed(sent[0]!));
         expect(server.requests[0]!.headers["accept-encoding"]).toContain(coding);
         // The answer was compressed, and the transport asks for the same by default.
         const response = await platformSend!(server.url, { method: "POST", headers: new Headers({ "content-type": "application/json" }), body: JSON.stringify(input) });
@@ -93,7 +93,7 @@ describe("compressed answers come out whole", () => {
     const server = await track(listen(createNodeHandler(agent)));
     const { events } = await collect(new HttpAgent({ url: server.url, headers: { "accept-encoding": "identity" } }).events());
     expect(server.requests[0]!.headers["accept-encoding"]).toBe("identity");
-    expect(events).toEqual(normalized(sent[0]!));
+    expect(events).toEqual(normalizedServed(sent[0]!));
   });
 });
 

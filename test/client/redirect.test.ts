@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { HttpAgent, HttpStatusError, MAX_REDIRECTS, type RedirectPolicy } from "../../src/client/index.js";
 import type { RunAgentInput } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
-import { collect, listen, normalized, readBody, recordingSampleAgent, trackServers, type TestServer } from "./helpers.js";
+import { collect, listen, normalizedServed, readBody, recordingSampleAgent, trackServers, type TestServer } from "./helpers.js";
 
 const track = trackServers();
 
@@ -58,7 +58,7 @@ describe("redirect: same-origin (the default)", () => {
       const outcome = await collect(agent.events(params));
       expect(outcome.error).toBeUndefined();
       expect(outcome.completed).toBe(true);
-      expect(outcome.events).toEqual(normalized(sample.sent[0]!));
+      expect(outcome.events).toEqual(normalizedServed(sample.sent[0]!));
       expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(["POST /agent", "POST /real"]);
       const [first, second] = server.requests;
       for (const name of ["authorization", "x-tenant", "content-type", "accept"]) expect(second!.headers[name], name).toBe(first!.headers[name]);
@@ -71,7 +71,7 @@ describe("redirect: same-origin (the default)", () => {
     const { server, sample } = await redirecting(307, (self) => `${self.origin}/real`);
     const outcome = await collect(new HttpAgent({ url: server.url }).events());
     expect(outcome.completed).toBe(true);
-    expect(outcome.events).toEqual(normalized(sample.sent[0]!));
+    expect(outcome.events).toEqual(normalizedServed(sample.sent[0]!));
   });
 
   for (const status of [307, 308]) {
@@ -135,7 +135,7 @@ describe("redirect: follow and error", () => {
       const outcome = await collect(new HttpAgent({ url: server.url, redirect: "follow" }).events(params));
       expect(outcome.error).toBeUndefined();
       expect(outcome.completed).toBe(true);
-      expect(outcome.events).toEqual(normalized(other.sample.sent[0]!));
+      expect(outcome.events).toEqual(normalizedServed(other.sample.sent[0]!));
       expect(other.sample.inputs[0]).toMatchObject(params);
     });
   }

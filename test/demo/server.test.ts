@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEventStream, EventType, parseEvent, type AguiEvent } from "../../src/index.js";
 import { DEMO_TOKEN, startDemoServer, type DemoServer } from "../../demo/server.js";
 import { conversationRun } from "../../demo/conversation-run.js";
+import { asServed } from "../server/helpers.js";
 
 const BINARY = "application/vnd.ag-ui.event+proto";
 const SSE = "text/event-stream";
@@ -62,7 +63,8 @@ describe("startDemoServer", () => {
     expect(response.headers.get("ag-ui-run-id")).toBe(run.runId);
     const events: AguiEvent[] = [];
     for await (const event of decodeEventStream(response.body!, accept)) events.push(event);
-    const expected = [...conversationRun(run)].map((e) => parseEvent(e));
+    // As the server sends them: the RUN_STARTED declares its protocol version, the agent having declared none.
+    const expected = [...conversationRun(run)].map((e) => parseEvent(asServed(e)));
     // Timestamps differ between runs; everything else must match.
     const strip = ({ timestamp: _, ...rest }: AguiEvent & { timestamp?: number }) => rest;
     expect(events.map(strip)).toEqual(expected.map(strip));
@@ -130,7 +132,8 @@ describe("startDemoServer", () => {
     for await (const event of decodeEventStream(rest.body!, BINARY)) after.push(event);
     // Every event once, in order, the cut in between.
     const strip = ({ timestamp: _, ...others }: AguiEvent & { timestamp?: number }) => others;
-    expect([...seen, ...after].map(strip)).toEqual([...conversationRun(run)].map((e) => strip(parseEvent(e))));
+    // The upstream server's RUN_STARTED, which declares its protocol version, reaches the client as it was sent.
+    expect([...seen, ...after].map(strip)).toEqual([...conversationRun(run)].map((e) => strip(parseEvent(asServed(e)))));
   });
 
   it("serves the agent through the proxy: SSE-only upstream, binary to the client with the demo token, 401 without it", async () => {

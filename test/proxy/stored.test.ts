@@ -22,6 +22,7 @@ import { cuttingProxy } from "../fixtures/cutting-proxy.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
 import { iterate, listen, normalized, withBody, type TestServer } from "../client/helpers.js";
+import { asServed } from "../server/helpers.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const TRANSPORTS = ["binary", "sse"] as const;
@@ -113,10 +114,13 @@ async function* gatedAgent(input: RunAgentInput, { signal }: RunContext): AsyncG
   }
 }
 
-/** Every event of a gated run that went through its gate. */
+/**
+ * Every event of a gated run that went through its gate, as our server (the upstream) sends them:
+ * its RUN_STARTED declares the server's protocol version, the agent having declared none.
+ */
 const gatedEvents = (runId: string): AguiEvent[] =>
   normalized([
-    { type: "RUN_STARTED", threadId: THREAD, runId },
+    asServed({ type: "RUN_STARTED", threadId: THREAD, runId }),
     { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" },
     { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "after the gate" },
     { type: "TEXT_MESSAGE_END", messageId: "m" },

@@ -6,7 +6,7 @@ import { HttpAgent, type BaseEvent, type RunAgentInput as TheirRunAgentInput } f
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, parseEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { sampleRun } from "../../demo/sample-run.js";
-import { BINARY, HANDLERS, SSE, runInput, type Served } from "./helpers.js";
+import { asServed, BINARY, HANDLERS, SSE, runInput, type Served } from "./helpers.js";
 
 /** The demo's scripted run, with a RAW event added so that every event type the run uses is covered. */
 function* fullRun(input: RunAgentInput): Generator<AguiEventInput> {
@@ -68,7 +68,8 @@ describe.each(HANDLERS)("@ag-ui/client HttpAgent against $name", ({ serve }) => 
       contentTypes.length = 0;
       const received = await runToEnd(make(served.url), input);
       expect(contentTypes).toEqual([contentType]);
-      const expected = sent.get("r-client")!.map((e) => parseEvent(e));
+      // As sent: the RUN_STARTED declares the server's protocol version, the agent having declared none.
+      const expected = sent.get("r-client")!.map((e) => parseEvent(asServed(e)));
       expect(received.map((e) => parseEvent(e))).toEqual(expected);
     });
 

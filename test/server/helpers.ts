@@ -13,6 +13,7 @@ import {
 import type { Agent, RunContext } from "../../src/agent/contract.js";
 import { createAgentHandler, createNodeHandler, RESUME_TOKEN_HEADER, type AgentHandlerOptions } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
+import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
 
 /** A server listening on an ephemeral port of 127.0.0.1. */
 export interface Served {
@@ -151,6 +152,18 @@ export function runInput(overrides: Partial<RunAgentInput> = {}): RunAgentInput 
     forwardedProps: {},
     ...overrides,
   };
+}
+
+/**
+ * An agent's event as our server sends it (AG-UI 1.1, `basic/versioning`: each party declares its
+ * own protocol version): a RUN_STARTED that declares none gets the server's, `PROTOCOL_VERSION`,
+ * after its type, threadId and runId; an agent's own declaration, and every other event, go as
+ * the agent gave them.
+ */
+export function asServed<E extends AguiEventInput | AguiEvent>(event: E): E {
+  if (event.type !== EventType.RUN_STARTED || event.protocolVersion !== undefined) return event;
+  const { type, threadId, runId, ...rest } = event;
+  return { type, threadId, runId, protocolVersion: PROTOCOL_VERSION, ...rest } as E;
 }
 
 /** A short, valid run. */

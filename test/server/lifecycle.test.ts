@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventType, FrameDecoder, SSEDecoder, SSE_KEEP_ALIVE, parseEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunContext } from "../../src/agent/contract.js";
 import { createAgentHandler } from "../../src/server/index.js";
-import { BINARY, HANDLERS, SSE, post, readEvents, runInput, sleep, tickingAgent, waitFor, type Served, type TickingState } from "./helpers.js";
+import { asServed, BINARY, HANDLERS, SSE, post, readEvents, runInput, sleep, tickingAgent, waitFor, type Served, type TickingState } from "./helpers.js";
 
 
 /** Reads a response until `count` events have arrived, and returns how many did. */
@@ -112,8 +112,9 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
       { keepAliveMs: 40 },
     );
     const input = runInput();
+    // The agent's run as sent: its RUN_STARTED declares the server's protocol version.
     const expected = [
-      { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+      asServed({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId }),
       { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId },
     ];
     const sse = await (await post(served.url, input, SSE)).text();
@@ -158,7 +159,7 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
         return { input, events: await readEvents(response) };
       }),
     );
-    for (const { input, events } of runs) expect(events).toEqual(runOf(input).map((e) => parseEvent(e)));
+    for (const { input, events } of runs) expect(events).toEqual(runOf(input).map((e) => parseEvent(asServed(e))));
   });
 });
 
@@ -252,7 +253,7 @@ describe("createAgentHandler, batching of ready events", () => {
       decoded.push(...decoder.push(chunk));
       expect(() => decoder.end()).not.toThrow();
     }
-    expect(decoded).toEqual(events.map((e) => parseEvent(e)));
+    expect(decoded).toEqual(events.map((e) => parseEvent(asServed(e))));
   });
 
   it.each([SSE, BINARY])("sends an event at once when the agent has no next one ready, without waiting for more (%s)", async (accept) => {

@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FrameDecoder, SSEDecoder, parseEvent } from "../../src/index.js";
-import { BINARY, HANDLERS, SSE, post, runInput, shortRun, type Served } from "./helpers.js";
+import { asServed, BINARY, HANDLERS, SSE, post, runInput, shortRun, type Served } from "./helpers.js";
 
 const CASES: [accept: string | undefined, expected: string][] = [
   [undefined, SSE],
@@ -40,7 +40,8 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
     const decoder = expected === BINARY ? new FrameDecoder() : new SSEDecoder();
     const events = decoder.push(bytes);
     decoder.end();
-    expect(events).toEqual(shortRun(input).map((e) => parseEvent(e)));
+    // The agent's run as sent: its RUN_STARTED declares the server's protocol version.
+    expect(events).toEqual(shortRun(input).map((e) => parseEvent(asServed(e))));
     if (expected === BINARY) expect(bytes.subarray(0, 6)).not.toEqual(new TextEncoder().encode("data: "));
     else expect(new TextDecoder().decode(bytes.subarray(0, 6))).toBe("data: ");
   });
