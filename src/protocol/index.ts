@@ -11,6 +11,6 @@ export { negotiate } from "./negotiate.js";
 export { ProtocolViolationError } from "./protocol-violation.js";
 export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
 export { RetiredShapes } from "./retired.js";
-export { PROTOCOL_VERSION, versionWarning } from "./version.js";
+export { declaringVersion, PROTOCOL_VERSION, versionWarning } from "./version.js";
 export { dropUnknown, type ProtocolWarning, type ProtocolWarningKind, type WarningHandler, warnOnce, warningHandlerOf } from "./warnings.js";
 export { EventVerifier, mayComeBetweenRuns, type ProtocolRule, verifyEvents } from "./verify.js";

@@ -31,3 +31,17 @@ export function versionWarning(declared: string | undefined, who: string): Proto
   if (!newer) return undefined;
   return { kind: "newer_version", message: `${who} speaks protocol ${declared}, agui-wire ${PROTOCOL_VERSION}` };
 }
+
+/**
+ * A RUN_STARTED as a producer sends it: with agui-wire's protocol version when it declared none
+ * (1.1, `basic/versioning`: a producer declares its own version; a proxy, what its stream speaks),
+ * in the model's key order. Any other event, and a RUN_STARTED that declared one, as it is.
+ *
+ * @throws Never.
+ */
+export function declaringVersion<E>(event: E): E {
+  const started = event as { type?: unknown; protocolVersion?: unknown };
+  if (typeof event !== "object" || event === null || started.type !== "RUN_STARTED" || started.protocolVersion !== undefined) return event;
+  const { type, threadId, runId, ...rest } = event as unknown as Record<string, unknown>;
+  return { type, threadId, runId, protocolVersion: PROTOCOL_VERSION, ...rest } as E;
+}

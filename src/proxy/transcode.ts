@@ -13,7 +13,7 @@ import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/
 import type { AguiEvent } from "../model/events.js";
 import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
-import { dropUnknown, type WarningHandler } from "../protocol/index.js";
+import { declaringVersion, dropUnknown, type WarningHandler } from "../protocol/index.js";
 import { FrameDecoder } from "../binary/index.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
@@ -144,7 +144,17 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
     // A frame the decoder dropped (an unknown type) must not reach the client: that chunk's
     // events go encoded instead.
     const dropped = frames !== undefined && frames.count - before !== events.length;
-    const passOn = held >= 0 && !dropped;
+    // A RUN_STARTED that declares no version gets the proxy's (what its stream speaks): its
+    // chunk goes encoded too.
+    let undeclared = false;
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k]!;
+      if (e.type === "RUN_STARTED" && e.protocolVersion === undefined) {
+        events[k] = declaringVersion(e);
+        undeclared = true;
+      }
+    }
+    const passOn = held >= 0 && !dropped && !undeclared;
     let i = 0;
     try {
       for (; i < events.length; i++) {
@@ -158,7 +168,7 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
       throw error;
     }
     if (!passOn) {
-      if (dropped && held >= 0) {
+      if ((dropped || undeclared) && held >= 0) {
         // What the decoder holds began in this chunk's tail (a frame completed here).
         carry = held > 0 ? [chunk.subarray(chunk.byteLength - held)] : [];
         carried = held;

@@ -7,7 +7,7 @@
 import { PullGate, type ChunkSource } from "./chunk-source.js";
 import { type Agent, PULL, type RunSource, startRun } from "../agent/index.js";
 import { AguiWireError, isAguiWireError, ValidationError } from "../util/index.js";
-import { type EventMediaType, mayComeBetweenRuns, PROTOCOL_VERSION } from "../protocol/index.js";
+import { declaringVersion, type EventMediaType, mayComeBetweenRuns } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
@@ -337,7 +337,7 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
       );
     }
     try {
-      this.#batch.add(type === EventType.RUN_STARTED ? declared(event) : event, this.#maxEventBytes);
+      this.#batch.add(type === EventType.RUN_STARTED ? declaringVersion(event) : event, this.#maxEventBytes);
     } catch (error) {
       if (error instanceof EventTooLargeError) {
         this.#stopAgent("the agent's event was over maxEventBytes");
@@ -351,17 +351,6 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
     else if (type === EventType.RUN_STARTED) this.#runEndedWith = undefined;
     return CONTINUE;
   }
-}
-
-/**
- * A RUN_STARTED as sent: with the server's protocol version when the agent declared none (1.1,
- * `basic/versioning`: a producer declares its own version), in the model's key order.
- */
-function declared(event: AguiEventInput | AguiEvent): AguiEventInput | AguiEvent {
-  const started = event as { protocolVersion?: unknown; threadId?: unknown; runId?: unknown };
-  if (started.protocolVersion !== undefined || typeof event !== "object" || event === null) return event;
-  const { type, threadId, runId, ...rest } = event as unknown as Record<string, unknown>;
-  return { type, threadId, runId, protocolVersion: PROTOCOL_VERSION, ...rest } as unknown as AguiEvent;
 }
 
 /** {@link AgentChunks}'s `#take`: the event joined the batch. */

@@ -219,3 +219,30 @@ describe("events of types this version does not know, through the proxy", () => 
     expect(warnings.filter((w) => w.kind === "unknown_event").map((w) => w.type)).toEqual(upstreamTransport === "sse" ? ["FUTURE_EVENT", "FUTURE_EVENT"] : ["field 40", "field 40"]);
   });
 });
+
+describe("the proxy's declaration", () => {
+  it.each(["binary", "sse"] as const)("a RUN_STARTED that declares no version leaves the proxy declaring 1.1, one that does as it came (%s)", async (transport) => {
+    const { encodeFrame } = await import("../../src/index.js");
+    const upstream = await listen(
+      withBody((req, res, body) => {
+        const input = JSON.parse(body) as RunAgentInput;
+        const own = (input.forwardedProps as { own?: string } | undefined)?.own;
+        const run = [
+          { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId, ...(own ? { protocolVersion: own } : {}) },
+          { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId },
+        ] as const;
+        res.writeHead(200, { "content-type": String(req.headers.accept).startsWith("application/vnd.ag-ui") ? "application/vnd.ag-ui.event+proto" : "text/event-stream" });
+        res.end(String(req.headers.accept).startsWith("application/vnd.ag-ui") ? Buffer.concat(run.map((e) => Buffer.from(encodeFrame(e)))) : sse([...run]));
+      }),
+    );
+    open.push(upstream);
+    const proxy = await listen(createNodeProxyHandler({ agents: { a: { url: upstream.url } }, auth: { tokens: [{ token: "t-declare-0001", subject: "a" }] } }));
+    open.push(proxy);
+    for (const own of [undefined, "1.0"]) {
+      const seen: AguiEvent[] = [];
+      const agent = new HttpAgent({ url: `${proxy.origin}/agents/a`, transport, headers: { authorization: "Bearer t-declare-0001" } });
+      await agent.runAgent({ forwardedProps: own ? { own } : {} }, { onEvent: ({ event }) => void seen.push(event) });
+      expect(seen[0]).toMatchObject({ type: "RUN_STARTED", protocolVersion: own ?? "1.1" });
+    }
+  });
+});

@@ -206,7 +206,8 @@ describe("a silent upstream", () => {
     });
     const response = await post(await through(upstream, { idleTimeoutMs: 300 }), runInput(), "text/event-stream", { headers: { authorization: "Bearer t-alice" } });
     const events = await readEvents(response);
-    expect(events).toEqual([started, { type: "RUN_ERROR", code: "upstream_idle", message: "the upstream agent sent nothing for too long" }]);
+    // The upstream declared no version: the proxy declares what its stream speaks.
+    expect(events).toEqual([{ ...started, protocolVersion: "1.1" }, { type: "RUN_ERROR", code: "upstream_idle", message: "the upstream agent sent nothing for too long" }]);
     await upstream.closedEarly;
   });
 
