@@ -121,15 +121,19 @@ function tokens(agent: HttpAgent): Tokens {
 }
 
 /**
- * Keeps the token given for a run, checked, until its request takes it.
+ * `parameters` with a runId (a new one when absent), the token they give for it kept, checked,
+ * until the run's request takes it; `parameters` as they are when they give none.
  *
- * @throws {TypeError} When it is not a string of 22 to 128 base64url characters.
+ * @throws {TypeError} When the token is not 22 to 128 base64url characters.
  */
-function giveToken(agent: HttpAgent, runId: string, token: string | undefined): void {
-  if (token === undefined) return;
+function givingToken<P extends RunAgentParameters>(agent: HttpAgent, parameters: P): P {
+  const token = parameters.resumeToken;
+  if (token === undefined) return parameters;
   const problem = typeof token === "string" ? resumeTokenProblem(token) : `expected a string, found ${typeof token}`;
   if (problem !== undefined) throw new TypeError(`resumeToken: ${problem}`);
+  const runId = parameters.runId ?? randomId();
   tokens(agent).given.set(runId, token);
+  return { ...parameters, runId };
 }
 
 /** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
@@ -230,14 +234,12 @@ export class HttpAgent extends AbstractAgent {
    * @throws What {@link AbstractAgent.runAgent} throws.
    */
   override runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
-    const { abortController, signal, ...rest } = parameters;
-    if (rest.resumeToken !== undefined) {
-      rest.runId ??= randomId();
-      try {
-        giveToken(this, rest.runId, rest.resumeToken);
-      } catch (error) {
-        return Promise.reject(error);
-      }
+    const { abortController, signal, ...given } = parameters;
+    let rest: typeof given;
+    try {
+      rest = givingToken(this, given);
+    } catch (error) {
+      return Promise.reject(error);
     }
     const controller = (this.abortController = abortController ?? new AbortController());
     // Either cancels the run.
@@ -253,14 +255,10 @@ export class HttpAgent extends AbstractAgent {
    * @throws What {@link AbstractAgent.connectAgent} throws.
    */
   override connectAgent(parameters: RunAgentParameters = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
-    if (parameters.resumeToken !== undefined) {
-      const runId = parameters.runId ?? randomId();
-      try {
-        giveToken(this, runId, parameters.resumeToken);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      parameters = { ...parameters, runId };
+    try {
+      parameters = givingToken(this, parameters);
+    } catch (error) {
+      return Promise.reject(error);
     }
     return super.connectAgent(parameters, subscriber);
   }
@@ -272,10 +270,7 @@ export class HttpAgent extends AbstractAgent {
    * @throws {TypeError} When `resumeToken` is not 22 to 128 base64url characters.
    */
   override events(params: RunAgentParameters = {}): ReturnType<AbstractAgent["events"]> {
-    if (params.resumeToken === undefined) return super.events(params);
-    const runId = params.runId ?? randomId();
-    giveToken(this, runId, params.resumeToken);
-    return super.events({ ...params, runId });
+    return super.events(givingToken(this, params));
   }
 
   /**

@@ -26,12 +26,12 @@ import type { Principal } from "./auth.js";
 import { METRICS_MEDIA_TYPE } from "./metrics.js";
 import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
 import { openUpstream } from "./upstream.js";
-import { note, runDeadline, STOPPED, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
+import { endedUpstream, note, runDeadline, STOPPED, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
 import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { answerStored, incomingOf, startProxiedRun, storeOptions, upstreamAgent } from "./stored.js";
-import { cancelUpstreamRun, type UpstreamAnswer, type UpstreamOpening } from "./upstream.js";
+import { cancelUpstreamRun, type UpstreamAnswer } from "./upstream.js";
 
 /** A request as the proxy's core sees it. */
 export interface ProxyRequest {
@@ -258,8 +258,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     if (proxy.store !== undefined && "url" in route.target) {
       // With a store, an upstream's run is recorded, detached from its client (see stored.ts).
       handedOver = true;
-      const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
-      return runStored(proxy, request, route, route.target.url, principal, { input: parsed.input, body, contentType, admission, started, refuse });
+      return runStored(proxy, request, route, route.target.url, principal, { input: parsed.input, body: upstreamBody(read), contentType, admission, started, refuse });
     }
     const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
     // Stops the upstream (or local agent): the client left, or the run took too long.
@@ -269,14 +268,13 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     let transportIn: ProxyRunRecord["transportIn"] = "local";
     let deadline: RunDeadline | undefined;
     /** The upstream's answer and request headers, once it answered: what cancelling its run needs. */
-    let opened: { opening: Extract<UpstreamOpening, { ok: true }>; url: string; headers: Record<string, string> } | undefined;
+    let opened: { answer: UpstreamAnswer; url: string; headers: Record<string, string> } | undefined;
     const finish = (): void => {
       deadline?.clear();
       request.signal.removeEventListener("abort", onGone);
       // An upstream run the proxy gave up (its client left, its time ran out, its stream broke)
       // is cancelled there, and holds its slot until the upstream has heard.
-      const givenUp = opened !== undefined && tally.outcome !== "finished" && tally.outcome !== "run_error";
-      if (givenUp) void cancelUpstreamRun(proxy.send, opened!.url, opened!.opening.answer, opened!.headers).finally(admission.release);
+      if (opened !== undefined && !endedUpstream(tally)) void cancelUpstreamRun(proxy.send, opened.url, opened.answer, opened.headers).finally(admission.release);
       else admission.release();
       proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
       record(proxy, {
@@ -295,15 +293,14 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
       deadline = runDeadline(route.limits.runTimeoutMs, stop);
       stream = localStream(proxy, route.target.agent, route.name, parsed.input, contentType, { stop, deadline, tally, finish });
     } else {
-      const body = read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
       const url = route.target.url;
       const headers = upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers);
-      const opening = await openUpstream({ url, body, headers, signal: stop.signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
+      const opening = await openUpstream({ url, body: upstreamBody(read), headers, signal: stop.signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
       if (!opening.ok) {
         request.signal.removeEventListener("abort", onGone);
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
-      opened = { opening, url, headers };
+      opened = { answer: opening.answer, url, headers };
       transportIn = transportName(opening.transport);
       deadline = runDeadline(route.limits.runTimeoutMs, stop);
       stream = transcode({
@@ -405,6 +402,10 @@ async function runStored(proxy: ResolvedProxy, request: ProxyRequest, route: Pro
   const counted = countBytes(result.body, tally);
   return { ...result, body: counted, abort: () => counted.abort() };
 }
+
+/** The client's body as it sent it, for an upstream, so that nothing of it is lost. */
+const upstreamBody = (read: Extract<BodyRead, { kind: "bytes" | "parsed" }>): Uint8Array =>
+  read.kind === "bytes" ? read.bytes : utf8.encode(JSON.stringify(read.value));
 
 /** `body`, its bytes counted in `tally` as the client takes them. */
 function countBytes(body: ChunkSource<Uint8Array>, tally: RunTally): ChunkSource<Uint8Array> {

@@ -22,7 +22,7 @@ import { cancelRun, reattach, startStoredRun } from "../server/resumable.js";
 import type { HandlerResult } from "../server/responses.js";
 import type { RunStore } from "../store/run-store.js";
 import type { Principal } from "./auth.js";
-import { note, runDeadline, STOPPED, UNFINISHED, type RunTally } from "./tally.js";
+import { endedUpstream, note, runDeadline, STOPPED, UNFINISHED, type RunTally } from "./tally.js";
 import { cancelUpstreamRun, failureOf, UPSTREAM_FAILURES, type UpstreamAnswer, type UpstreamFailure, type UpstreamSend } from "./upstream.js";
 
 /** Where a principal's runs of one agent are filed: apart from every other principal's and agent's. */
@@ -102,8 +102,6 @@ export function upstreamAgent(params: UpstreamAgentParams): AgentFunction {
       onUnknownEvent: dropUnknown(params.onWarning),
       onWarning: params.onWarning,
     }) as AsyncIterableIterator<AguiEvent> & { [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> };
-    /** The run's last event of the relay's own, once the upstream's stream is over. */
-    let last: AguiEvent | undefined;
     let over = false;
     const DONE: IteratorResult<AguiEvent> = { value: undefined, done: true };
     /** Lets the upstream go (cancelling its run when it did not end), then tells the proxy. Once. */
@@ -113,12 +111,13 @@ export function upstreamAgent(params: UpstreamAgentParams): AgentFunction {
       deadline.clear();
       unlink();
       answer.cancel();
-      const ended = tally.outcome === "finished" || tally.outcome === "run_error";
-      if (ended) params.onEnd();
+      if (endedUpstream(tally)) params.onEnd();
       else void cancelUpstreamRun(params.send, params.url, answer, params.headers).finally(params.onEnd);
     };
     /** The result after the upstream's stream ended (cleanly, or with `error`). */
     const ending = (error?: { error: unknown }): IteratorResult<AguiEvent> => {
+      /** The run's last event, of the relay's own, when it needs one. */
+      let last: AguiEvent | undefined;
       if (error === undefined) {
         if (tally.outcome === UNFINISHED) last = failure(tally, "upstream_truncated", UPSTREAM_FAILURES.upstream_truncated);
       } else if (deadline.passed) {
@@ -133,10 +132,9 @@ export function upstreamAgent(params: UpstreamAgentParams): AgentFunction {
         params.onFailure(error.error, code);
         last = failure(tally, code, UPSTREAM_FAILURES[code]);
       }
-      const result = last === undefined ? DONE : { value: last, done: false };
-      last = undefined;
-      if (result.done) close();
-      return result;
+      if (last !== undefined) return { value: last, done: false };
+      close();
+      return DONE;
     };
     const took = (result: IteratorResult<AguiEvent>): IteratorResult<AguiEvent> => {
       if (result.done) return ending();

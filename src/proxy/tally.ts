@@ -37,6 +37,16 @@ export function note(tally: RunTally, event: AguiEvent | AguiEventInput, failed?
   else if (event.type === "RUN_STARTED") tally.outcome = UNFINISHED;
 }
 
+/**
+ * Whether the upstream's run has ended by its own RUN_FINISHED or RUN_ERROR (not the relay's), so
+ * that nothing of it is left to cancel.
+ *
+ * @throws Never.
+ */
+export function endedUpstream(tally: RunTally): boolean {
+  return tally.outcome === "finished" || tally.outcome === "run_error";
+}
+
 /** A run's time limit: once it passes, `stop` is aborted and `passed` turns true. */
 export interface RunDeadline {
   readonly passed: boolean;

@@ -119,11 +119,14 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
    */
   const find = (runId: string, access: RunAccess): Run => {
     const key = runKeyOf(runId, access);
-    const run = runs.get(key);
-    if (run !== undefined && expired(run)) runs.delete(key);
+    let run = runs.get(key);
+    if (run !== undefined && expired(run)) {
+      runs.delete(key);
+      run = undefined;
+    }
     // Compared whether or not the run is there, so that both answers take the same time.
     const matches = sameSecret(run?.tokenHash ?? "", access.tokenHash);
-    if (run === undefined || expired(run) || !matches) throw unknownRun(runId, ttlMs);
+    if (run === undefined || !matches) throw unknownRun(runId, ttlMs);
     return run;
   };
 

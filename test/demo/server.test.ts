@@ -71,6 +71,22 @@ describe("startDemoServer", () => {
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
   });
 
+  /**
+   * Reads `response`'s SSE events until it has five, then POSTs /demo/drop: exactly one connection
+   * (this one) is cut, and its reading fails. The events read before the cut.
+   */
+  async function readThenDrop(response: Response): Promise<AguiEvent[]> {
+    const seen: AguiEvent[] = [];
+    const reading = (async () => {
+      for await (const event of decodeEventStream(response.body!, SSE)) seen.push(event);
+    })().catch((error: unknown) => error);
+    while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    const drop = await fetch(new URL("/demo/drop", server.url), { method: "POST" });
+    expect(await drop.json()).toEqual({ dropped: 1 });
+    expect(await reading).toMatchObject({ code: expect.stringMatching(/network_error|truncated_stream/) });
+    return seen;
+  }
+
   it("cuts the connections of the runs in progress on POST /demo/drop; the run goes on, and a GET with its resume token reattaches after the last event seen", async () => {
     const run = { ...input, runId: "dropped" };
     const response = await fetch(new URL("/agent", server.url), {
@@ -81,14 +97,7 @@ describe("startDemoServer", () => {
     // The run's resume token, which the reattach presents.
     const token = response.headers.get("ag-ui-resume-token");
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const seen: AguiEvent[] = [];
-    const reading = (async () => {
-      for await (const event of decodeEventStream(response.body!, SSE)) seen.push(event);
-    })().catch((error: unknown) => error);
-    while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 5));
-    const drop = await fetch(new URL("/demo/drop", server.url), { method: "POST" });
-    expect(await drop.json()).toEqual({ dropped: 1 });
-    expect(await reading).toMatchObject({ code: expect.stringMatching(/network_error|truncated_stream/) });
+    const seen = await readThenDrop(response);
     const rest = await fetch(new URL(`/agent?runId=dropped`, server.url), { headers: { Accept: BINARY, "Last-Event-ID": String(seen.length - 1), "AG-UI-Resume-Token": token! } });
     expect(rest.status).toBe(200);
     const after: AguiEvent[] = [];
@@ -109,15 +118,8 @@ describe("startDemoServer", () => {
     expect(response.headers.get("ag-ui-run-id")).toBe(run.runId);
     const token = response.headers.get("ag-ui-resume-token");
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const seen: AguiEvent[] = [];
-    const reading = (async () => {
-      for await (const event of decodeEventStream(response.body!, SSE)) seen.push(event);
-    })().catch((error: unknown) => error);
-    while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 5));
-    const drop = await fetch(new URL("/demo/drop", server.url), { method: "POST" });
-    // Only the client's connection: the proxy's request to /sse-agent goes on.
-    expect(await drop.json()).toEqual({ dropped: 1 });
-    expect(await reading).toMatchObject({ code: expect.stringMatching(/network_error|truncated_stream/) });
+    // Only the client's connection is cut: the proxy's request to /sse-agent goes on.
+    const seen = await readThenDrop(response);
     // The upstream cannot be reattached to: the reattach is the proxy's.
     expect((await fetch(new URL(`/sse-agent?runId=${run.runId}`, server.url), { headers: { Accept: SSE } })).status).toBe(405);
     const path = `/proxy/agents/demo?runId=${run.runId}`;

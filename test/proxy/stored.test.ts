@@ -23,6 +23,7 @@ import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
 import { iterate, listen, normalized, withBody, type TestServer } from "../client/helpers.js";
 import { asServed } from "../server/helpers.js";
+import { deferred, type Deferred } from "../fixtures/deferred.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const TRANSPORTS = ["binary", "sse"] as const;
@@ -52,16 +53,6 @@ let ids = 0;
 /** A run id no other test uses (the gated agents' state is kept by run id). */
 const newRunId = (what: string): string => `${what}-${++ids}`;
 
-/** A promise and what settles it. */
-interface Deferred<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /** What one run of the gated agent went through, by run id. */
 interface GatedRun {

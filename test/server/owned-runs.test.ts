@@ -23,17 +23,8 @@ import {
 } from "../../src/server/index.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
 import { BINARY, HANDLERS, SSE, post, postRun, resumeTokenOf, runInput, sleep, type Served } from "./helpers.js";
+import { deferred, type Deferred } from "../fixtures/deferred.js";
 
-/** A promise and what settles it. */
-interface Deferred<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /** What the agent did in one run, by the run's threadId (unique to each run of this file). */
 interface Trace {
