@@ -534,10 +534,18 @@ function nestedWords(m: DescMessage): UnionWords {
   return {
     what: `Any ${m.typeName} object`,
     writeUnknown: `throw new ValidationError("invalid_event", \`cannot encode ${m.name} of type \${JSON.stringify((v as { type: unknown }).type)}\`);`,
-    readDoc: ["", "@throws {AguiWireError} `malformed_frame` for no arm this schema knows, two arms, or any", "  wire-level fault."],
+    readDoc: [
+      "",
+      "For a tolerant reader (`r.tolerant`), an arm this schema lacks reads as a member of unknown",
+      "kind, `{ type: \"field N\" }`, which the model's tolerant judge strips where it sits.",
+      "",
+      "@throws {AguiWireError} `malformed_frame` for no arm this schema knows (unless tolerant), two",
+      "  arms, or any wire-level fault.",
+    ],
     twoArms: `if (v !== undefined) throw malformed(\`${m.name} holds two arms (\${v.type} and \${next.type})\`);`,
     noArm: [
       "  if (v === undefined) {",
+      "    if (unknownField && r.tolerant) return { type: `field ${unknownField}` } as never;",
       `    throw malformed(unknownField ? \`${m.name} holds field \${unknownField}, which is not a kind this schema knows\` : ${JSON.stringify(`${m.name} holds nothing`)});`,
       "  }",
     ],

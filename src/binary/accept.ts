@@ -20,11 +20,12 @@ const ENCRYPTED_SUBTYPES: ReadonlySet<unknown> = new Set(["tool-call", "message"
 
 /**
  * Returns the decoded event as a valid `AguiEvent`. The event must come from a reader that found
- * no invalid element in it.
+ * no invalid element in it. An event that needs more than the checks here goes to `judge`
+ * (default `parseEvent`; a tolerant reader's may strip the event whole, returning undefined).
  *
  * @throws {ValidationError} `invalid_event` when the event breaks a rule of the model.
  */
-export function acceptDecoded(v: EventFields): AguiEvent {
+export function acceptDecoded(v: EventFields, judge: (v: EventFields) => AguiEvent | undefined = parseEvent): AguiEvent | undefined {
   // `rawEvent: null` (protobuf's Value can hold a null where 1.0 wants a value or nothing) is
   // checked in each case rather than once before the switch: one load of it for every event type
   // is megamorphic, and measured a third of decodeEvent's time on a mixed trace.
@@ -86,5 +87,5 @@ export function acceptDecoded(v: EventFields): AguiEvent {
       // run, with rules across fields, so zod judges them whole.
       break;
   }
-  return parseEvent(v);
+  return judge(v);
 }

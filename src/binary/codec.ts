@@ -9,6 +9,7 @@ import { validEvent } from "../model/exact.js";
 import { rejectEvent } from "../model/parse.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import { acceptDecoded } from "./accept.js";
+import { enforceEvent, type WarningHandler } from "../protocol/index.js";
 import { beginWrite, Reader } from "../wire/index.js";
 
 /**
@@ -87,8 +88,33 @@ export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): A
   try {
     const event = readEvent(r, end);
     if (r.invalid > 0) rejectEvent(event, r.omitted);
-    return acceptDecoded(event);
+    return acceptDecoded(event)!;
   } finally {
+    r.reset(NO_BYTES, 0, 0);
+  }
+}
+
+/**
+ * Decodes one `Event` message as AG-UI 1.1's processing model has a consumer do: as
+ * {@link decodeEvent}, except that a member of a kind this schema lacks (a content part's or a
+ * source's unknown arm, an unknown patch operation or outcome) is stripped where it sits and told
+ * to `warn`, as over SSE (src/protocol/enforce.ts); returns undefined when the event itself goes.
+ *
+ * @throws As {@link decodeEvent}: `malformed_frame`, `unknown_event_type` (for the caller to drop),
+ *   `invalid_event` for a malformed known value.
+ * @throws What `warn` throws.
+ */
+export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, warn: WarningHandler): AguiEvent | undefined {
+  const r = reader;
+  r.reset(bytes, start, end);
+  r.tolerant = true;
+  try {
+    const event = readEvent(r, end);
+    if (r.invalid > 0) rejectEvent(event, r.omitted);
+    const judge = (v: unknown) => enforceEvent(v, warn);
+    return r.strippable > 0 ? judge(event) : acceptDecoded(event, judge);
+  } finally {
+    r.tolerant = false;
     r.reset(NO_BYTES, 0, 0);
   }
 }

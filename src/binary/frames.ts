@@ -5,8 +5,8 @@
  */
 import { AguiWireError, concatBytes, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { handlerOf, type UnknownEventHandler } from "../protocol/index.js";
-import { decodeEvent } from "./codec.js";
+import { dropUnknown, handlerOf, type UnknownEventHandler, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
+import { decodeEvent, decodeEventTolerantly } from "./codec.js";
 import { Reader } from "../wire/index.js";
 
 /** Default bound on one frame's announced length: 16 MiB. */
@@ -20,15 +20,27 @@ export interface FrameDecoderOptions {
    */
   maxFrameBytes?: number;
   /**
-   * Skip frames whose event is of a type this schema lacks (a newer peer's oneof arm), and report
-   * each to this callback, instead of failing with `unknown_event_type` (the default). The opt-in
-   * equivalent of `@ag-ui/client` 1.0, which drops such frames with a console warning. Only a
-   * well-formed `Event` message whose fields are all unknown is skipped: a frame that does not
-   * parse, one with no field at all, and invalid events of known types still fail. Skipped frames
-   * count in {@link FrameDecoder.count} and in the frame numbers of later errors. See
+   * Told of each frame skipped because its event is of a type this schema lacks (a newer peer's
+   * oneof arm), in place of the warning. Only a well-formed `Event` message whose fields are all
+   * unknown is skipped: a frame that does not parse, one with no field at all, and invalid events
+   * of known types still fail. Skipped frames count in {@link FrameDecoder.count} and in the frame
+   * numbers of later errors. With `strict`, setting it still skips such frames. See
    * {@link UnknownEventHandler}.
    */
   onUnknownEvent?: UnknownEventHandler;
+  /**
+   * Told of what the decoder removed, as AG-UI 1.1's processing model has a consumer warn: a frame
+   * of an unknown event type dropped (`unknown_event`, unless `onUnknownEvent` is set), a member
+   * of unknown kind stripped (`unknown_member`, with its path). Default: one `console.warn` per
+   * kind, type and path for the stream. See {@link WarningHandler}.
+   */
+  onWarning?: WarningHandler;
+  /**
+   * Refuse what a newer peer may send instead of removing it, as before AG-UI 1.1: an unknown
+   * event type fails with `unknown_event_type` (unless `onUnknownEvent` is set), a member of
+   * unknown kind with `invalid_event` or `malformed_frame`. Default false.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -55,6 +67,10 @@ export class FrameDecoder {
   private frames = 0;
   private failure: unknown;
   private readonly onUnknownEvent: UnknownEventHandler | undefined;
+  /** Where removals are told, made at the first one; undefined when strict. */
+  private warn: WarningHandler | undefined;
+  private readonly onWarning: WarningHandler | undefined;
+  private readonly strict: boolean;
 
   /**
    * @param options - `maxFrameBytes`, `onUnknownEvent`: see {@link FrameDecoderOptions}.
@@ -66,9 +82,17 @@ export class FrameDecoder {
     if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxFrameBytes must be a positive integer, found ${max}`);
     this.maxFrameBytes = max;
     this.onUnknownEvent = handlerOf(options.onUnknownEvent);
+    if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
+    this.onWarning = options.onWarning;
+    this.strict = options.strict === true;
   }
 
-  /** Number of frames decoded so far, frames skipped by `onUnknownEvent` included. */
+  /** The stream's warning handler, made when first needed (the default one warns once a stream). */
+  private warning(): WarningHandler {
+    return (this.warn ??= warningHandlerOf(this.onWarning));
+  }
+
+  /** Number of frames decoded so far, frames of unknown events (dropped or skipped) included. */
   get count(): number {
     return this.frames;
   }
@@ -85,16 +109,16 @@ export class FrameDecoder {
   }
 
   /**
-   * Feeds the next chunk and returns the events it completed (possibly none; frames skipped by
-   * `onUnknownEvent` are not among them).
+   * Feeds the next chunk and returns the events it completed (possibly none; dropped and skipped
+   * events are not among them).
    *
    * @throws {AguiWireError} `frame_too_large` for a header announcing more than `maxFrameBytes`;
    *   `malformed_frame` for a frame that does not decode. Messages name the frame by its index in
    *   the stream.
-   * @throws {ValidationError} `unknown_event_type` for an event arm the schema lacks (unless
-   *   `onUnknownEvent` is set: the frame is skipped then); `invalid_event` for a decoded event the
-   *   model rejects (naming its first problems and how many more there were).
-   * @throws Whatever `onUnknownEvent` threw.
+   * @throws {ValidationError} `invalid_event` for a decoded event the model rejects (naming its
+   *   first problems and how many more there were); when `strict`, also `unknown_event_type` for
+   *   an event arm the schema lacks (unless `onUnknownEvent` is set: the frame is skipped then).
+   * @throws Whatever `onUnknownEvent` or `onWarning` threw.
    */
   push(chunk: Uint8Array): AguiEvent[] {
     if (this.failure !== undefined) throw this.failure;
@@ -180,7 +204,11 @@ export class FrameDecoder {
   /** Decodes one frame's `Event` onto `out`, or reports it to `onUnknownEvent` and skips it. */
   private decode(bytes: Uint8Array, start: number, end: number, out: AguiEvent[]): void {
     try {
-      out.push(decodeEvent(bytes, start, end));
+      if (this.strict) out.push(decodeEvent(bytes, start, end));
+      else {
+        const event = decodeEventTolerantly(bytes, start, end, this.warning());
+        if (event !== undefined) out.push(event);
+      }
       this.frames++;
     } catch (err) {
       // decodeEvent gives this code only from the generated reader, for a message it read to the
@@ -188,9 +216,11 @@ export class FrameDecoder {
       // frame is `malformed_frame` instead, and a known arm's problems are `invalid_event`.
       // Checked here, on the error path, so that decoding costs nothing more when the option is
       // unset.
-      if (this.onUnknownEvent && err instanceof ValidationError && err.code === "unknown_event_type") {
+      if ((this.onUnknownEvent || !this.strict) && err instanceof ValidationError && err.code === "unknown_event_type") {
         const index = this.frames++;
-        this.onUnknownEvent({ transport: "binary", field: firstField(bytes, start, end), index, bytes: bytes.subarray(start, end) });
+        const field = firstField(bytes, start, end);
+        if (this.onUnknownEvent) this.onUnknownEvent({ transport: "binary", field, index, bytes: bytes.subarray(start, end) });
+        else dropUnknown(this.warning())({ field });
         return;
       }
       if (err instanceof Error) err.message = `frame #${this.frames}: ${err.message}`;

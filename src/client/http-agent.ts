@@ -52,13 +52,12 @@ export interface HttpAgentConfig extends AgentConfig {
    */
   idleTimeoutMs?: number;
   /**
-   * Skip events of a type this version of agui-wire does not know (a server speaking a newer
-   * protocol), and report each to this callback, instead of ending the run with an
-   * `unknown_event_type` error (the default). The opt-in equivalent of `@ag-ui/client` 1.0, which
-   * drops such events with a console warning. A skipped event is not delivered and not checked by
-   * `verifyEvents`; the rest of the run is. Only the unknown type is forgiven: malformed frames or
-   * JSON and invalid events of known types still end the run. An error the callback throws ends
-   * the run. See {@link UnknownEventHandler}.
+   * Told of each event dropped because its type is one this version of agui-wire does not know
+   * (a server speaking a newer protocol), in place of the `unknown_event` warning. A dropped event
+   * is not delivered and not checked by `verifyEvents`; the rest of the run is, as AG-UI 1.1
+   * asks. Only the unknown type is forgiven: malformed frames or JSON and malformed events of
+   * known types still end the run. An error the callback throws ends the run. See
+   * {@link UnknownEventHandler}.
    *
    * @example
    * new HttpAgent({ url, onUnknownEvent: (e) => console.warn(`skipped an unknown ${e.type ?? `field ${e.field}`} event`) });
@@ -67,9 +66,11 @@ export interface HttpAgentConfig extends AgentConfig {
   /**
    * Told of what a run met that its user should know of, as data (`{ kind, type?, path?, message
    * }`): a retired event translated to its 1.0 replacement (THINKING_* to REASONING_*, from agents
-   * on AG-UI packages older than 1.0), or an agent declaring a newer protocol version than
-   * agui-wire's, or one it cannot read (the run goes on). Default: one `console.warn` per kind and
-   * type for each run. An error it throws ends the run. See {@link WarningHandler}.
+   * on AG-UI packages older than 1.0); an event of an unknown type dropped, an unknown property or
+   * a member of unknown kind (a content part, an outcome, a patch operation) stripped; an agent
+   * declaring a newer protocol version than agui-wire's, or one it cannot read. The run goes on in
+   * each case. Default: one `console.warn` per kind, type and path for each run. An error it
+   * throws ends the run. See {@link WarningHandler}.
    */
   onWarning?: WarningHandler;
   /**
@@ -318,7 +319,7 @@ export class HttpAgent extends AbstractAgent {
    *   server sends nothing for `idleTimeoutMs` (for a resumable run: the last of these once the
    *   retries are spent), `aborted` when `signal` fires, `unsupported_media_type` for an answer
    *   of neither transport, and every error of `decodeEventStream` for a malformed or truncated
-   *   body (`unknown_event_type` only when `onUnknownEvent` is unset).
+   *   body.
    */
   async *run(input: RunAgentInput, context?: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     yield* runEvents(this, input, context?.signal);

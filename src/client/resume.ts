@@ -11,7 +11,7 @@ import type { AguiEvent } from "../model/events.js";
 import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js";
 import { PULL } from "../agent/index.js";
 import type { Pullable } from "./run-stream.js";
-import { type UnknownEventHandler, versionWarning, type WarningHandler } from "../protocol/index.js";
+import { dropUnknown, type UnknownEventHandler, versionWarning, type WarningHandler } from "../protocol/index.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
 import type { RunResponse } from "./response.js";
@@ -245,13 +245,12 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   const cancelOnServer = (): void => {
     if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named, token);
   };
-  const user = params.onUnknownEvent;
-  const onUnknownEvent: UnknownEventHandler | undefined = user
-    ? (event) => {
-        seen++;
-        user(event);
-      }
-    : undefined;
+  // A dropped event was numbered too: it is counted, then handed to the user or warned of.
+  const skip = params.onUnknownEvent ?? dropUnknown(params.onWarning);
+  const onUnknownEvent: UnknownEventHandler = (event) => {
+    seen++;
+    skip(event);
+  };
   /** Ends the iteration: no body is read any more, the caller's signal is not listened to. */
   const finish = (): IteratorResult<AguiEvent> => {
     if (!over && named !== undefined) params.track?.over();

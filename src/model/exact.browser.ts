@@ -27,3 +27,12 @@ export function validEvent(value: unknown): AguiEvent {
 export function validEventInOrder(value: unknown): AguiEvent {
   return parseEvent(value);
 }
+
+/**
+ * Undefined: browsers have no fast path (see above), so every event goes to the caller's judge.
+ *
+ * @throws Never.
+ */
+export function exactEvent(_value: unknown): AguiEvent | undefined {
+  return undefined;
+}

@@ -27,6 +27,16 @@ export function validEvent(value: unknown): AguiEvent {
 }
 
 /**
+ * `value` itself when it already is exactly the event `parseEvent` would return, else undefined:
+ * the fast path alone, for a caller whose slow path is not `parseEvent` (a tolerant reader's).
+ *
+ * @throws Never.
+ */
+export function exactEvent(value: unknown): AguiEvent | undefined {
+  return isPlainObject(value) && isExactEvent(value) ? (value as AguiEvent) : undefined;
+}
+
+/**
  * Validates an event for an encoder whose output shows the order of its keys (SSE's JSON): returns
  * `value` itself when it already is exactly the event `parseEvent` would return, keys in the same
  * order, nested objects (messages, tool calls, content parts, patch operations) included, otherwise

@@ -40,6 +40,63 @@ export interface FormIssue {
  */
 export type Form = ((value: unknown, issues: FormIssue[]) => unknown) & { mode?: 1 | 2 };
 
+/**
+ * What a tolerant judgement (see {@link judgeTolerantly}) removed from a value: an unknown key of a
+ * closed object (`property`), or a value holding a union member of a kind the model does not know
+ * (`member`: the member itself where it was optional, else the value containing it), at `path`
+ * relative to the value judged. `found` says what was not known, for people.
+ */
+export interface Stripped {
+  kind: "property" | "member";
+  path: PropertyKey[];
+  found: string;
+}
+
+/**
+ * The removals of the tolerant judgement under way, or undefined when the judgement is strict (the
+ * default). Module state rather than a parameter because forms are synchronous and never
+ * re-entered, and because it keeps the strict path, which every event of a browser takes, free
+ * of one more argument at each level.
+ */
+let removed: Stripped[] | undefined;
+
+/** What a union of unknown kind was found holding, kept for the removal that follows. */
+let unknownMember = "";
+
+/** What a form returns, in a tolerant judgement, for a value to be removed from its container. */
+const STRIP: unique symbol = Symbol("strip");
+
+/**
+ * Judges `value` with `form` tolerantly, as AG-UI 1.1 (`basic/processing`) asks of a consumer:
+ * unknown keys of closed objects are dropped; a union member of an unknown kind is stripped where
+ * it sits, the field alone when it is optional, the value containing it when it is required, the
+ * element when it is in a list. Returns the output, the issues (the strict judgement's, for what
+ * is malformed), and what was removed; `value` is undefined when the judged value itself goes.
+ *
+ * @throws Never.
+ */
+export function judgeTolerantly(form: Form, value: unknown): { value: unknown; issues: FormIssue[]; stripped: Stripped[] } {
+  const issues: FormIssue[] = [];
+  const stripped: Stripped[] = (removed = []);
+  try {
+    let out = form(value, issues);
+    if (out === STRIP) {
+      out = undefined;
+      issues.length = 0;
+      strip(0, []);
+    }
+    return { value: out, issues, stripped };
+  } finally {
+    removed = undefined;
+  }
+}
+
+/** Records the removal of what is at `path`, dropping the records made inside it from `start` on. */
+function strip(start: number, path: PropertyKey[]): void {
+  removed!.length = start;
+  removed!.push({ kind: "member", path, found: unknownMember });
+}
+
 /** The message of an issue that zod words from its locale (none is loaded by zod/mini). */
 const INVALID = "invalid input";
 
@@ -63,7 +120,7 @@ function minLength(value: unknown, minimum: number, message: string | undefined,
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Prefixes `key` to the paths of the issues from `start` on, as a container does with its children's. */
-function prefix(issues: FormIssue[], start: number, key: PropertyKey): void {
+function prefix(issues: { path: PropertyKey[] }[], start: number, key: PropertyKey): void {
   for (let i = start; i < issues.length; i++) issues[i]!.path.unshift(key);
 }
 
@@ -161,19 +218,36 @@ export function obj(shape: Record<string, Form>): Form {
       return value;
     }
     const out: Record<string, unknown> = {};
+    const tolerant = removed;
+    const entry = issues.length;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const form = forms[i]!;
       const present = key in value;
       const start = issues.length;
-      const result = form(value[key], issues);
+      const from = tolerant?.length ?? 0;
+      let result = form(value[key], issues);
       prefix(issues, start, key);
+      if (tolerant) {
+        if (result === STRIP) {
+          // A required field's unknown member takes the object holding it along.
+          // What was wrong inside it goes with it.
+          if (form.mode === undefined) {
+            issues.length = entry;
+            return STRIP;
+          }
+          strip(from, [key]);
+          if (form.mode === 1) continue;
+          result = form(undefined, issues);
+        } else prefix(tolerant, from, key);
+      }
       if (form.mode === 2) out[key] = result;
       else if (present) out[key] = result;
       else if (form.mode === undefined && issues.length === start) {
         raise(issues, undefined, { code: "invalid_type", expected: "nonoptional" }, INVALID, [key]);
       }
     }
+    if (tolerant) for (const key in value) if (!keys.includes(key)) tolerant.push({ kind: "property", path: [key], found: key });
     return out;
   };
 }
@@ -193,9 +267,21 @@ export function arr(element: Form, minimum?: number, message?: string): Form {
       const own: FormIssue[] = [];
       let kept = 0;
       let omitted = 0;
+      const tolerant = removed;
+      let gone = 0;
       for (let i = 0; i < n; i++) {
         const found: FormIssue[] = [];
-        items[i] = element(value[i], found);
+        const from = tolerant?.length ?? 0;
+        const item = element(value[i], found);
+        if (tolerant) {
+          if (item === STRIP) {
+            strip(from, [i]);
+            gone++;
+            continue;
+          }
+          prefix(tolerant, from, i);
+        }
+        items[i - gone] = item;
         if (found.length === 0) continue;
         if (kept < MAX_ARRAY_ISSUES) {
           for (const issue of found) {
@@ -210,6 +296,7 @@ export function arr(element: Form, minimum?: number, message?: string): Form {
         const summary = omittedIssue(omitted, value);
         raise(issues, value, summary, summary.message);
       }
+      if (gone > 0) items.length = n - gone;
       out = own.length === 0 && omitted === 0 ? items : value;
     }
     if (minimum !== undefined) minLength(value, minimum, message, issues);
@@ -227,8 +314,15 @@ export function tagged(key: string, tags: readonly string[], options: readonly F
       raise(issues, value, { code: "invalid_type", expected: "object" });
       return value;
     }
-    const i = tags.indexOf(value[key] as string);
+    const tag = value[key];
+    const i = tags.indexOf(tag as string);
     if (i >= 0) return options[i]!(value, issues);
+    // A kind this version does not know is a newer peer's, not a malformed value: strip it. An
+    // empty tag names no kind (and is how protobuf reads an absent one): that stays malformed.
+    if (removed && typeof tag === "string" && tag !== "") {
+      unknownMember = `${key} ${JSON.stringify(tag)}`;
+      return STRIP;
+    }
     raise(issues, value, { code: "invalid_union", errors: [], note: "No matching discriminator", discriminator: key, options: tags }, INVALID, [key]);
     return value;
   };

@@ -144,4 +144,5 @@ export {
   type AguiEventInput,
   type EventOf,
 } from "./events.js";
-export { parseEvent, parseRunAgentInput, formatPath, formatIssues } from "./parse.js";
+export { parseEvent, parseEventTolerantly, parseRunAgentInput, parseRunAgentInputTolerantly, formatPath, formatIssues, type Tolerated } from "./parse.js";
+export type { Stripped } from "./forms.js";

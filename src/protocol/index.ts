@@ -12,5 +12,6 @@ export { ProtocolViolationError } from "./protocol-violation.js";
 export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
 export { RetiredShapes } from "./retired.js";
 export { declaringVersion, PROTOCOL_VERSION, versionWarning } from "./version.js";
+export { enforceEvent, enforceRunAgentInput } from "./enforce.js";
 export { dropUnknown, type ProtocolWarning, type ProtocolWarningKind, type WarningHandler, warnOnce, warningHandlerOf } from "./warnings.js";
 export { EventVerifier, mayComeBetweenRuns, type ProtocolRule, verifyEvents } from "./verify.js";

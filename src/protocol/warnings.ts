@@ -13,6 +13,10 @@ export type ProtocolWarningKind =
   | "retired_shape"
   /** An event of a type this version does not know was dropped. */
   | "unknown_event"
+  /** A key a closed object does not define was stripped (`path` names it). */
+  | "unknown_property"
+  /** A union member of a kind this version does not know was stripped where it sat (`path`). */
+  | "unknown_member"
   /** The peer declared a newer protocol version than this one speaks. */
   | "newer_version"
   /** The peer declared a protocol version this one cannot read (not `MAJOR.MINOR`). */
@@ -33,16 +37,17 @@ export interface ProtocolWarning {
 export type WarningHandler = (warning: ProtocolWarning) => void;
 
 /**
- * The default handler: one `console.warn` per kind and type for each handler made (a decoder's,
- * so one per stream), prefixed `[agui-wire]`, so that a long run of retired events warns once
- * rather than once an event.
+ * The default handler: one `console.warn` per kind, type and path (list indices aside) for each
+ * handler made (a decoder's, so one per stream), prefixed `[agui-wire]`, so that a long run of
+ * retired events, or of events with the same unknown key, warns once rather than once an event.
  *
  * @throws Never.
  */
 export function warnOnce(): WarningHandler {
   const seen = new Set<string>();
   return (warning) => {
-    const key = `${warning.kind}\u0000${warning.type ?? ""}\u0000${warning.path ?? ""}`;
+    // List indices are left out, so that a list of unknown members warns once, not per element.
+    const key = `${warning.kind}\u0000${warning.type ?? ""}\u0000${warning.path?.replace(/\/\d+(?=\/|$)/g, "/-") ?? ""}`;
     if (seen.has(key)) return;
     seen.add(key);
     console.warn(`[agui-wire] ${warning.message}`);

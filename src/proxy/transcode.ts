@@ -58,9 +58,16 @@ type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "err
  */
 export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const { answer, tally, stop, deadline } = params;
-  // An event of a type this version does not know is dropped, with a warning, as 1.1 asks of a
-  // reader; a malformed event of a known type still ends the run (upstream_invalid_event).
-  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes, dropUnknown(params.onWarning), params.onWarning);
+  // An event of a type this version does not know is dropped, and unknown material stripped, with
+  // a warning, as 1.1 asks of a reader; a malformed event of a known type still ends the run
+  // (upstream_invalid_event). Whatever the decoder warns of, it changed: the chunk's events then
+  // go encoded, not as they came.
+  let changed = false;
+  const warn: WarningHandler = (warning) => {
+    changed = true;
+    params.onWarning(warning);
+  };
+  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes, dropUnknown(warn), warn);
   const verifier = new EventVerifier();
   // The decoder judged every event; encoding them does not judge them again.
   const batch = batchFor(params.contentType, true);
@@ -138,12 +145,13 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
    */
   const take = (chunk: Uint8Array): Uint8Array | undefined => {
     const before = frames?.count ?? 0;
+    changed = false;
     const events = decoder.push(chunk);
     // -1 once the decoder failed: the events it handed out go encoded, and the next push throws.
     const held = frames === undefined ? -1 : frames.held;
-    // A frame the decoder dropped (an unknown type) must not reach the client: that chunk's
-    // events go encoded instead.
-    const dropped = frames !== undefined && frames.count - before !== events.length;
+    // A frame the decoder dropped (an unknown type) or stripped must not reach the client as it
+    // came: that chunk's events go encoded instead.
+    const dropped = changed || (frames !== undefined && frames.count - before !== events.length);
     // A RUN_STARTED that declares no version gets the proxy's (what its stream speaks): its
     // chunk goes encoded too.
     let undeclared = false;

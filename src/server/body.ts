@@ -7,6 +7,7 @@
 import { concatBytes, ValidationError } from "../util/index.js";
 import type { RunAgentInput } from "../model/input.js";
 import { parseRunAgentInput } from "../model/parse.js";
+import { enforceRunAgentInput, type WarningHandler } from "../protocol/index.js";
 
 /** How an adapter's read of the request body went. */
 export type BodyRead =
@@ -84,13 +85,14 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 export type ParsedRunBody = { ok: true; input: RunAgentInput } | { ok: false; error: string };
 
 /**
- * Parses and validates a request body as a `RunAgentInput`.
+ * Parses and validates a request body as a `RunAgentInput`. With `warn`, as AG-UI 1.1 has a
+ * producer read its input: unknown material stripped and told to `warn`, malformed fields refused.
  *
  * @returns The input, or the message for a 422: empty body, invalid UTF-8, invalid JSON, or the
  *   `ValidationError` message of {@link parseRunAgentInput}, which names each failing path.
  * @throws Never: even an unexpected failure of validation becomes a message.
  */
-export function parseRunBody(body: { kind: "bytes"; bytes: Uint8Array } | { kind: "parsed"; value: unknown }): ParsedRunBody {
+export function parseRunBody(body: { kind: "bytes"; bytes: Uint8Array } | { kind: "parsed"; value: unknown }, warn?: WarningHandler): ParsedRunBody {
   let value: unknown;
   if (body.kind === "parsed") {
     value = body.value;
@@ -109,7 +111,7 @@ export function parseRunBody(body: { kind: "bytes"; bytes: Uint8Array } | { kind
     }
   }
   try {
-    return { ok: true, input: parseRunAgentInput(value) };
+    return { ok: true, input: warn ? enforceRunAgentInput(value, warn) : parseRunAgentInput(value) };
   } catch (error) {
     if (error instanceof ValidationError) return { ok: false, error: clip(error.message) };
     // Not expected from a schema over JSON values, but a request must never crash the server.

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Agent } from "../agent/index.js";
-import { negotiate, versionWarning } from "../protocol/index.js";
+import { negotiate, type ProtocolWarning, versionWarning } from "../protocol/index.js";
 import { declaredLength, parseRunBody, tooLargeMessage } from "./body.js";
 import { contentTypeProblem } from "./content-type.js";
 import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors.js";
@@ -79,11 +79,14 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
   const read = await incoming.readBody(options.maxBodyBytes);
   if (read.kind === "too_large") return jsonError(413, tooLargeMessage(options.maxBodyBytes), true);
   if (read.kind === "failed") return jsonError(400, "the request body could not be read", false);
-  const parsed = parseRunBody(read);
+  // What a newer client sends that this version does not know is stripped, with a warning.
+  const warnings: ProtocolWarning[] = [];
+  const parsed = parseRunBody(read, (warning) => void warnings.push(warning));
   if (!parsed.ok) return jsonError(422, parsed.error, false);
   // A client of a newer protocol version is served all the same (1.1, basic/versioning).
-  const warning = versionWarning(parsed.input.protocolVersion, "a client");
-  if (warning !== undefined) {
+  const version = versionWarning(parsed.input.protocolVersion, "a client");
+  if (version !== undefined) warnings.unshift(version);
+  for (const warning of warnings) {
     try {
       options.onWarning(warning, { input: parsed.input, request: incoming.request });
     } catch {

@@ -6,26 +6,43 @@
 import { AguiWireError, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent } from "../model/exact.js";
-import { handlerOf, RetiredShapes, type UnknownEventHandler, type UnknownSSEEvent, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
+import {
+  dropUnknown,
+  enforceEvent,
+  handlerOf,
+  RetiredShapes,
+  type UnknownEventHandler,
+  type UnknownSSEEvent,
+  type WarningHandler,
+  warningHandlerOf,
+} from "../protocol/index.js";
 import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
 
 /** Options of {@link SSEDecoder}. */
 export interface SSEDecoderOptions extends SSEParserOptions {
   /**
-   * Skip events whose `type` names no event this version knows (a newer peer's), and report each
-   * to this callback, instead of failing with `unknown_event_type` (the default). The opt-in
-   * equivalent of `@ag-ui/client` 1.0, which drops such events with a console warning. Only an
-   * event that `parseEvent` would reject as `unknown_event_type` is skipped: data that is not
-   * JSON, a `type` that is missing or not a string, and invalid events of known types still fail.
-   * See {@link UnknownEventHandler}.
+   * Told of each event skipped because its `type` names no event this version knows (a newer
+   * peer's), in place of the warning. Only an event that `parseEvent` would reject as
+   * `unknown_event_type` is skipped: data that is not JSON, a `type` that is missing or not a
+   * string, and invalid events of known types still fail. With `strict`, setting it still skips
+   * such events. See {@link UnknownEventHandler}.
    */
   onUnknownEvent?: UnknownEventHandler;
   /**
-   * Told of what the decoder did that its user should know of: a retired event (THINKING_*, from
-   * agents on AG-UI packages older than 1.0) translated to its 1.0 replacement (REASONING_*).
-   * Default: one `console.warn` per kind and type for the stream. See {@link WarningHandler}.
+   * Told of what the decoder did that its user should know of, as AG-UI 1.1's processing model has
+   * a consumer warn: a retired event (THINKING_*, from agents on AG-UI packages older than 1.0)
+   * translated to its 1.0 replacement (REASONING_*); an event of an unknown type dropped (unless
+   * `onUnknownEvent` is set); an unknown property or a member of unknown kind stripped, by path.
+   * Default: one `console.warn` per kind, type and path for the stream. See {@link WarningHandler}.
    */
   onWarning?: WarningHandler;
+  /**
+   * Refuse what a newer peer may send instead of removing it, as before AG-UI 1.1: an unknown
+   * event type fails with `unknown_event_type` (unless `onUnknownEvent` is set), a member of
+   * unknown kind with `invalid_event`; unknown properties are still dropped, silently. Retired
+   * shapes are translated either way. Default false.
+   */
+  strict?: boolean;
 }
 
 type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
@@ -51,6 +68,9 @@ export class SSEDecoder {
   #failed = false;
   readonly #onUnknownEvent: UnknownEventHandler | undefined;
   readonly #onWarning: WarningHandler | undefined;
+  /** Where warnings go, made when first needed (the default one warns once a stream). */
+  #warn: WarningHandler | undefined;
+  readonly #strict: boolean;
   /** The stream's compatibility boundary, made at its first retired event. */
   #retired: RetiredShapes | undefined;
 
@@ -65,6 +85,11 @@ export class SSEDecoder {
     this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
     if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
     this.#onWarning = options.onWarning;
+    this.#strict = options.strict === true;
+  }
+
+  get #warning(): WarningHandler {
+    return (this.#warn ??= warningHandlerOf(this.#onWarning));
   }
 
   /** The stream's last event ID, to send as `Last-Event-ID` on reconnection; see {@link SSEParser.lastEventId}. */
@@ -76,16 +101,16 @@ export class SSEDecoder {
    * Feeds the next chunk of the stream.
    *
    * @param chunk - The next bytes (UTF-8) or text of the stream; may be empty.
-   * @returns The events this chunk completed, validated, in order; often empty. Events skipped
-   *   by `onUnknownEvent` are not among them.
+   * @returns The events this chunk completed, validated, in order; often empty. Dropped and
+   *   skipped events are not among them.
    * @throws {AguiWireError} `frame_too_large` when an event passes `maxEventBytes`;
    *   `malformed_event` when a message's data is not JSON ("SSE event #i: data is not JSON: …",
    *   with the `JSON.parse` error as `cause`).
    * @throws {ValidationError} `invalid_event` or `unknown_event_type` when the JSON is not a valid
    *   event: the code and `issues` of {@link parseEvent}'s error, its message prefixed with
-   *   "SSE event #i: ", and that error as `cause`. With `onUnknownEvent` set, an
-   *   `unknown_event_type` event is skipped instead.
-   * @throws Whatever `onUnknownEvent` threw.
+   *   "SSE event #i: ", and that error as `cause`; `unknown_event_type` only when `strict` and
+   *   `onUnknownEvent` is not set (otherwise such an event is dropped or skipped).
+   * @throws Whatever `onUnknownEvent` or `onWarning` threw.
    * @throws Whatever an earlier call threw, since errors are final.
    */
   push(chunk: Uint8Array | string): AguiEvent[] {
@@ -135,7 +160,7 @@ export class SSEDecoder {
       throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
     }
     try {
-      out.push(validEvent(value));
+      this.#accept(value, out);
     } catch (error) {
       if (error instanceof ValidationError) {
         // parseEvent gives this code only for an object whose `type` is a string naming no event,
@@ -143,10 +168,14 @@ export class SSEDecoder {
         // the error path, so that decoding costs nothing more for the events of today.
         if (error.code === "unknown_event_type") {
           const json = value as UnknownSSEEvent["json"];
-          const translated = (this.#retired ??= new RetiredShapes(warningHandlerOf(this.#onWarning))).translate(json);
+          const translated = (this.#retired ??= new RetiredShapes(this.#warning)).translate(json);
           if (translated !== undefined) return this.#decodeTranslated(translated, index, out);
           if (this.#onUnknownEvent) {
             this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
+            return;
+          }
+          if (!this.#strict) {
+            dropUnknown(this.#warning)(json);
             return;
           }
         }
@@ -158,10 +187,19 @@ export class SSEDecoder {
     }
   }
 
+  /** Judges `value` (strictly, or as a 1.1 consumer does) onto `out`. */
+  #accept(value: unknown, out: AguiEvent[]): void {
+    if (this.#strict) out.push(validEvent(value));
+    else {
+      const event = enforceEvent(value, this.#warning);
+      if (event !== undefined) out.push(event);
+    }
+  }
+
   /** A retired event's replacement, judged as any event is. */
   #decodeTranslated(value: Record<string, unknown>, index: number, out: AguiEvent[]): void {
     try {
-      out.push(validEvent(value));
+      this.#accept(value, out);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       throw new ValidationError(error.code as ValidationCode, `SSE event #${index} (a retired event, translated): ${error.message}`, error.issues, { cause: error });

@@ -5,7 +5,7 @@
  */
 import { AguiWireError, whenAborted } from "../util/index.js";
 import { FrameDecoder } from "../binary/index.js";
-import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler, type WarningHandler } from "../protocol/index.js";
+import { BINARY_MEDIA_TYPE, dropUnknown, transportOf, type UnknownEventHandler, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { PULL } from "../agent/index.js";
 import { SSEDecoder } from "../sse/index.js";
@@ -24,22 +24,27 @@ export interface DecodeEventStreamOptions {
    */
   idleTimeoutMs?: number;
   /**
-   * Skip events of a type this version does not know (a newer peer's), and report each to this
-   * callback, instead of ending the iteration with an `unknown_event_type` error (the default).
-   * The opt-in equivalent of `@ag-ui/client` 1.0, which drops such events with a console warning.
-   * A skipped event is never yielded, so nothing downstream (such as `verifyEvents`) sees it.
-   * Only the unknown type is forgiven: malformed frames or JSON, and invalid events of known
-   * types, still end the iteration. See `SSEDecoderOptions.onUnknownEvent` and
-   * `FrameDecoderOptions.onUnknownEvent` for what counts as unknown on each transport, and
-   * {@link UnknownEventHandler} for when it is called. An error it throws ends the iteration.
+   * Told of each event skipped because its type is one this version does not know (a newer
+   * peer's), in place of the `unknown_event` warning. A skipped event is never yielded, so nothing
+   * downstream (such as `verifyEvents`) sees it. Only the unknown type is forgiven: malformed
+   * frames or JSON, and invalid events of known types, still end the iteration. See
+   * `SSEDecoderOptions.onUnknownEvent` and `FrameDecoderOptions.onUnknownEvent` for what counts as
+   * unknown on each transport, and {@link UnknownEventHandler} for when it is called. An error it
+   * throws ends the iteration.
    */
   onUnknownEvent?: UnknownEventHandler;
   /**
-   * Told of what the decoding did that its user should know of, such as a retired event
-   * translated to its 1.0 replacement (SSE); see `SSEDecoderOptions.onWarning`. Default: one
-   * `console.warn` per kind and type for the stream.
+   * Told of what the decoding removed or translated, as AG-UI 1.1's processing model has a
+   * consumer warn: events of unknown types dropped, unknown properties and members of unknown
+   * kind stripped (by path), retired events translated; see `SSEDecoderOptions.onWarning`.
+   * Default: one `console.warn` per kind, type and path for the stream.
    */
   onWarning?: WarningHandler;
+  /**
+   * Refuse what a newer peer may send, as before AG-UI 1.1, instead of removing it: see
+   * `SSEDecoderOptions.strict`. Default false.
+   */
+  strict?: boolean;
 }
 
 /** A response body: a WHATWG byte stream or any async iterable of byte chunks. */
@@ -66,10 +71,11 @@ export function pushDecoderFor(
   maxFrameBytes?: number,
   onUnknownEvent?: UnknownEventHandler,
   onWarning?: WarningHandler,
+  strict?: boolean,
 ): PushDecoder {
   return transportOf(contentType) === BINARY_MEDIA_TYPE
-    ? new FrameDecoder({ maxFrameBytes, onUnknownEvent })
-    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning });
+    ? new FrameDecoder({ maxFrameBytes, onUnknownEvent, onWarning, strict })
+    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict });
 }
 
 const EMPTY = new Uint8Array(0);
@@ -298,7 +304,7 @@ export function decodeEventStream(
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict);
   return new EventStreamIterator(body, decoder, options.signal, idleMs);
 }
 
@@ -321,14 +327,15 @@ export function decodeNumberedEventStream(
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
   let decoded = 0;
-  const user = options.onUnknownEvent;
-  const onUnknownEvent: UnknownEventHandler | undefined = user
+  // A dropped event was numbered too: it is counted, then handed to the user or warned of.
+  const skip = options.onUnknownEvent ?? (options.strict ? undefined : dropUnknown(warningHandlerOf(options.onWarning)));
+  const onUnknownEvent: UnknownEventHandler | undefined = skip
     ? (event) => {
         decoded++;
-        user(event);
+        skip(event);
       }
     : undefined;
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, onUnknownEvent, options.onWarning);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, onUnknownEvent, options.onWarning, options.strict);
   return new EventStreamIterator(body, decoder, options.signal, idleMs, (d, events) => {
     decoded += events.length;
     const id = d.lastEventId;

@@ -18,6 +18,8 @@
  */
 import { MAX_ARRAY_ISSUES, problemCount } from "../model/problems.js";
 import * as judges from "../model/check.js";
+import * as forms from "../gen/model/event_forms.js";
+import { judgeTolerantly, type Form } from "../model/forms.js";
 import type { Reader } from "./reader.js";
 
 /**
@@ -26,11 +28,18 @@ import type { Reader } from "./reader.js";
  * when `keep`, and stops the reader keeping once enough are; otherwise counts its problems as
  * omitted.
  */
-function check<T>(judge: judges.Check, r: Reader, item: T, keep: boolean): T {
+function check<T>(judge: judges.Check, form: Form, r: Reader, item: T, keep: boolean): T {
   // Raw issues, not finalised: an element that is only counted does not need them worded.
   const result = judge(item);
   const issues = result.issues;
   if (issues.length === 0) return result.value as T;
+  // An element that holds a member of unknown kind, and nothing malformed, is kept as it came for
+  // the tolerant judge of the whole event, which strips it where it sits and says where.
+  // Once the event is known to be invalid (not keeping), there is nothing left to strip for.
+  if (r.tolerant && r.keeping && judgeTolerantly(form, item).issues.length === 0) {
+    r.strippable++;
+    return item;
+  }
   if (keep) {
     if (++r.invalid >= MAX_ARRAY_ISSUES) r.keeping = false;
   } else {
@@ -46,25 +55,25 @@ function check<T>(judge: judges.Check, r: Reader, item: T, keep: boolean): T {
  */
 type ElementCheck = <T>(r: Reader, item: T, keep: boolean) => T;
 
-function checker(judge: judges.Check): ElementCheck {
-  return (r, item, keep) => check(judge, r, item, keep);
+function checker(judge: judges.Check, form: Form): ElementCheck {
+  return (r, item, keep) => check(judge, form, r, item, keep);
 }
 
 /** Checks a decoded chat message (MESSAGES_SNAPSHOT's `messages`, an input's). Never throws. */
-export const checkMessage = /* @__PURE__ */ checker(judges.checkMessage);
+export const checkMessage = /* @__PURE__ */ checker(judges.checkMessage, forms.MessageForm);
 /** Checks a decoded tool call (a message's `toolCalls`). Never throws. */
-export const checkToolCall = /* @__PURE__ */ checker(judges.checkToolCall);
+export const checkToolCall = /* @__PURE__ */ checker(judges.checkToolCall, forms.ToolCallForm);
 /** Checks a decoded JSON Patch operation (STATE_DELTA's `delta`, ACTIVITY_DELTA's `patch`). Never throws. */
-export const checkJsonPatchOperation = /* @__PURE__ */ checker(judges.checkJsonPatchOperation);
+export const checkJsonPatchOperation = /* @__PURE__ */ checker(judges.checkJsonPatchOperation, forms.JsonPatchOperationForm);
 /** Checks a decoded content part (a user or tool message's, or TOOL_CALL_RESULT's, `content`). Never throws. */
-export const checkContentPart = /* @__PURE__ */ checker(judges.checkContentPart);
+export const checkContentPart = /* @__PURE__ */ checker(judges.checkContentPart, forms.ContentPartForm);
 /** Checks a decoded interrupt (RUN_FINISHED's interrupt outcome). Never throws. */
-export const checkInterrupt = /* @__PURE__ */ checker(judges.checkInterrupt);
+export const checkInterrupt = /* @__PURE__ */ checker(judges.checkInterrupt, forms.InterruptForm);
 /** Checks a decoded token usage entry (RUN_FINISHED's and RUN_ERROR's `usage`). Never throws. */
-export const checkTokenUsage = /* @__PURE__ */ checker(judges.checkTokenUsage);
+export const checkTokenUsage = /* @__PURE__ */ checker(judges.checkTokenUsage, forms.TokenUsageForm);
 /** Checks a decoded tool (RUN_STARTED input's `tools`). Never throws. */
-export const checkTool = /* @__PURE__ */ checker(judges.checkTool);
+export const checkTool = /* @__PURE__ */ checker(judges.checkTool, forms.ToolForm);
 /** Checks a decoded context entry (RUN_STARTED input's `context`). Never throws. */
-export const checkContext = /* @__PURE__ */ checker(judges.checkContext);
+export const checkContext = /* @__PURE__ */ checker(judges.checkContext, forms.ContextForm);
 /** Checks a decoded resume entry (RUN_STARTED input's `resume`). Never throws. */
-export const checkResumeEntry = /* @__PURE__ */ checker(judges.checkResumeEntry);
+export const checkResumeEntry = /* @__PURE__ */ checker(judges.checkResumeEntry, forms.ResumeEntryForm);

@@ -108,6 +108,14 @@ export class Reader {
   invalid = 0;
   /** Problems found in elements that were read but not stored, for the error's count. */
   omitted = 0;
+  /**
+   * Whether the event is read for a tolerant judge (AG-UI 1.1's processing model): a nested union
+   * with only an arm this schema lacks is read as a member of unknown kind, for the judge to strip,
+   * rather than failing the frame; see src/wire/element-checks.ts.
+   */
+  tolerant = false;
+  /** How many stored elements only a tolerant judge accepts (they hold a member of unknown kind). */
+  strippable = 0;
 
   /** Reads `buf` from `start` to `end` (the whole array by default) without copying it. */
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
@@ -126,6 +134,7 @@ export class Reader {
     this.keeping = true;
     this.invalid = 0;
     this.omitted = 0;
+    this.strippable = 0;
   }
 
   /** Reads a field tag (field number << 3 | wire type). */

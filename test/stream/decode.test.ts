@@ -412,16 +412,16 @@ describe("decodeEventStream", () => {
       { type: BINARY_MEDIA_TYPE, name: "a malformed frame", bad: Uint8Array.of(0, 0, 0, 2, 0x62, 0x80), code: "malformed_frame" },
       { type: BINARY_MEDIA_TYPE, name: "an invalid event", bad: Uint8Array.from(Buffer.from("0000000912070a02080112016d", "hex")), code: "invalid_event" },
       // Arm 40, beyond the 31 of AG-UI 1.0: a newer peer's event.
-      { type: BINARY_MEDIA_TYPE, name: "an unknown event type", bad: Uint8Array.from(Buffer.from("00000005c202020a00", "hex")), code: "unknown_event_type" },
+      { type: BINARY_MEDIA_TYPE, name: "an unknown event type", bad: Uint8Array.from(Buffer.from("00000005c202020a00", "hex")), code: "unknown_event_type", options: { strict: true } },
       { type: SSE_MEDIA_TYPE, name: "data that is not JSON", bad: utf8.encode("data: {not json\n\n"), code: "malformed_event" },
       { type: SSE_MEDIA_TYPE, name: "an invalid event", bad: utf8.encode('data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":""}\n\n'), code: "invalid_event" },
-      { type: SSE_MEDIA_TYPE, name: "an unknown event type", bad: utf8.encode('data: {"type":"NOPE"}\n\n'), code: "unknown_event_type" },
+      { type: SSE_MEDIA_TYPE, name: "an unknown event type", bad: utf8.encode('data: {"type":"NOPE"}\n\n'), code: "unknown_event_type", options: { strict: true } },
       { type: SSE_MEDIA_TYPE, name: "an event past the bound", bad: utf8.encode(`data: ${"x".repeat(600)}\n\n`), code: "frame_too_large", options: { maxFrameBytes: 512 } },
     ];
 
     /** Runs chunks through the push decoder of `type`: the events, and the error thrown. */
     function pushAll(type: Transport, chunks: readonly Uint8Array[], options?: DecodeEventStreamOptions): { events: AguiEvent[]; error: unknown } {
-      const decoder = pushDecoderFor(type, options?.maxFrameBytes);
+      const decoder = pushDecoderFor(type, options?.maxFrameBytes, undefined, undefined, options?.strict);
       const events: AguiEvent[] = [];
       try {
         for (const chunk of chunks) events.push(...decoder.push(chunk));
@@ -448,7 +448,7 @@ describe("decodeEventStream", () => {
         expectCode(whole.error, code);
         // And through one decoder: the chunk that holds the bad data returns the events before it;
         // the next call throws.
-        const decoder = pushDecoderFor(type, options?.maxFrameBytes);
+        const decoder = pushDecoderFor(type, options?.maxFrameBytes, undefined, undefined, options?.strict);
         expect(decoder.push(bytes)).toEqual(expected);
         let deferred: unknown;
         try {

@@ -18,6 +18,9 @@ import {
   encodeSSE,
   type AguiEvent,
   type AguiEventInput,
+  type FrameDecoderOptions,
+  type ProtocolWarning,
+  type SSEDecoderOptions,
   type UnknownEvent,
   type UnknownEventHandler,
 } from "../../src/index.js";
@@ -123,7 +126,7 @@ const transports = [
     contentType: SSE_MEDIA_TYPE,
     bytes: sseBytes,
     skipped: sseSkipped,
-    decoder: (onUnknownEvent?: UnknownEventHandler) => new SSEDecoder({ onUnknownEvent }),
+    decoder: (onUnknownEvent?: UnknownEventHandler, more?: SSEDecoderOptions) => new SSEDecoder({ onUnknownEvent, ...more }),
     defaultError: /^SSE event #0: unknown event type "FUTURE_EVENT"/,
   },
   {
@@ -131,18 +134,34 @@ const transports = [
     contentType: BINARY_MEDIA_TYPE,
     bytes: binaryBytes,
     skipped: binarySkipped,
-    decoder: (onUnknownEvent?: UnknownEventHandler) => new FrameDecoder({ onUnknownEvent }),
+    decoder: (onUnknownEvent?: UnknownEventHandler, more?: FrameDecoderOptions) => new FrameDecoder({ onUnknownEvent, ...more }),
     defaultError: /^frame #0: unknown event type: the Event message holds field 40/,
   },
 ] as const;
 
 describe.each(transports)("unknown event types over $name", (t) => {
-  it("fail with unknown_event_type by default, in the push decoder and in decodeEventStream", async () => {
-    const pushed = pushAll(t.decoder(), t.bytes);
+  it("are dropped by default with one warning naming each type, in the push decoder and in decodeEventStream", async () => {
+    const warnings: ProtocolWarning[] = [];
+    const onWarning = (w: ProtocolWarning) => void warnings.push(w);
+    const pushed = pushAll(t.decoder(undefined, { onWarning }), t.bytes);
+    expect(pushed.error).toBeUndefined();
+    expect(pushed.events).toEqual(expected);
+    const names = t.skipped.map((e) => e.type ?? `field ${e.field}`);
+    expect(warnings.map((w) => [w.kind, w.type])).toEqual(names.map((name) => ["unknown_event", name]));
+
+    warnings.length = 0;
+    const streamed = await iterate(decodeEventStream(chunks(t.bytes), t.contentType, { onWarning }));
+    expect(streamed.error).toBeUndefined();
+    expect(streamed.events).toEqual(expected);
+    expect(warnings).toHaveLength(names.length);
+  });
+
+  it("fail with unknown_event_type when strict, in the push decoder and in decodeEventStream", async () => {
+    const pushed = pushAll(t.decoder(undefined, { strict: true }), t.bytes);
     expect(pushed.events).toEqual([]);
     expectUnknownTypeError(pushed.error, t.defaultError);
 
-    const streamed = await iterate(decodeEventStream(chunks(t.bytes), t.contentType));
+    const streamed = await iterate(decodeEventStream(chunks(t.bytes), t.contentType, { strict: true }));
     expect(streamed.events).toEqual([]);
     expectUnknownTypeError(streamed.error, t.defaultError);
   });
@@ -282,12 +301,14 @@ describe("HttpAgent against a server that sends events of unknown types", () => 
   const skipped = { sse: sseSkipped, binary: binarySkipped };
 
   for (const transport of ["sse", "binary"] as const) {
-    it(`fails the run with unknown_event_type by default (${transport})`, async () => {
+    it(`drops them by default, warns naming each type, and completes the run (${transport})`, async () => {
       const server = await track(servers[transport]());
-      const outcome = await collect(new HttpAgent({ url: server.url, transport }).events());
-      expect(outcome.completed).toBe(false);
-      expect(outcome.events).toEqual([]);
-      expectUnknownTypeError(outcome.error, transport === "sse" ? /^SSE event #0: unknown event type "FUTURE_EVENT"/ : /^frame #0: unknown event type/);
+      const warnings: ProtocolWarning[] = [];
+      const outcome = await collect(new HttpAgent({ url: server.url, transport, onWarning: (w) => void warnings.push(w) }).events());
+      expect(outcome.error).toBeUndefined();
+      expect(outcome.completed).toBe(true);
+      expect(outcome.events).toEqual(expected);
+      expect(warnings.map((w) => [w.kind, w.type])).toEqual(skipped[transport].map((e) => ["unknown_event", e.type ?? `field ${e.field}`]));
     });
 
     it(`skips them with onUnknownEvent, reports each once and delivers the rest of the run, verified (${transport})`, async () => {

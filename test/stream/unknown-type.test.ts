@@ -1,6 +1,7 @@
 /**
- * An event of a type the protocol does not define is the same error on both transports: a
- * `ValidationError` with code `unknown_event_type` (it was an `AguiWireError` over binary).
+ * An event of a type the protocol does not define is, to a strict reader, the same error on both
+ * transports: a `ValidationError` with code `unknown_event_type` (it was an `AguiWireError` over
+ * binary). By default (AG-UI 1.1) readers drop it instead: test/stream/unknown-events.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { AguiWireError, ValidationError } from "../../src/util/errors.js";
@@ -27,7 +28,7 @@ async function streamError(bytes: Uint8Array, contentType: string): Promise<unkn
     yield bytes;
   }
   try {
-    for await (const _ of decodeEventStream(body(), contentType)) void _;
+    for await (const _ of decodeEventStream(body(), contentType, { strict: true })) void _;
   } catch (error) {
     return error;
   }
@@ -35,11 +36,11 @@ async function streamError(bytes: Uint8Array, contentType: string): Promise<unkn
 }
 
 describe("an unknown event type", () => {
-  it("is a ValidationError unknown_event_type over both transports, push decoders and streams alike", async () => {
+  it("is, when strict, a ValidationError unknown_event_type over both transports, push decoders and streams alike", async () => {
     const errors = {
       decodeEvent: thrown(() => decodeEvent(UNKNOWN_ARM)),
-      FrameDecoder: thrown(() => new FrameDecoder().push(framed)),
-      SSEDecoder: thrown(() => new SSEDecoder().push(sse)),
+      FrameDecoder: thrown(() => new FrameDecoder({ strict: true }).push(framed)),
+      SSEDecoder: thrown(() => new SSEDecoder({ strict: true }).push(sse)),
       binaryStream: await streamError(framed, BINARY_MEDIA_TYPE),
       sseStream: await streamError(sse, SSE_MEDIA_TYPE),
     };

@@ -165,8 +165,11 @@ export function writeContentPart(w: Writer, v: ContentPartFields): void {
 /**
  * Reads one agui.wire.v1.ContentPart whose fields end at `end`.
  *
- * @throws {AguiWireError} `malformed_frame` for no arm this schema knows, two arms, or any
- *   wire-level fault.
+ * For a tolerant reader (`r.tolerant`), an arm this schema lacks reads as a member of unknown
+ * kind, `{ type: "field N" }`, which the model's tolerant judge strips where it sits.
+ *
+ * @throws {AguiWireError} `malformed_frame` for no arm this schema knows (unless tolerant), two
+ *   arms, or any wire-level fault.
  */
 export function readContentPart(r: Reader, end: number): ContentPartFields {
   let v: ContentPartFields | undefined;
@@ -190,6 +193,7 @@ export function readContentPart(r: Reader, end: number): ContentPartFields {
   }
   r.checkEnd(end, "agui.wire.v1.ContentPart");
   if (v === undefined) {
+    if (unknownField && r.tolerant) return { type: `field ${unknownField}` } as never;
     throw malformed(unknownField ? `ContentPart holds field ${unknownField}, which is not a kind this schema knows` : "ContentPart holds nothing");
   }
   return v;
@@ -332,8 +336,11 @@ export function writePartSource(w: Writer, v: PartSourceFields): void {
 /**
  * Reads one agui.wire.v1.PartSource whose fields end at `end`.
  *
- * @throws {AguiWireError} `malformed_frame` for no arm this schema knows, two arms, or any
- *   wire-level fault.
+ * For a tolerant reader (`r.tolerant`), an arm this schema lacks reads as a member of unknown
+ * kind, `{ type: "field N" }`, which the model's tolerant judge strips where it sits.
+ *
+ * @throws {AguiWireError} `malformed_frame` for no arm this schema knows (unless tolerant), two
+ *   arms, or any wire-level fault.
  */
 export function readPartSource(r: Reader, end: number): PartSourceFields {
   let v: PartSourceFields | undefined;
@@ -355,6 +362,7 @@ export function readPartSource(r: Reader, end: number): PartSourceFields {
   }
   r.checkEnd(end, "agui.wire.v1.PartSource");
   if (v === undefined) {
+    if (unknownField && r.tolerant) return { type: `field ${unknownField}` } as never;
     throw malformed(unknownField ? `PartSource holds field ${unknownField}, which is not a kind this schema knows` : "PartSource holds nothing");
   }
   return v;

@@ -1,0 +1,81 @@
+/**
+ * The enforcement stage of AG-UI 1.1's processing model (`basic/processing`): what a consumer does
+ * with an event of a known type before anything else reads it. Unknown material is not an error:
+ * an unknown key is stripped, a union member of an unknown kind is stripped where it sits, and
+ * each removal is warned of by path. A malformed known value stays fatal.
+ *
+ * Events that are exactly what the model describes (nearly all of them) pass the generated fast
+ * check and cost nothing more; only the others are judged tolerantly.
+ *
+ * @module
+ */
+import { ValidationError } from "../util/index.js";
+import { exactEvent } from "../model/exact.js";
+import type { AguiEvent } from "../model/events.js";
+import { parseEventTolerantly, parseRunAgentInputTolerantly } from "../model/parse.js";
+import type { RunAgentInput } from "../model/input.js";
+import type { Stripped } from "../model/forms.js";
+import { upgradeLegacyContent } from "./retired.js";
+import type { WarningHandler } from "./warnings.js";
+
+/** A path as a JSON Pointer (RFC 6901), `""` for the whole value. */
+function pointer(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) out += `/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  return out;
+}
+
+/** Tells `warn` of each removal, in `what` (an event's type, or `RunAgentInput`). */
+function report(stripped: readonly Stripped[], what: string, type: string | undefined, warn: WarningHandler): void {
+  for (const { kind, path, found } of stripped) {
+    const at = pointer(path);
+    warn(
+      kind === "property"
+        ? { kind: "unknown_property", type, path: at, message: `stripped ${what}'s unknown property ${at || "/"}: the peer speaks a newer protocol` }
+        : {
+            kind: "unknown_member",
+            type,
+            path: at,
+            message: `stripped ${at ? `${what}'s ${at}` : `the ${what}`}, which holds a kind this version does not know (${found})`,
+          },
+    );
+  }
+}
+
+/**
+ * Validates an event as a 1.1 consumer does: returns it, with unknown material stripped and each
+ * removal told to `warn` (kinds `unknown_property` and `unknown_member`, with the event's type and
+ * the removed path), or undefined when the event itself goes (a union member of unknown kind in a
+ * required position of the event, such as its `subtype`).
+ *
+ * @throws {ValidationError} `unknown_event_type` for a type this version does not know (the
+ *   caller drops it, see `dropUnknown`); `invalid_event` for a malformed known value.
+ * @throws What `warn` throws.
+ */
+export function enforceEvent(value: unknown, warn: WarningHandler): AguiEvent | undefined {
+  const exact = exactEvent(value);
+  if (exact !== undefined) return exact;
+  // The compatibility boundary first: retired content parts are translated, not stripped.
+  value = upgradeLegacyContent(value, warn);
+  const { value: event, stripped } = parseEventTolerantly(value);
+  if (stripped.length > 0) {
+    const type = (value as { type: string }).type;
+    report(stripped, type, type, warn);
+  }
+  return event;
+}
+
+/**
+ * Validates a run request body as a 1.1 producer does (the same asymmetry as for events): unknown
+ * material stripped and told to `warn`, a malformed known field fatal.
+ *
+ * @throws {ValidationError} `invalid_input` for a malformed known field, or for a body that is
+ *   stripped whole (a member of unknown kind where the body requires one).
+ * @throws What `warn` throws.
+ */
+export function enforceRunAgentInput(value: unknown, warn: WarningHandler): RunAgentInput {
+  const { value: input, stripped } = parseRunAgentInputTolerantly(upgradeLegacyContent(value, warn));
+  report(stripped, "RunAgentInput", undefined, warn);
+  if (input === undefined) throw new ValidationError("invalid_input", "invalid RunAgentInput: it holds a kind this version does not know where one is required");
+  return input;
+}
