@@ -29,16 +29,8 @@ function pointer(path: readonly PropertyKey[]): string {
 function report(stripped: readonly Stripped[], what: string, type: string | undefined, warn: WarningHandler): void {
   for (const { kind, path, found } of stripped) {
     const at = pointer(path);
-    warn(
-      kind === "property"
-        ? { kind: "unknown_property", type, path: at, message: `stripped ${what}'s unknown property ${at || "/"}: the peer speaks a newer protocol` }
-        : {
-            kind: "unknown_member",
-            type,
-            path: at,
-            message: `stripped ${at ? `${what}'s ${at}` : `the ${what}`}, which holds a kind this version does not know (${found})`,
-          },
-    );
+    const message = kind === "property" ? "a property this version does not know" : `a kind this version does not know (${found})`;
+    warn({ kind: `unknown_${kind}`, type, path: at, message: `stripped ${what} ${at || "whole"}: ${message}` });
   }
 }
 

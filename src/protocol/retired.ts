@@ -58,75 +58,41 @@ export class RetiredShapes {
   }
 }
 
-/** A legacy part's media type → the 1.0 part type that carries it. */
-function partTypeOf(mimeType: string): string {
-  const kind = mimeType.slice(0, mimeType.indexOf("/"));
-  return kind === "image" || kind === "audio" || kind === "video" ? kind : "document";
-}
-
 /**
  * The 1.0 replacement of a legacy `{ type: "binary", mimeType, data?, url?, filename? }` content
  * part (retired in 1.0): an image, audio, video or document part (by the media type's top level)
  * whose source holds the data (preferred) or the URL, its filename kept in `metadata.filename`.
- * `undefined` when `part` is not one or cannot be converted (no data and no URL: an id alone names
- * nothing 1.0 can carry), which enforcement then strips as a member of unknown kind.
+ * Anything else is returned as it is, a legacy part that cannot be converted too (no data and no
+ * URL: an id alone names nothing 1.0 can carry), which enforcement then strips as a member of
+ * unknown kind.
  */
-function upgradedPart(part: unknown): Record<string, unknown> | undefined {
-  const p = part as Record<string, unknown> | null;
-  if (p?.type !== "binary" || typeof p.mimeType !== "string") return undefined;
-  const value = typeof p.data === "string" ? p.data : p.url;
-  if (typeof value !== "string") return undefined;
-  const out: Record<string, unknown> = {
-    type: partTypeOf(p.mimeType),
-    source: { type: value === p.data ? "data" : "url", value, mimeType: p.mimeType },
+function upgradedPart(part: any): unknown {
+  const value = part?.data ?? part?.url;
+  if (part?.type !== "binary" || typeof part.mimeType !== "string" || typeof value !== "string") return part;
+  const kind = part.mimeType.split("/")[0];
+  return {
+    type: ["image", "audio", "video"].includes(kind) ? kind : "document",
+    source: { type: value === part.data ? "data" : "url", value, mimeType: part.mimeType },
+    ...(typeof part.filename === "string" && { metadata: { filename: part.filename } }),
   };
-  if (typeof p.filename === "string") out.metadata = { filename: p.filename };
-  return out;
 }
 
-/**
- * `messages` with every legacy binary content part replaced by its 1.0 form (see
- * {@link upgradedPart}), or `messages` itself when none was. Copies only what changes.
- *
- * @throws Never.
- */
-export function upgradeLegacyParts(messages: unknown): unknown {
-  if (!Array.isArray(messages)) return messages;
-  let out: unknown[] | undefined;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i] as { content?: unknown } | null;
-    const content = message?.content;
-    if (!Array.isArray(content)) continue;
-    let parts: unknown[] | undefined;
-    for (let j = 0; j < content.length; j++) {
-      const part = upgradedPart(content[j]);
-      if (part !== undefined) (parts ??= [...content])[j] = part;
-    }
-    if (parts !== undefined) (out ??= [...messages])[i] = { ...message, content: parts };
-  }
-  return out ?? messages;
-}
+/** Whether a message's content holds a legacy binary part. */
+const holdsLegacy = (message: any): boolean => Array.isArray(message?.content) && message.content.some((part: any) => part?.type === "binary");
 
 /**
- * An event or run input whose message lists (MESSAGES_SNAPSHOT's `messages`, RUN_STARTED's
- * `input.messages`, a RunAgentInput's `messages`) hold legacy binary content parts, with those
- * parts in their 1.0 form and `warn` told once for the value; `value` itself when there were none.
+ * An event or run input whose messages (MESSAGES_SNAPSHOT's, RUN_STARTED's `input.messages`, a
+ * RunAgentInput's) hold legacy binary content parts, with those parts in their 1.0 form (see
+ * {@link upgradedPart}) and `warn` told once for the value; `value` itself when there were none.
  *
  * @throws What `warn` throws.
  */
 export function upgradeLegacyContent<T>(value: T, warn: WarningHandler): T {
-  const v = value as { type?: unknown; messages?: unknown; input?: { messages?: unknown } } | null;
-  if (typeof v !== "object" || v === null) return value;
-  let out: Record<string, unknown> | undefined;
-  if (v.type === "RUN_STARTED" && typeof v.input === "object" && v.input !== null) {
-    const messages = upgradeLegacyParts(v.input.messages);
-    if (messages !== v.input.messages) out = { ...v, input: { ...v.input, messages } };
-  } else if (v.type === "MESSAGES_SNAPSHOT" || v.type === undefined) {
-    const messages = upgradeLegacyParts(v.messages);
-    if (messages !== v.messages) out = { ...v, messages };
-  }
-  if (out === undefined) return value;
-  const type = typeof v.type === "string" ? v.type : undefined;
-  warn({ kind: "retired_shape", type, message: `translated retired "binary" content parts to 1.0 media parts${type ? ` in ${type}` : ""}: upgrade the peer's AG-UI package` });
-  return out as T;
+  const v = value as any;
+  const holder = v?.type === "RUN_STARTED" ? v.input : v;
+  const messages = holder?.messages;
+  if (!Array.isArray(messages) || !messages.some(holdsLegacy)) return value;
+  warn({ kind: "retired_shape", type: v.type, message: `translated retired "binary" content parts to 1.0 media parts: upgrade the peer's AG-UI package` });
+  const upgraded = { ...holder, messages: messages.map((m) => (holdsLegacy(m) ? { ...m, content: m.content.map(upgradedPart) } : m)) };
+  return holder === v ? upgraded : { ...v, input: upgraded };
 }

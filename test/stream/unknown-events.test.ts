@@ -146,7 +146,7 @@ describe.each(transports)("unknown event types over $name", (t) => {
     const pushed = pushAll(t.decoder(undefined, { onWarning }), t.bytes);
     expect(pushed.error).toBeUndefined();
     expect(pushed.events).toEqual(expected);
-    const names = t.skipped.map((e) => e.type ?? `field ${e.field}`);
+    const names = (t.skipped as readonly UnknownEvent[]).map((e) => e.type ?? `field ${e.field}`);
     expect(warnings.map((w) => [w.kind, w.type])).toEqual(names.map((name) => ["unknown_event", name]));
 
     warnings.length = 0;
@@ -308,7 +308,7 @@ describe("HttpAgent against a server that sends events of unknown types", () => 
       expect(outcome.error).toBeUndefined();
       expect(outcome.completed).toBe(true);
       expect(outcome.events).toEqual(expected);
-      expect(warnings.map((w) => [w.kind, w.type])).toEqual(skipped[transport].map((e) => ["unknown_event", e.type ?? `field ${e.field}`]));
+      expect(warnings.map((w) => [w.kind, w.type])).toEqual((skipped[transport] as readonly UnknownEvent[]).map((e) => ["unknown_event", e.type ?? `field ${e.field}`]));
     });
 
     it(`skips them with onUnknownEvent, reports each once and delivers the rest of the run, verified (${transport})`, async () => {
