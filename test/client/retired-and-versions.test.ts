@@ -220,6 +220,66 @@ describe("events of types this version does not know, through the proxy", () => 
   });
 });
 
+describe("unknown members, through the proxy", () => {
+  it.each(["binary", "sse"] as const)("are stripped by the proxy with a warning, and never reach the client as they came (upstream %s)", async (upstreamTransport) => {
+    const { create, toBinary } = await import("@bufbuild/protobuf");
+    const { EventSchema, EventType: Pb } = await import("../../src/gen/agui/wire/v1/events_pb.js");
+    const { encodeFrame } = await import("../../src/index.js");
+    const framed = (payload: Uint8Array): Buffer => {
+      const out = Buffer.alloc(4 + payload.length);
+      out.writeUInt32BE(payload.length);
+      out.set(payload, 4);
+      return out;
+    };
+    const upstream = await listen(
+      withBody((_req, res, body) => {
+        const { threadId, runId } = JSON.parse(body) as RunAgentInput;
+        const started = { type: "RUN_STARTED", threadId, runId } as const;
+        if (upstreamTransport === "sse") {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.end(
+            sse([
+              started,
+              { type: "STATE_DELTA", delta: [{ op: "increment", path: "/n" }, { op: "add", path: "/a", value: 1 }] },
+              { type: "RUN_FINISHED", threadId, runId, outcome: { type: "paused" } },
+            ]),
+          );
+        } else {
+          res.writeHead(200, { "content-type": "application/vnd.ag-ui.event+proto" });
+          const delta = create(EventSchema, {
+            event: { case: "stateDelta", value: { baseEvent: { type: Pb.STATE_DELTA }, delta: [{ op: 9, path: "/n" }, { op: 0, path: "/a", value: { kind: { case: "numberValue", value: 1 } } }] } },
+          });
+          const finished = create(EventSchema, { event: { case: "runFinished", value: { baseEvent: { type: Pb.RUN_FINISHED }, threadId, runId, outcome: "paused" } } });
+          res.end(Buffer.concat([Buffer.from(encodeFrame(started)), framed(toBinary(EventSchema, delta)), framed(toBinary(EventSchema, finished))]));
+        }
+      }),
+    );
+    open.push(upstream);
+    const warnings: ProtocolWarning[] = [];
+    const proxy = await listen(
+      createNodeProxyHandler({ agents: { next: { url: upstream.url } }, auth: { tokens: [{ token: "t-member-0001", subject: "a" }] } }, { onWarning: (w) => void warnings.push(w) }),
+    );
+    open.push(proxy);
+    for (const transport of ["binary", "sse"] as const) {
+      const events: AguiEvent[] = [];
+      const clientWarnings: ProtocolWarning[] = [];
+      const agent = new HttpAgent({ url: `${proxy.origin}/agents/next`, transport, headers: { authorization: "Bearer t-member-0001" }, onWarning: (w) => void clientWarnings.push(w) });
+      for await (const event of agent.events()) events.push(event);
+      expect(events.slice(1)).toEqual([
+        { type: "STATE_DELTA", delta: [{ op: "add", path: "/a", value: 1 }] },
+        { type: "RUN_FINISHED", threadId: expect.any(String), runId: expect.any(String) },
+      ]);
+      expect(clientWarnings).toEqual([]);
+    }
+    expect(warnings.map((w) => [w.kind, w.type, w.path])).toEqual(
+      [0, 1].flatMap(() => [
+        ["unknown_member", "STATE_DELTA", "/delta/0"],
+        ["unknown_member", "RUN_FINISHED", "/outcome"],
+      ]),
+    );
+  });
+});
+
 describe("the proxy's declaration", () => {
   it.each(["binary", "sse"] as const)("a RUN_STARTED that declares no version leaves the proxy declaring 1.1, one that does as it came (%s)", async (transport) => {
     const { encodeFrame } = await import("../../src/index.js");

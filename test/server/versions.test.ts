@@ -49,4 +49,33 @@ describe.each(HANDLERS)("$name, a client's protocol version", ({ serve }) => {
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0]![0])).toMatch(/^\[agui-wire\] a client speaks protocol 1\.9/);
   });
+
+  it("strips what a newer client sends that it does not know, tells onWarning, and refuses what is malformed", async () => {
+    const warnings: ProtocolWarning[] = [];
+    const seen: RunAgentInput[] = [];
+    const server = await serve(
+      async function* (input: RunAgentInput) {
+        seen.push(input);
+        yield* quick(input);
+      },
+      { onWarning: (w) => void warnings.push(w) },
+    );
+    open.push(server);
+    const body = {
+      ...runInput({ protocolVersion: "1.1" }),
+      priority: "high",
+      messages: [{ id: "u", role: "user", content: [{ type: "hologram", beam: 3 }, { type: "text", text: "hi" }] }],
+    };
+    const events = await readEvents(await post(server.url, body, SSE));
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(seen[0]!.messages).toEqual([{ id: "u", role: "user", content: [{ type: "text", text: "hi" }] }]);
+    expect("priority" in seen[0]!).toBe(false);
+    expect(warnings.map(({ kind, path }) => ({ kind, path }))).toEqual([
+      { kind: "unknown_member", path: "/messages/0/content/0" },
+      { kind: "unknown_property", path: "/priority" },
+    ]);
+
+    const malformed = await post(server.url, { ...body, messages: [{ id: 7, role: "user", content: "hi" }] }, SSE);
+    expect(malformed.status).toBe(422);
+  });
 });
