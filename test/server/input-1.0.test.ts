@@ -111,13 +111,10 @@ const withMessage = (message: Record<string, unknown>) => body({ messages: [mess
 
 /**
  * Faults in the 1.0 fields, and the 422 each must get: the path, what was expected, what was found.
+ * Only malformed known values: a member of unknown kind (a content part of a new type) is stripped
+ * rather than refused, as AG-UI 1.1 has a producer do (test/server/versions.test.ts).
  */
 const FAULTS: { fault: string; body: unknown; error: string }[] = [
-  {
-    fault: "a user content part of an unknown type",
-    body: withMessage({ id: "u", role: "user", content: [{ type: "text", text: "ok" }, { type: "gif", text: "x" }] }),
-    error: 'invalid RunAgentInput: messages[0].content[1].type: expected "text" or "image" or "audio" or "video" or "document", found "gif"',
-  },
   {
     fault: "a text part without text",
     body: withMessage({ id: "u", role: "user", content: [{ type: "text" }] }),
@@ -129,19 +126,9 @@ const FAULTS: { fault: string; body: unknown; error: string }[] = [
     error: "invalid RunAgentInput: messages[0].content[0].source.mimeType: expected string, found nothing",
   },
   {
-    fault: "a media source of an unknown type",
-    body: withMessage({ id: "u", role: "user", content: [{ type: "image", source: { type: "blob", value: "AAAA" } }] }),
-    error: 'invalid RunAgentInput: messages[0].content[0].source.type: expected "data" or "url" or "file", found "blob"',
-  },
-  {
     fault: "user content that is neither a string nor a list of parts",
     body: withMessage({ id: "u", role: "user", content: 42 }),
     error: "invalid RunAgentInput: messages[0].content: expected string or array, found 42",
-  },
-  {
-    fault: "a tool message content part of an unknown type",
-    body: withMessage({ id: "t", role: "tool", toolCallId: "c", content: [{ type: "html", text: "<b>" }] }),
-    error: 'invalid RunAgentInput: messages[0].content[0].type: expected "text" or "image" or "audio" or "video" or "document", found "html"',
   },
   {
     fault: "a resume entry with status \"maybe\"",
@@ -182,12 +169,6 @@ const FAULTS: { fault: string; body: unknown; error: string }[] = [
     fault: "a parentRunId that is null",
     body: body({ parentRunId: null }),
     error: "invalid RunAgentInput: parentRunId: expected string, found null",
-  },
-  {
-    fault: "a message of an unknown role",
-    body: withMessage({ id: "x", role: "robot", content: "beep" }),
-    error:
-      'invalid RunAgentInput: messages[0].role: expected "developer" or "system" or "assistant" or "user" or "tool" or "activity" or "reasoning", found "robot"',
   },
   {
     fault: "an activity message whose content is a list",
@@ -267,13 +248,13 @@ describe.each(HANDLERS)("1.0 request bodies through $name", ({ serve }) => {
       served.url,
       body({
         protocolVersion: 1,
-        messages: [{ id: "u", role: "user", content: [{ type: "gif" }] }],
+        messages: [{ id: "u", role: "user", content: [{ type: "text" }] }],
         resume: [{ interruptId: "i", status: "maybe" }],
       }),
     );
     expect(error).toBe(
       "invalid RunAgentInput: protocolVersion: expected string, found 1; " +
-        'messages[0].content[0].type: expected "text" or "image" or "audio" or "video" or "document", found "gif"; ' +
+        "messages[0].content[0].text: expected string, found nothing; " +
         'resume[0].status: expected "resolved" or "cancelled", found "maybe"',
     );
   });
