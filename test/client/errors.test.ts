@@ -67,7 +67,7 @@ describe("http_status", () => {
   for (const transport of ["auto", "sse", "binary"] as const) {
     it(`our server's 422 for an invalid RunAgentInput, with its JSON body (transport ${transport})`, async () => {
       const server = await track(serveAgent(() => []));
-      const stream = new HttpAgent({ url: server.url, transport }).events({ messages: [{ id: "1", role: "robot" } as never] });
+      const stream = new HttpAgent({ url: server.url, transport }).events({ messages: [{ id: 1, role: "user", content: "hi" } as never] });
       const outcome = await collect(stream);
       expect(outcome.completed).toBe(false);
       expect(outcome.events).toEqual([]);
@@ -76,7 +76,7 @@ describe("http_status", () => {
       expect(error).toBeInstanceOf(AguiWireError);
       expect(error.code).toBe("http_status");
       expect(error.status).toBe(422);
-      expect(error.body).toEqual({ error: expect.stringContaining("messages[0].role") });
+      expect(error.body).toEqual({ error: expect.stringContaining("messages[0].id") });
       expect(error.message).toContain("422");
       expect(error.message).toContain((error.body as { error: string }).error);
     });
@@ -263,9 +263,14 @@ describe("malformed streams", () => {
     expect(error).toMatchObject({ code: "invalid_event" });
   });
 
-  it("SSE: an unknown event type (unknown_event_type)", async () => {
-    const server = await track(listen(answer(200, SSE_MEDIA_TYPE, ['data: {"type":"FUTURE_EVENT"}\n\n'])));
-    expect((await failBothWays(server.url)).error).toMatchObject({ code: "unknown_event_type" });
+  it("SSE: an event of an unknown type is no error (AG-UI 1.1): dropped, with a warning, the run goes on", async () => {
+    const finished = { type: "RUN_FINISHED", threadId: "t", runId: "r" };
+    const server = await track(listen(answer(200, SSE_MEDIA_TYPE, [`data: ${JSON.stringify(started)}\n\ndata: {"type":"FUTURE_EVENT"}\n\ndata: ${JSON.stringify(finished)}\n\n`])));
+    const warnings: string[] = [];
+    const outcome = await collect(new HttpAgent({ url: server.url, onWarning: (w) => void warnings.push(`${w.kind} ${w.type}`) }).events());
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(warnings).toEqual(["unknown_event FUTURE_EVENT"]);
   });
 
   it("a 200 of another content type (unsupported_media_type)", async () => {
