@@ -6,6 +6,7 @@
  * @module
  */
 export * from "./model/index.js";
+export { parseEventTolerantly, parseRunAgentInputTolerantly, type Stripped, type Tolerated } from "./model/tolerant.js";
 export { AguiWireError, ValidationError, isAguiWireError, type ErrorCode, type AguiWireErrorOptions } from "./util/index.js";
 export {
   BINARY_MEDIA_TYPE,

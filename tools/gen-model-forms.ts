@@ -49,6 +49,12 @@ const ROOTS: Record<string, unknown> = {
 };
 
 /** The forms.ts validators that stand for the model's own refinements, by identity. */
+/**
+ * Closed string sets whose values AG-UI 1.1 counts as union members (a newer version may add one,
+ * which a tolerant reader strips) rather than as leaves (where an unknown value is malformed).
+ */
+const MEMBERS = new Set<unknown>([model.EncryptedValueSubtypeSchema]);
+
 const NAMED = new Map<unknown, string>([
   [model.JsonValueSchema, "json"],
   [model.NonNullJsonSchema, "nonNullJson"],
@@ -103,6 +109,7 @@ class Writer {
     const named = NAMED.get(schema);
     if (named) return named;
     const def = schema._zod.def;
+    if (MEMBERS.has(schema)) return `member(${JSON.stringify(Object.values(def.entries!))})`;
     const traits = schema._zod.traits;
     const container = def.type === "object" || traits.has("AguiTagged") || traits.has("AguiBoundedArray") || traits.has("AguiTextOrParts");
     if (container && !top) return this.declare(schema, at);
@@ -143,7 +150,7 @@ class Writer {
 }
 
 /** The validators of forms.ts, for the import line (only those used are imported). */
-const HELPERS = ["arr", "bool", "dflt", "int", "json", "jsonObject", "nonNullJson", "obj", "oneOf", "opt", "pointer", "str", "tagged", "textOrParts"];
+const HELPERS = ["arr", "bool", "dflt", "int", "json", "jsonObject", "member", "nonNullJson", "obj", "oneOf", "opt", "pointer", "str", "tagged", "textOrParts"];
 
 /** The generated file's text. */
 export function generate(): string {

@@ -236,9 +236,15 @@ export const ReasoningMessageChunkEventSchema = owned(EventType.REASONING_MESSAG
 export const ReasoningEndEventSchema = owned(EventType.REASONING_END, {
   messageId: z.string(),
 });
+/**
+ * What an encrypted reasoning artefact belongs to. AG-UI 1.1 (`basic/processing`) counts its values
+ * as union members, which a newer version may add to: a tolerant reader strips a `subtype` of
+ * unknown kind, and, as the field is required, the event with it.
+ */
+export const EncryptedValueSubtypeSchema = z.enum(["tool-call", "message"]);
 /** A provider's encrypted reasoning artefact for a message or a tool call (`entityId`). */
 export const ReasoningEncryptedValueEventSchema = owned(EventType.REASONING_ENCRYPTED_VALUE, {
-  subtype: z.enum(["tool-call", "message"]),
+  subtype: EncryptedValueSubtypeSchema,
   entityId: z.string(),
   encryptedValue: z.string(),
   /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it; kept with the value. */

@@ -100,6 +100,7 @@ export {
   ReasoningMessageEndEventSchema,
   ReasoningMessageChunkEventSchema,
   ReasoningEndEventSchema,
+  EncryptedValueSubtypeSchema,
   ReasoningEncryptedValueEventSchema,
   SubagentStartedEventSchema,
   SubagentFinishedEventSchema,
@@ -144,5 +145,4 @@ export {
   type AguiEventInput,
   type EventOf,
 } from "./events.js";
-export { parseEvent, parseEventTolerantly, parseRunAgentInput, parseRunAgentInputTolerantly, formatPath, formatIssues, type Tolerated } from "./parse.js";
-export type { Stripped } from "./forms.js";
+export { parseEvent, parseRunAgentInput, formatPath, formatIssues } from "./parse.js";

@@ -15,8 +15,6 @@ import { EVENT_TYPES, isEventType, type EventType } from "./event-type.js";
 import type { AguiEvent } from "./events.js";
 import type { RunAgentInput } from "./input.js";
 import { MAX_REPORTED_PROBLEMS, describeFound, reportedIssues, withCount } from "./issues.js";
-import { EVENT_FORMS, RunAgentInputForm } from "../gen/model/event_forms.js";
-import { judgeTolerantly, type Form, type Stripped } from "./forms.js";
 
 export { MAX_REPORTED_PROBLEMS, describeFound, formatIssues, formatPath } from "./issues.js";
 
@@ -26,17 +24,23 @@ function issuesOf(result: Checked): core.$ZodIssue[] | undefined {
 }
 
 /** The error for failed issues: `subject` then {@link formatIssues}' text; `issues` keeps those it names. */
-function issuesError(code: "invalid_event" | "invalid_input", subject: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
+export function issuesError(code: "invalid_event" | "invalid_input", subject: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
   const shown = reportedIssues(issues);
   return new ValidationError(code, `${subject}: ${withCount(shown, issues, omitted)}`, shown);
 }
 
-function eventError(type: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
+/** The error for an event of `type` that failed `issues`, `omitted` more problems uncounted there. */
+export function eventError(type: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
   return issuesError("invalid_event", `invalid ${type} event`, issues, omitted);
 }
 
-/** The type check every event goes through before its schema; returns its type. */
-function typeOf(value: unknown): EventType {
+/**
+ * The type check every event goes through before its schema; returns its type.
+ *
+ * @throws {ValidationError} `unknown_event_type` for a string naming no event; `invalid_event` for
+ *   a value that is not an object or whose type is not a string.
+ */
+export function typeOf(value: unknown): EventType {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ValidationError("invalid_event", `invalid event: expected an object, found ${describeFound(value)}`);
   }
@@ -71,48 +75,6 @@ export function parseEvent(value: unknown): AguiEvent {
   const result = checkEvent(type, value);
   if (result.issues.length === 0) return result.value as AguiEvent;
   throw eventError(type, issuesOf(result)!, 0);
-}
-
-/** What a tolerant parse returns: the value (undefined when it went whole) and what was removed. */
-export interface Tolerated<T> {
-  value: T | undefined;
-  stripped: Stripped[];
-}
-
-/** Judges `value` with `form` tolerantly; what is malformed throws as the strict judge words it. */
-function tolerate<T>(form: Form, value: unknown, fail: (issues: core.$ZodIssue[]) => ValidationError): Tolerated<T> {
-  const judged = judgeTolerantly(form, value);
-  if (judged.issues.length > 0) throw fail(judged.issues.map((issue) => finalize(issue as never) as core.$ZodIssue));
-  return { value: judged.value as T | undefined, stripped: judged.stripped };
-}
-
-/**
- * Validates an event as AG-UI 1.1's processing model has a consumer do (`basic/processing`): as
- * {@link parseEvent}, except that unknown material is removed rather than refused. An unknown key
- * goes; a union member of an unknown kind (a content part, a source, an outcome, a patch
- * operation, a message role) goes where it sits: the field when optional, the value containing it
- * when required, the element in a list, the event itself at the top. What went is listed in
- * `stripped`, for the caller to warn of. A malformed known value still throws.
- *
- * @throws {ValidationError} As `parseEvent` does: `unknown_event_type`, or `invalid_event` for a
- *   malformed known value.
- */
-export function parseEventTolerantly(value: unknown): Tolerated<AguiEvent> {
-  const type = typeOf(value);
-  return tolerate(EVENT_FORMS[type], value, (issues) => eventError(type, issues, 0));
-}
-
-/**
- * Validates a run request body as {@link parseRunAgentInput} does, except that unknown material is
- * removed rather than refused, as {@link parseEventTolerantly} removes it: what a producer does
- * with the input it receives (`basic/processing`, the outgoing direction).
- *
- * @throws {ValidationError} `invalid_input` for a malformed known field.
- */
-export function parseRunAgentInputTolerantly(value: unknown): Tolerated<RunAgentInput> {
-  const input = tolerate<RunAgentInput>(RunAgentInputForm, value, (issues) => issuesError("invalid_input", "invalid RunAgentInput", issues, 0));
-  if (input.value?.forwardedProps === null) input.value.forwardedProps = {};
-  return input;
 }
 
 /**

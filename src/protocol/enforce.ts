@@ -12,7 +12,7 @@
 import { ValidationError } from "../util/index.js";
 import { exactEvent } from "../model/exact.js";
 import type { AguiEvent } from "../model/events.js";
-import { parseEventTolerantly, parseRunAgentInputTolerantly } from "../model/parse.js";
+import { parseEventTolerantly, parseRunAgentInputTolerantly } from "../model/tolerant.js";
 import type { RunAgentInput } from "../model/input.js";
 import type { Stripped } from "../model/forms.js";
 import { upgradeLegacyContent } from "./retired.js";

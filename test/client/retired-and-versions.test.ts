@@ -247,7 +247,7 @@ describe("unknown members, through the proxy", () => {
         } else {
           res.writeHead(200, { "content-type": "application/vnd.ag-ui.event+proto" });
           const delta = create(EventSchema, {
-            event: { case: "stateDelta", value: { baseEvent: { type: Pb.STATE_DELTA }, delta: [{ op: 9, path: "/n" }, { op: 0, path: "/a", value: { kind: { case: "numberValue", value: 1 } } }] } },
+            event: { case: "stateDelta", value: { baseEvent: { type: Pb.STATE_DELTA }, delta: [{ op: 9 as never, path: "/n" }, { op: 0, path: "/a", value: { kind: { case: "numberValue", value: 1 } } }] } },
           });
           const finished = create(EventSchema, { event: { case: "runFinished", value: { baseEvent: { type: Pb.RUN_FINISHED }, threadId, runId, outcome: "paused" } } });
           res.end(Buffer.concat([Buffer.from(encodeFrame(started)), framed(toBinary(EventSchema, delta)), framed(toBinary(EventSchema, finished))]));

@@ -150,6 +150,25 @@ describe("AG-UI 1.1 processing, on both transports", () => {
     }
   });
 
+  it("strips an unknown member in a required position of the event: the event itself (an encrypted value's subtype)", () => {
+    const value = { type: "REASONING_ENCRYPTED_VALUE", subtype: "image", entityId: "e", encryptedValue: "opaque" };
+    const sse = viaSSE([step, value, step]);
+    const binary = viaFrames([
+      stepFrame,
+      frame({ event: { case: "reasoningEncryptedValue", value: { baseEvent: { type: Pb.REASONING_ENCRYPTED_VALUE }, subtype: "image", entityId: "e", encryptedValue: "opaque" } } }),
+      stepFrame,
+    ]);
+    for (const out of [sse, binary]) {
+      expect(out.error).toBeUndefined();
+      expect(out.events).toEqual([step, step]);
+      expect(shapes(out.warnings)).toEqual([{ kind: "unknown_member", type: "REASONING_ENCRYPTED_VALUE", path: "" }]);
+      expect(out.warnings[0]!.message).toContain('"image"');
+    }
+    // A role, by contrast, is a leaf (1.1 admits the gap): an unknown one stays malformed.
+    const role = viaSSE([{ type: "TEXT_MESSAGE_START", messageId: "m", role: "narrator" }]);
+    expect((role.error as ValidationError).code).toBe("invalid_event");
+  });
+
   it("strips an unknown member in a list: that element, the rest kept (a patch operation, a content part, a message role)", () => {
     const add = { op: "add", path: "/a", value: 1 };
     const sse = viaSSE([
