@@ -103,12 +103,16 @@ function mutator(plan: Plan, log: unknown[]): Record<string, (p: Params) => unkn
 
 interface Outcome {
   log: unknown[];
-  result: unknown;
+  result: unknown[];
   messages: unknown;
   state: unknown;
   pendingInterrupts: unknown;
   warnings: string[];
   inputs: unknown[];
+  /** Per run that resolved: the entries of `agent.messages` whose ids were not there before it, copied as it resolved. */
+  fresh: unknown[];
+  /** Per run that resolved: `agent.messages` before and after the events the run yielded had their metadata changed in place. */
+  tampered: { before: unknown; after: unknown }[];
 }
 
 interface Scenario {
@@ -148,12 +152,14 @@ async function drive(lib: Lib, scenario: Scenario): Promise<Outcome> {
   warnings = [];
   const log: unknown[] = [];
   const inputs: unknown[] = [];
+  const yielded: unknown[] = [];
   const form = lib === ourLib ? (scenario.form ?? "observable") : "observable";
   class Agent extends (lib.AbstractAgent as unknown as new (config: unknown) => { run(input: unknown): unknown }) {
     override run(input: unknown) {
       inputs.push(clone(input));
       // The events of the runAgent call this run belongs to (a refused call runs nothing).
       const events = clone(scenario.runs[Number((input as { runId: string }).runId.slice(4))] ?? []);
+      yielded.push(...events);
       if (form === "observable") return paced(events);
       if (form === "function") return () => events;
       return (async function* () {
@@ -165,17 +171,38 @@ async function drive(lib: Lib, scenario: Scenario): Promise<Outcome> {
   agent.subscribe(recorder(log, "first", lib) as ourLib.AgentSubscriber);
   agent.subscribe(mutator(scenario.plan ?? [], log) as ourLib.AgentSubscriber);
   const results: unknown[] = [];
+  const fresh: unknown[] = [];
+  const tampered: Outcome["tampered"] = [];
   for (let i = 0; i < scenario.runs.length; i++) {
     const params = { runId: `run-${i}`, ...(scenario.resume?.[i] ? { resume: scenario.resume[i] } : {}) };
     try {
+      const before = new Set(agent.messages.map((m) => m.id));
+      yielded.length = 0;
       results.push(clone(await agent.runAgent(params as never, recorder(log, "run", lib) as ourLib.AgentSubscriber)));
+      fresh.push(clone(agent.messages.filter((m) => !before.has(m.id))));
+      // The events the run yielded, changed after it: a message sharing their metadata would change too.
+      const kept = clone(agent.messages);
+      for (const event of yielded) tamper(event);
+      tampered.push({ before: kept, after: clone(agent.messages) });
     } catch (error) {
       results.push({ rejected: error instanceof Error, refused: /pending interrupt/.test(String(error)) });
     }
     // Theirs calls onRunFinalized without waiting for it: let it finish before comparing.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
-  return { log, result: results, messages: clone(agent.messages), state: clone(agent.state), pendingInterrupts: clone(agent.pendingInterrupts), warnings: [...warnings], inputs };
+  return { log, result: results, messages: clone(agent.messages), state: clone(agent.state), pendingInterrupts: clone(agent.pendingInterrupts), warnings: [...warnings], inputs, fresh, tampered };
+}
+
+/** Changes, in place, every object and array under each `metadata` key in `value` (an event, or the messages it carries). */
+function tamper(value: unknown, inMetadata = false): void {
+  if (Array.isArray(value)) {
+    for (const item of value) tamper(item, inMetadata);
+    if (inMetadata) value.push("tampered");
+  } else if (value !== null && typeof value === "object") {
+    const object = value as Params;
+    for (const [key, item] of Object.entries(object)) tamper(item, inMetadata || key === "metadata");
+    if (inMetadata) object.tampered = true;
+  }
 }
 
 /** Run inputs without their `protocolVersion`, once each is found to declare `version`. */
@@ -207,6 +234,12 @@ async function same(scenario: Scenario): Promise<Outcome> {
   // (AG-UI 1.1, basic/versioning), ours PROTOCOL_VERSION ("1.1"), theirs (1.0) "1.0". Each is
   // checked on its own; the rest of the inputs must be equal.
   expect(versionless(ours.inputs, PROTOCOL_VERSION)).toEqual(versionless(theirs.inputs, "1.0"));
+  // runAgent's newMessages are the run's new entries of agent.messages, merged metadata and all;
+  // and no message shares an object with the events it was built from.
+  for (const outcome of [theirs, ours]) {
+    expect(outcome.result.filter((r) => "newMessages" in (r as Params)).map((r) => (r as Params).newMessages)).toEqual(outcome.fresh);
+    for (const { before, after } of outcome.tampered) expect(after).toEqual(before);
+  }
   return ours;
 }
 
