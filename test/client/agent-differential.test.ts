@@ -18,7 +18,7 @@ import { Observable } from "rxjs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as ourLib from "../../src/client/index.js";
 import { parsePartialJson } from "../../src/client/partial-json.js";
-import type { AguiEventInput, JsonValue, Message } from "../../src/index.js";
+import { EVENT_TYPES, type AguiEventInput, type EventType, type JsonValue, type Message } from "../../src/index.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
 import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { clone, patchErrorless } from "./helpers.js";
@@ -374,6 +374,260 @@ describe("the documented differences", () => {
     expect(theirs.messages).toEqual([{ id: "a", role: "assistant", content: "onethree" }, { id: "added-onTextMessageContentEvent-1", role: "user", content: "added" }]);
     expect(ours.messages).toEqual([{ id: "a", role: "assistant", content: "onetwothree" }, { id: "added-onTextMessageContentEvent-1", role: "user", content: "added" }]);
   });
+});
+
+// --- event metadata (AG-UI 1.1, basic/metadata) -----------------------------------------------
+//
+// An event's metadata merges into the item it belongs to, key by key, the last write winning and
+// nothing recursed into: a key holding an object or an array is replaced whole. FIRST, SECOND and
+// THIRD in that order show both: `n` written three times, `tags` and `nested` replaced whole.
+
+const FIRST = { source: "model", n: 1, tags: ["draft", "en"], nested: { x: 1, deep: { y: 2 } } };
+const SECOND = { n: 2, tags: [], nested: { z: 3 } };
+const THIRD = { n: 3, extra: null, list: [{ k: 1 }] };
+const FIRST_SECOND = { source: "model", n: 2, tags: [], nested: { z: 3 } };
+const ALL = { source: "model", n: 3, tags: [], nested: { z: 3 }, extra: null, list: [{ k: 1 }] };
+/** A message that was there before the run, with metadata of its own. */
+const OLD: Message = { id: "old", role: "assistant", content: "before", metadata: { kept: true, n: 0, nested: { q: 1 } } } as Message;
+const OLD_CALLS: Message = { id: "old-a", role: "assistant", toolCalls: [{ id: "t0", type: "function", function: { name: "f", arguments: "{}" } }] } as Message;
+
+/** A metadata scenario: the run's events, and what the spec says each item's metadata ends as (`undefined`: none). */
+interface MetadataCase {
+  /** The run's events, between RUN_STARTED and RUN_FINISHED unless `whole`. */
+  events: AguiEventInput[];
+  /** The events are the whole run (for the RUN_* cases). */
+  whole?: boolean;
+  initialMessages?: Message[];
+  /** Message id (or `call:<toolCallId>` for a tool call) → its metadata after the run. */
+  expected: Record<string, unknown>;
+}
+
+const m = <T extends object>(event: T, metadata?: object): AguiEventInput => (metadata === undefined ? event : { ...event, metadata }) as unknown as AguiEventInput;
+const start = (id: string, metadata?: object) => m({ type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" }, metadata);
+const content = (id: string, delta: string, metadata?: object) => m({ type: "TEXT_MESSAGE_CONTENT", messageId: id, delta }, metadata);
+const end = (id: string, metadata?: object) => m({ type: "TEXT_MESSAGE_END", messageId: id }, metadata);
+const callStart = (id: string, parent?: string, metadata?: object) => m({ type: "TOOL_CALL_START", toolCallId: id, toolCallName: "search", ...(parent ? { parentMessageId: parent } : {}) }, metadata);
+const args = (id: string, delta: string, metadata?: object) => m({ type: "TOOL_CALL_ARGS", toolCallId: id, delta }, metadata);
+const callEnd = (id: string, metadata?: object) => m({ type: "TOOL_CALL_END", toolCallId: id }, metadata);
+const rStart = (id: string, metadata?: object) => m({ type: "REASONING_MESSAGE_START", messageId: id, role: "reasoning" }, metadata);
+const rContent = (id: string, delta: string, metadata?: object) => m({ type: "REASONING_MESSAGE_CONTENT", messageId: id, delta }, metadata);
+const rEnd = (id: string, metadata?: object) => m({ type: "REASONING_MESSAGE_END", messageId: id }, metadata);
+/** A text message with no metadata of its own, for the events that must not merge into it. */
+const plain = (id: string) => [start(id), content(id, "text"), end(id)];
+
+const METADATA_CASES: Record<EventType, MetadataCase> = {
+  TEXT_MESSAGE_START: {
+    // "old" existed before the run: it is appended to and its metadata merged, in agent.messages only.
+    initialMessages: [OLD],
+    events: [start("m1", FIRST), content("m1", "hi"), end("m1"), start("old", SECOND), content("old", " after"), end("old")],
+    expected: { m1: FIRST, old: { kept: true, n: 2, nested: { z: 3 }, tags: [] } },
+  },
+  TEXT_MESSAGE_CONTENT: {
+    initialMessages: [OLD],
+    events: [start("m1"), content("m1", "a", FIRST), content("m1", "b", SECOND), content("m1", "c", THIRD), end("m1"), start("old"), content("old", "+", THIRD), end("old")],
+    expected: { m1: ALL, old: { kept: true, n: 3, nested: { q: 1 }, extra: null, list: [{ k: 1 }] } },
+  },
+  TEXT_MESSAGE_END: {
+    events: [start("m1", FIRST), content("m1", "hi"), end("m1", SECOND), start("m2"), end("m2", THIRD)],
+    expected: { m1: FIRST_SECOND, m2: THIRD },
+  },
+  TOOL_CALL_START: {
+    // The tool call takes the metadata, not the assistant message holding it (new, named or old).
+    initialMessages: [OLD_CALLS],
+    events: [
+      start("p1", { p: 1 }), end("p1"),
+      callStart("t1", "p1", FIRST), args("t1", "{}"), callEnd("t1"),
+      callStart("t2", undefined, SECOND), callEnd("t2"),
+      callStart("t3", "old-a", THIRD), callEnd("t3"),
+      callStart("t4", "named", FIRST), callEnd("t4"),
+    ],
+    expected: { p1: { p: 1 }, "call:t1": FIRST, t2: undefined, "call:t2": SECOND, "old-a": undefined, "call:t3": THIRD, named: undefined, "call:t4": FIRST },
+  },
+  TOOL_CALL_ARGS: {
+    events: [start("p1"), end("p1"), callStart("t1", "p1"), args("t1", '{"q":', FIRST), args("t1", "1", SECOND), args("t1", "}", THIRD), callEnd("t1")],
+    expected: { p1: undefined, "call:t1": ALL },
+  },
+  TOOL_CALL_END: {
+    initialMessages: [OLD_CALLS],
+    events: [callStart("t1", undefined, FIRST), args("t1", "{}"), callEnd("t1", SECOND)],
+    expected: { t1: undefined, "call:t1": FIRST_SECOND, "call:t0": undefined },
+  },
+  TOOL_CALL_RESULT: {
+    // Each result's tool message takes it; the tool call it answers does not (t0 was called before the run).
+    initialMessages: [OLD_CALLS],
+    events: [
+      callStart("t1", undefined, FIRST), callEnd("t1"),
+      m({ type: "TOOL_CALL_RESULT", messageId: "r1", toolCallId: "t1", content: "sunny" }, SECOND),
+      m({ type: "TOOL_CALL_RESULT", messageId: "r0", toolCallId: "t0", content: "late", role: "tool" }, THIRD),
+    ],
+    expected: { "call:t1": FIRST, r1: SECOND, "call:t0": undefined, r0: THIRD, "old-a": undefined },
+  },
+  STATE_SNAPSHOT: { events: [...plain("m1"), m({ type: "STATE_SNAPSHOT", snapshot: { a: 1 } }, FIRST)], expected: { m1: undefined } },
+  STATE_DELTA: {
+    events: [...plain("m1"), m({ type: "STATE_DELTA", delta: [{ op: "add", path: "/a", value: 1 }] }, FIRST), m({ type: "STATE_DELTA", delta: [{ op: "remove", path: "/gone" }] }, SECOND)],
+    expected: { m1: undefined },
+  },
+  MESSAGES_SNAPSHOT: {
+    // The snapshot's messages carry their own metadata, which replaces what the messages had.
+    events: [
+      start("m1", FIRST), content("m1", "streamed"), end("m1"),
+      m({ type: "MESSAGES_SNAPSHOT", messages: [{ id: "m1", role: "assistant", content: "snap", metadata: { own: 1 } }, { id: "u1", role: "user", content: "q", metadata: { own: 2, nested: { a: [1] } } }, { id: "u2", role: "user", content: "bare" }] }, SECOND),
+    ],
+    expected: { m1: { own: 1 }, u1: { own: 2, nested: { a: [1] } }, u2: undefined },
+  },
+  RAW: { events: [...plain("m1"), m({ type: "RAW", event: { vendor: true }, source: "m1" }, FIRST)], expected: { m1: undefined } },
+  CUSTOM: { events: [...plain("m1"), m({ type: "CUSTOM", name: "m1", value: { k: 1 } }, FIRST)], expected: { m1: undefined } },
+  RUN_STARTED: {
+    whole: true,
+    initialMessages: [OLD],
+    events: [m({ type: "RUN_STARTED", threadId: "thread", runId: "run-0" }, FIRST), ...plain("m1"), RF()],
+    expected: { old: OLD.metadata, m1: undefined },
+  },
+  RUN_FINISHED: { whole: true, events: [RS(), ...plain("m1"), m({ type: "RUN_FINISHED", threadId: "thread", runId: "run-0", result: { ok: 1 } }, FIRST)], expected: { m1: undefined } },
+  RUN_ERROR: { whole: true, events: [RS(), ...plain("m1"), m({ type: "RUN_ERROR", message: "failed", code: "x" }, FIRST)], expected: { m1: undefined } },
+  STEP_STARTED: { events: [m({ type: "STEP_STARTED", stepName: "s" }, FIRST), ...plain("m1"), { type: "STEP_FINISHED", stepName: "s" }], expected: { m1: undefined } },
+  STEP_FINISHED: { events: [{ type: "STEP_STARTED", stepName: "s" }, ...plain("m1"), m({ type: "STEP_FINISHED", stepName: "s" }, FIRST)], expected: { m1: undefined } },
+  SUBAGENT_STARTED: {
+    // Neither the parent message nor the subagent's own messages take the SUBAGENT_* metadata.
+    events: [
+      ...plain("p1"),
+      m({ type: "SUBAGENT_STARTED", subagentRunId: "sub", name: "helper", parentMessageId: "p1" }, FIRST),
+      m({ type: "TEXT_MESSAGE_START", messageId: "s1", role: "assistant", subagentRunId: "sub" }, SECOND),
+      { type: "TEXT_MESSAGE_END", messageId: "s1", subagentRunId: "sub" },
+      { type: "SUBAGENT_FINISHED", subagentRunId: "sub" },
+    ],
+    expected: { p1: undefined, s1: SECOND },
+  },
+  SUBAGENT_FINISHED: {
+    events: [
+      { type: "SUBAGENT_STARTED", subagentRunId: "sub", name: "helper", parentMessageId: "p0" },
+      { type: "TEXT_MESSAGE_START", messageId: "s1", role: "assistant", subagentRunId: "sub" },
+      { type: "TEXT_MESSAGE_END", messageId: "s1", subagentRunId: "sub" },
+      m({ type: "SUBAGENT_FINISHED", subagentRunId: "sub", result: { done: true } }, FIRST),
+    ],
+    expected: { s1: undefined },
+  },
+  SUBAGENT_ERROR: {
+    events: [
+      { type: "SUBAGENT_STARTED", subagentRunId: "sub", name: "helper" },
+      { type: "TEXT_MESSAGE_START", messageId: "s1", role: "assistant", subagentRunId: "sub" },
+      { type: "TEXT_MESSAGE_END", messageId: "s1", subagentRunId: "sub" },
+      m({ type: "SUBAGENT_ERROR", subagentRunId: "sub", message: "timed out" }, FIRST),
+    ],
+    expected: { s1: undefined },
+  },
+  TEXT_MESSAGE_CHUNK: {
+    // The first chunk's metadata reaches the message through both the START and CONTENT it becomes;
+    // a chunk with metadata and no delta still reaches it.
+    events: [
+      m({ type: "TEXT_MESSAGE_CHUNK", messageId: "c1", role: "assistant", delta: "one " }, FIRST),
+      m({ type: "TEXT_MESSAGE_CHUNK", delta: "two" }, SECOND),
+      m({ type: "TEXT_MESSAGE_CHUNK" }, THIRD),
+      m({ type: "TEXT_MESSAGE_CHUNK", messageId: "c2", role: "assistant" }, FIRST),
+      m({ type: "TEXT_MESSAGE_CHUNK", messageId: "c2" }, SECOND),
+    ],
+    expected: { c1: ALL, c2: FIRST_SECOND },
+  },
+  TOOL_CALL_CHUNK: {
+    events: [
+      ...plain("p1"),
+      m({ type: "TOOL_CALL_CHUNK", toolCallId: "tc", toolCallName: "f", parentMessageId: "p1", delta: '{"a"' }, FIRST),
+      m({ type: "TOOL_CALL_CHUNK", delta: ":1}" }, SECOND),
+      m({ type: "TOOL_CALL_CHUNK" }, THIRD),
+      m({ type: "TOOL_CALL_CHUNK", toolCallId: "td", toolCallName: "g" }, SECOND),
+    ],
+    expected: { p1: undefined, "call:tc": ALL, td: undefined, "call:td": SECOND },
+  },
+  ACTIVITY_SNAPSHOT: {
+    // Metadata survives a replacing snapshot; a snapshot over a message of another role starts afresh.
+    events: [
+      m({ type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { steps: [] } }, FIRST),
+      m({ type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { steps: ["b"] }, replace: true }, SECOND),
+      m({ type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { steps: ["ignored"] }, replace: false }, THIRD),
+      start("m1", { was: "text" }), end("m1"),
+      m({ type: "ACTIVITY_SNAPSHOT", messageId: "m1", activityType: "CARD", content: {} }, SECOND),
+      m({ type: "ACTIVITY_SNAPSHOT", messageId: "m1", activityType: "CARD", content: {}, replace: false }, { more: [1] }),
+    ],
+    expected: { act: ALL, m1: { n: 2, tags: [], nested: { z: 3 }, more: [1] } },
+  },
+  ACTIVITY_DELTA: {
+    // Merged before the patch is tried: metadata stays when the patch fails.
+    events: [
+      m({ type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: { steps: [] } }, FIRST),
+      m({ type: "ACTIVITY_DELTA", messageId: "act", activityType: "PLAN", patch: [{ op: "add", path: "/steps/-", value: "a" }] }, SECOND),
+      m({ type: "ACTIVITY_DELTA", messageId: "act", activityType: "PLAN", patch: [{ op: "replace", path: "/nope/x", value: 1 }] }, THIRD),
+      ...plain("m1"),
+      m({ type: "ACTIVITY_DELTA", messageId: "m1", activityType: "PLAN", patch: [] }, FIRST),
+    ],
+    expected: { act: ALL, m1: undefined },
+  },
+  REASONING_START: {
+    events: [m({ type: "REASONING_START", messageId: "rm" }, FIRST), rStart("rm"), rContent("rm", "think"), rEnd("rm"), { type: "REASONING_END", messageId: "rm" }],
+    expected: { rm: undefined },
+  },
+  REASONING_MESSAGE_START: {
+    initialMessages: [{ id: "old-r", role: "reasoning", content: "before", metadata: { kept: true, n: 0 } } as Message],
+    events: [rStart("rm", FIRST), rContent("rm", "think"), rEnd("rm"), rStart("old-r", SECOND), rContent("old-r", "+"), rEnd("old-r")],
+    expected: { rm: FIRST, "old-r": { kept: true, n: 2, tags: [], nested: { z: 3 } } },
+  },
+  REASONING_MESSAGE_CONTENT: {
+    events: [rStart("rm"), rContent("rm", "a", FIRST), rContent("rm", "b", SECOND), rContent("rm", "c", THIRD), rEnd("rm")],
+    expected: { rm: ALL },
+  },
+  REASONING_MESSAGE_END: { events: [rStart("rm", FIRST), rContent("rm", "a"), rEnd("rm", SECOND)], expected: { rm: FIRST_SECOND } },
+  REASONING_MESSAGE_CHUNK: {
+    events: [
+      m({ type: "REASONING_MESSAGE_CHUNK", messageId: "rm", delta: "th" }, FIRST),
+      m({ type: "REASONING_MESSAGE_CHUNK", delta: "ink" }, SECOND),
+      m({ type: "REASONING_MESSAGE_CHUNK" }, THIRD),
+    ],
+    expected: { rm: ALL },
+  },
+  REASONING_END: {
+    events: [{ type: "REASONING_START", messageId: "rm" }, rStart("rm"), rContent("rm", "think"), rEnd("rm"), m({ type: "REASONING_END", messageId: "rm" }, FIRST)],
+    expected: { rm: undefined },
+  },
+  REASONING_ENCRYPTED_VALUE: {
+    // The value is stored on the message or tool call; the event's metadata is not.
+    events: [
+      rStart("rm", { r: 1 }), rEnd("rm"),
+      callStart("t1", undefined, { c: 1 }), callEnd("t1"),
+      m({ type: "REASONING_ENCRYPTED_VALUE", subtype: "message", entityId: "rm", encryptedValue: "enc-m" }, FIRST),
+      m({ type: "REASONING_ENCRYPTED_VALUE", subtype: "tool-call", entityId: "t1", encryptedValue: "enc-t" }, SECOND),
+    ],
+    expected: { rm: { r: 1 }, "call:t1": { c: 1 }, t1: undefined },
+  },
+};
+
+/** The metadata of message `key`, or of tool call `call:<id>`, in `messages`; "no such item" when there is none. */
+function metadataOf(messages: unknown, key: string): unknown {
+  const list = messages as { id: string; metadata?: unknown; toolCalls?: { id: string; metadata?: unknown }[] }[];
+  const item = key.startsWith("call:")
+    ? list.flatMap((message) => message.toolCalls ?? []).find((call) => call.id === key.slice(5))
+    : list.find((message) => message.id === key);
+  return item === undefined ? "no such item" : item.metadata;
+}
+
+describe("event metadata vs @ag-ui/client 1.0: a scenario per event type", () => {
+  it("has a scenario for each of the 31 event types, each with metadata on an event of its type", () => {
+    expect(Object.keys(METADATA_CASES).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const [type, c] of Object.entries(METADATA_CASES)) {
+      expect({ type, carried: c.events.some((e) => e.type === type && (e as { metadata?: unknown }).metadata !== undefined) }).toEqual({ type, carried: true });
+    }
+  });
+
+  for (const [type, c] of Object.entries(METADATA_CASES)) {
+    it(`${type} metadata: agent.messages, newMessages and every callback agree; the items end as the spec says`, async () => {
+      const events = c.whole ? c.events : [RS(), ...c.events, RF()];
+      const ours = await same({ runs: [events], initialMessages: c.initialMessages });
+      for (const [key, metadata] of Object.entries(c.expected)) expect({ key, metadata: metadataOf(ours.messages, key) }).toEqual({ key, metadata });
+      // Messages there before the run are updated in agent.messages and are not among newMessages.
+      const before = new Set((c.initialMessages ?? []).map((message) => message.id));
+      const { newMessages } = ours.result[0] as { newMessages: Message[] };
+      expect(newMessages.length).toBeGreaterThan(0);
+      expect(newMessages).toEqual((ours.messages as Message[]).filter((message) => !before.has(message.id)));
+    });
+  }
 });
 
 // --- generated valid runs ---------------------------------------------------------------------
