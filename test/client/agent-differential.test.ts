@@ -677,6 +677,13 @@ const plan: fc.Arbitrary<Plan> = fc.array(
   { maxLength: 10 },
 ).map((steps) => steps.filter((s) => !(s.mutation === "messages" && DELTA_CALLBACKS.has(s.callback)) && !(s.mutation === "state" && ["onMessagesChanged", "onStateChanged", "onNewMessage", "onNewToolCall", "onRunFinalized"].includes(s.callback))));
 
+/** A generated run whose events carry, about one in two, one of the metadata objects above (or an empty one). */
+const runWithMetadata = generatedRun.chain((events) =>
+  fc
+    .tuple(...events.map(() => fc.option(fc.constantFrom<object>(FIRST, SECOND, THIRD, {}), { freq: 2 })))
+    .map((metadata) => events.map((event, i) => m(event, metadata[i] ?? undefined))),
+);
+
 describe("runAgent vs @ag-ui/client 1.0 (generated runs)", () => {
   it("agrees on every callback, the result, messages and state on 150 generated runs with mutating subscribers", async () => {
     let callbacks = 0;
@@ -692,5 +699,18 @@ describe("runAgent vs @ag-ui/client 1.0 (generated runs)", () => {
     expect(callbacks).toBeGreaterThan(150 * 20);
     // The plans do fire: many runs had an event stopped or messages/state replaced.
     expect(mutations).toBeGreaterThan(100);
+  });
+
+  it("agrees on 100 generated runs whose events carry metadata, with mutating subscribers", async () => {
+    let merged = 0;
+    await fc.assert(
+      fc.asyncProperty(runWithMetadata, plan, async (events, steps) => {
+        const out = await same({ runs: [events], plan: steps, initialMessages: [{ id: "m0", role: "assistant", content: "before" }], initialState: { n: 0, list: [] } });
+        merged += (out.messages as { metadata?: unknown; toolCalls?: { metadata?: unknown }[] }[]).filter((message) => message.metadata !== undefined || message.toolCalls?.some((call) => call.metadata !== undefined)).length;
+      }),
+      { numRuns: 100, seed: 1101 },
+    );
+    // Metadata did reach messages and tool calls in many runs.
+    expect(merged).toBeGreaterThan(100);
   });
 });
