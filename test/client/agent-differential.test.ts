@@ -20,8 +20,9 @@ import * as ourLib from "../../src/client/index.js";
 import { parsePartialJson } from "../../src/client/partial-json.js";
 import { EVENT_TYPES, type AguiEventInput, type EventType, type JsonValue, type Message } from "../../src/index.js";
 import { run10Trace } from "../fixtures/trace-1.0.js";
-import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
-import { clone, patchErrorless } from "./helpers.js";
+import { BINARY_MEDIA_TYPE, PROTOCOL_VERSION, SSE_MEDIA_TYPE } from "../../src/protocol/index.js";
+import { createNodeHandler } from "../../src/server/index.js";
+import { clone, listen, patchErrorless, trackServers } from "./helpers.js";
 
 type Lib = typeof theirLib | typeof ourLib;
 type Params = Record<string, unknown>;
@@ -628,6 +629,40 @@ describe("event metadata vs @ag-ui/client 1.0: a scenario per event type", () =>
       expect(newMessages).toEqual((ours.messages as Message[]).filter((message) => !before.has(message.id)));
     });
   }
+
+  const track = trackServers();
+  it("over HTTP from our server, every scenario's metadata reaches both HttpAgents alike: theirs reading SSE, ours protobuf", async () => {
+    const contentTypes = new Set<string>();
+    const handler = createNodeHandler((input) => {
+      const c = METADATA_CASES[(input.forwardedProps as { case: EventType }).case];
+      return c.whole ? c.events : [RS(), ...c.events, RF()];
+    });
+    const server = await track(listen((req, res) => {
+      const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string>) => typeof res;
+      res.writeHead = ((status: number, headers: Record<string, string>) => {
+        contentTypes.add(Object.entries(headers).find(([name]) => name.toLowerCase() === "content-type")![1].split(";")[0]!);
+        return writeHead(status, headers);
+      }) as typeof res.writeHead;
+      handler(req, res);
+    }));
+    for (const [type, c] of Object.entries(METADATA_CASES)) {
+      const outcomes = [];
+      for (const lib of [theirLib, ourLib]) {
+        const log: unknown[] = [];
+        const agent = new lib.HttpAgent({ url: server.url, threadId: "thread", initialMessages: c.initialMessages as never }) as unknown as ourLib.HttpAgent;
+        const before = new Set(agent.messages.map((message) => message.id));
+        const { newMessages } = await agent.runAgent({ runId: "run-0", forwardedProps: { case: type } }, recorder(log, "run", lib) as ourLib.AgentSubscriber);
+        expect({ type, newMessages }).toEqual({ type, newMessages: agent.messages.filter((message) => !before.has(message.id)) });
+        // RUN_STARTED's protocolVersion is the server's answer to each client's declaration, not
+        // what this test compares: left out.
+        const logged = JSON.parse(JSON.stringify(log), (key, value: unknown) => (key === "protocolVersion" ? undefined : value)) as unknown[];
+        outcomes.push({ type, log: logged, newMessages: clone(newMessages), messages: clone(agent.messages) });
+      }
+      expect(outcomes[1]).toEqual(outcomes[0]);
+      for (const [key, metadata] of Object.entries(c.expected)) expect({ type, key, metadata: metadataOf(outcomes[1]!.messages, key) }).toEqual({ type, key, metadata });
+    }
+    expect([...contentTypes].sort()).toEqual([BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE].sort());
+  });
 });
 
 // --- generated valid runs ---------------------------------------------------------------------
