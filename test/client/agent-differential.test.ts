@@ -367,6 +367,36 @@ describe("runAgent vs @ag-ui/client 1.0 (hand-written scenarios)", () => {
   });
 });
 
+describe("event metadata and subscribers", () => {
+  it("an event a subscriber stops merges no metadata; a stopped END still announces its message", async () => {
+    const out = await same({
+      plan: [
+        { callback: "onTextMessageEndEvent", nth: 0, mutation: "stop" },
+        { callback: "onToolCallArgsEvent", nth: 0, mutation: "stop" },
+        { callback: "onActivityDeltaEvent", nth: 0, mutation: "stop" },
+        { callback: "onEvent", nth: 1, mutation: "stop" },
+      ],
+      runs: [[
+        RS(),
+        m({ type: "TEXT_MESSAGE_START", messageId: "a", role: "assistant" }, { stopped: "by onEvent" }),
+        m({ type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" }, FIRST),
+        m({ type: "TEXT_MESSAGE_END", messageId: "m1" }, SECOND),
+        m({ type: "TOOL_CALL_START", toolCallId: "t1", toolCallName: "f", parentMessageId: "m1" }, FIRST),
+        m({ type: "TOOL_CALL_ARGS", toolCallId: "t1", delta: "{}" }, SECOND),
+        m({ type: "TOOL_CALL_END", toolCallId: "t1" }, THIRD),
+        m({ type: "ACTIVITY_SNAPSHOT", messageId: "act", activityType: "PLAN", content: {} }, FIRST),
+        m({ type: "ACTIVITY_DELTA", messageId: "act", activityType: "PLAN", patch: [] }, SECOND),
+        RF(),
+      ]],
+    });
+    expect(out.messages).toEqual([
+      { id: "m1", role: "assistant", content: "", metadata: FIRST, toolCalls: [{ id: "t1", type: "function", function: { name: "f", arguments: "" }, metadata: { ...FIRST, n: 3, extra: null, list: [{ k: 1 }] } }] },
+      { id: "act", role: "activity", activityType: "PLAN", content: {}, metadata: FIRST },
+    ]);
+    expect(out.log.filter((e) => (e as unknown[])[1] === "onNewMessage").map((e) => ((e as Params[])[2]!.message as Params).id)).toContain("m1");
+  });
+});
+
 describe("the documented differences", () => {
   it("a messages mutation from a delta's own callback: ours applies that delta to the new list, theirs loses it", async () => {
     const scenario: Scenario = { plan: [{ callback: "onTextMessageContentEvent", nth: 1, mutation: "messages" }], runs: [[RS(), ...text("a", "one", "two", "three"), RF()]] };
@@ -479,10 +509,18 @@ const METADATA_CASES: Record<EventType, MetadataCase> = {
   RAW: { events: [...plain("m1"), m({ type: "RAW", event: { vendor: true }, source: "m1" }, FIRST)], expected: { m1: undefined } },
   CUSTOM: { events: [...plain("m1"), m({ type: "CUSTOM", name: "m1", value: { k: 1 } }, FIRST)], expected: { m1: undefined } },
   RUN_STARTED: {
+    // The messages of its input carry their own metadata; the event's goes nowhere.
     whole: true,
     initialMessages: [OLD],
-    events: [m({ type: "RUN_STARTED", threadId: "thread", runId: "run-0" }, FIRST), ...plain("m1"), RF()],
-    expected: { old: OLD.metadata, m1: undefined },
+    events: [
+      m({
+        type: "RUN_STARTED", threadId: "thread", runId: "run-0",
+        input: { threadId: "thread", runId: "run-0", state: {}, tools: [], context: [], forwardedProps: {}, messages: [{ id: "in1", role: "user", content: "q", metadata: { own: true, list: [1] } }, { id: "old", role: "assistant", content: "other", metadata: { ignored: true } }] },
+      }, FIRST),
+      ...plain("m1"),
+      RF(),
+    ],
+    expected: { old: OLD.metadata, in1: { own: true, list: [1] }, m1: undefined },
   },
   RUN_FINISHED: { whole: true, events: [RS(), ...plain("m1"), m({ type: "RUN_FINISHED", threadId: "thread", runId: "run-0", result: { ok: 1 } }, FIRST)], expected: { m1: undefined } },
   RUN_ERROR: { whole: true, events: [RS(), ...plain("m1"), m({ type: "RUN_ERROR", message: "failed", code: "x" }, FIRST)], expected: { m1: undefined } },
