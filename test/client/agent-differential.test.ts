@@ -3,8 +3,11 @@
  * an agent of theirs and one of ours, each with the same subscribers. Every subscriber callback is
  * recorded with its arguments (the event, messages, state, buffers, outcome, result...), copied
  * when called; the two sequences must be equal, and so must `runAgent`'s result, the agent's
- * messages, state and pending interrupts, and the warnings logged. Hand-written scenarios and
- * fast-check generated valid 1.0 runs, with subscribers that return mutations and stop events.
+ * messages, state and pending interrupts, and the warnings logged. For each client, `newMessages`
+ * must be the entries of `agent.messages` the run added, and no message may share an object with
+ * the events it came from. Hand-written scenarios, one per event type with `metadata` (AG-UI 1.1,
+ * basic/metadata; also over HTTP), and fast-check generated valid runs, some carrying metadata,
+ * with subscribers that return mutations and stop events.
  *
  * Known, documented differences are kept out of the comparison and asserted on their own:
  * `partialToolCallArgs` (theirs passes `{}` in Node, where its partial-JSON parser fails to load,
@@ -471,8 +474,10 @@ const METADATA_CASES: Record<EventType, MetadataCase> = {
       callStart("t2", undefined, SECOND), callEnd("t2"),
       callStart("t3", "old-a", THIRD), callEnd("t3"),
       callStart("t4", "named", FIRST), callEnd("t4"),
+      // t0 was called before the run: restarted (and renamed, with a warning), it takes the metadata.
+      callStart("t0", "old-a", { again: true, n: 9 }), args("t0", " ", { n: 10 }), callEnd("t0"),
     ],
-    expected: { p1: { p: 1 }, "call:t1": FIRST, t2: undefined, "call:t2": SECOND, "old-a": undefined, "call:t3": THIRD, named: undefined, "call:t4": FIRST },
+    expected: { p1: { p: 1 }, "call:t1": FIRST, t2: undefined, "call:t2": SECOND, "old-a": undefined, "call:t3": THIRD, named: undefined, "call:t4": FIRST, "call:t0": { again: true, n: 10 } },
   },
   TOOL_CALL_ARGS: {
     events: [start("p1"), end("p1"), callStart("t1", "p1"), args("t1", '{"q":', FIRST), args("t1", "1", SECOND), args("t1", "}", THIRD), callEnd("t1")],
