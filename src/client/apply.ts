@@ -304,7 +304,8 @@ export class EventApplier<A extends ApplyTarget> {
   #after(event: AguiEvent, typed: FoldedMutation, newMessage: Message | undefined, newToolCall: ToolCall | undefined, always: boolean): Maybe {
     const stopped = typed.stopPropagation === true;
     if (event.type === "RUN_STARTED" && stopped) this.#run.resetRun(); // theirs starts a new tally either way
-    if (!stopped) newMessage ??= this.#reduce(event).newMessage;
+    // Reduced even when an END event named its message already: the reducer merges its metadata.
+    if (!stopped) newMessage = this.#reduce(event).newMessage ?? newMessage;
     const told = newMessage !== undefined && (always || !stopped) ? this.#notify("onNewMessage", { message: newMessage }) : undefined;
     if (newToolCall === undefined) return told;
     const extra = { toolCall: newToolCall };
