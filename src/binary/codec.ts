@@ -94,24 +94,36 @@ export function decodeEvent(bytes: Uint8Array, start = 0, end = bytes.length): A
   }
 }
 
+/** A decoded event's tolerant judge: `enforceEvent` with a stream's warning handler. */
+export type TolerantJudge = (event: unknown) => AguiEvent | undefined;
+
+/**
+ * The tolerant judge that tells `warn` what it removed: made once a stream, as the judge of each
+ * event of it, so that decoding allocates nothing more for an event.
+ *
+ * @throws Never itself; the judge throws what `enforceEvent` throws.
+ */
+export function tolerantJudge(warn: WarningHandler): TolerantJudge {
+  return (event) => enforceEvent(event, warn);
+}
+
 /**
  * Decodes one `Event` message as AG-UI 1.1's processing model has a consumer do: as
  * {@link decodeEvent}, except that a member of a kind this schema lacks (a content part's or a
- * source's unknown arm, an unknown patch operation or outcome) is stripped where it sits and told
- * to `warn`, as over SSE (src/protocol/enforce.ts); returns undefined when the event itself goes.
+ * source's unknown arm, an unknown patch operation or outcome) is stripped where it sits by `judge`
+ * (see {@link tolerantJudge}), as over SSE; returns undefined when the event itself goes.
  *
  * @throws As {@link decodeEvent}: `malformed_frame`, `unknown_event_type` (for the caller to drop),
  *   `invalid_event` for a malformed known value.
- * @throws What `warn` throws.
+ * @throws What the judge's warning handler throws.
  */
-export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, warn: WarningHandler): AguiEvent | undefined {
+export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, judge: TolerantJudge): AguiEvent | undefined {
   const r = reader;
   r.reset(bytes, start, end);
   r.tolerant = true;
   try {
     const event = readEvent(r, end);
     if (r.invalid > 0) rejectEvent(event, r.omitted);
-    const judge = (v: unknown) => enforceEvent(v, warn);
     return r.strippable > 0 ? judge(event) : acceptDecoded(event, judge);
   } finally {
     r.tolerant = false;

@@ -6,7 +6,7 @@
 import { AguiWireError, concatBytes, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { dropUnknown, handlerOf, type UnknownEventHandler, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
-import { decodeEvent, decodeEventTolerantly } from "./codec.js";
+import { decodeEvent, decodeEventTolerantly, tolerantJudge, type TolerantJudge } from "./codec.js";
 import { Reader } from "../wire/index.js";
 
 /** Default bound on one frame's announced length: 16 MiB. */
@@ -86,6 +86,9 @@ export class FrameDecoder {
     this.onWarning = options.onWarning;
     this.strict = options.strict === true;
   }
+
+  /** The stream's tolerant judge of each event, made at the first. */
+  private judge: TolerantJudge | undefined;
 
   /** The stream's warning handler, made when first needed (the default one warns once a stream). */
   private warning(): WarningHandler {
@@ -206,7 +209,7 @@ export class FrameDecoder {
     try {
       if (this.strict) out.push(decodeEvent(bytes, start, end));
       else {
-        const event = decodeEventTolerantly(bytes, start, end, this.warning());
+        const event = decodeEventTolerantly(bytes, start, end, (this.judge ??= tolerantJudge(this.warning())));
         if (event !== undefined) out.push(event);
       }
       this.frames++;
