@@ -31,7 +31,7 @@ const VERSION = /^v?(\d+)(?:\.(\d+)(?:\.(\d+))?)?(?:[-+].*)?$/;
  */
 export function downgradeLevelOf(version: unknown): DowngradeLevel {
   const [, major, minor = 0, patch = 0] = (typeof version === "string" && VERSION.exec(version)) || [];
-  if (major === undefined) throw new TypeError(`maxProtocolVersion: expected a version ("1.1", "0.0.57"), found ${typeof version === "string" ? JSON.stringify(version) : String(version)}`);
+  if (major === undefined) throw new TypeError(`maxProtocolVersion: expected a version ("1.1", "0.0.57"), found ${JSON.stringify(version)}`);
   return +major || +minor || +patch > 57 ? 0 : +patch > 39 ? 1 : 2;
 }
 

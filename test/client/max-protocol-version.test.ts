@@ -139,15 +139,17 @@ describe("the ceiling", () => {
       );
     }
     expect(() => new HttpAgent({ url: "http://127.0.0.1:9/agent", maxProtocolVersion: 57 as unknown as string })).toThrow(/expected a version .*found 57$/);
-    expect(() => new HttpAgent({ url: "http://127.0.0.1:9/agent", maxProtocolVersion: {} as unknown as string })).toThrow(/found \[object Object\]$/);
+    expect(() => new HttpAgent({ url: "http://127.0.0.1:9/agent", maxProtocolVersion: { v: 1 } as unknown as string })).toThrow(/found \{"v":1\}$/);
     // null is taken as absent, as the other options take it.
     expect(new HttpAgent({ url: "http://127.0.0.1:9/agent", maxProtocolVersion: null as unknown as string }).maxProtocolVersion).toBe(PROTOCOL_VERSION);
+    // A getter that reads a field of its own finds it unset: the constructor reads the ceiling first.
     class Broken extends HttpAgent {
+      readonly ceiling = "0.0.57";
       override get maxProtocolVersion(): string {
-        return "soon";
+        return this.ceiling;
       }
     }
-    expect(() => new Broken({ url: "http://127.0.0.1:9/agent" })).toThrow(TypeError);
+    expect(() => new Broken({ url: "http://127.0.0.1:9/agent" })).toThrow(new TypeError(`maxProtocolVersion: expected a version ("1.1", "0.0.57"), found undefined`));
   });
 
   it("is the option, else a subclass's getter override, else agui-wire's protocol version; a clone keeps it", async () => {
