@@ -302,8 +302,9 @@ export class HttpAgent extends AbstractAgent {
 
   /**
    * POSTs `input` and yields the answer's validated events, without checking their order (that
-   * is {@link runAgent}'s job), nor downgrading them or `input` for `maxProtocolVersion` (also
-   * `runAgent`, `events` and `connectAgent` do). Lets an `HttpAgent` be served by `agui-wire/server` as a proxy.
+   * is {@link runAgent}'s job) or downgrading them or `input` for `maxProtocolVersion` (that is
+   * `runAgent`'s, `events`' and `connectAgent`'s). Lets an `HttpAgent` be served by
+   * `agui-wire/server` as a proxy.
    * A cut stream of a run the server names is read on (see {@link HttpAgentConfig.resume}); when
    * `signal` fires before such a run ended, the server is asked to cancel it (`DELETE`, in the
    * background; its failure is ignored).
