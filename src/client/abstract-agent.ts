@@ -6,7 +6,7 @@
  */
 import { type AgentLike, type AgentRunResult, PULL, type RunContext } from "../agent/index.js";
 import { AguiWireError, isAguiWireError, observableIterable } from "../util/index.js";
-import { PROTOCOL_VERSION } from "../protocol/index.js";
+import { downgradeEvent, downgradeInput, type DowngradeLevel, downgradeLevelOf, PROTOCOL_VERSION, type WarningHandler, warnOnce, warningHandlerOf } from "../protocol/index.js";
 import { DETACHED } from "./errors.js";
 import type { AguiEvent, Interrupt, Message, RunAgentInput } from "../model/index.js";
 import { EventApplier } from "./apply.js";
@@ -48,6 +48,18 @@ export interface AgentConfig {
   initialState?: State;
   /** Accepted for `@ag-ui/client` compatibility and ignored: agui-wire has no debug logger. */
   debug?: unknown;
+  /**
+   * The newest protocol the agent speaks, for an agent built on an older AG-UI: a protocol version
+   * ("1.1") or an `@ag-ui/client` package version ("0.0.57"); default {@link PROTOCOL_VERSION}.
+   * See {@link AbstractAgent.maxProtocolVersion} for what an older one changes.
+   */
+  maxProtocolVersion?: string;
+  /**
+   * Told of what a run met that its user should know of, as data (`{ kind, type?, path?, message
+   * }`), such as what a downgrade for `maxProtocolVersion` dropped. Default: one `console.warn`
+   * per kind and type for each run. An error it throws ends the run. See {@link WarningHandler}.
+   */
+  onWarning?: WarningHandler;
 }
 
 /** What `runAgent` and `connectAgent` resolve to. */
@@ -62,6 +74,9 @@ export interface RunAgentResult {
 /** What an agent keeps out of sight: its middleware, its open runs and the run `runAgent` drives. */
 interface Internals {
   middlewares: Middleware[];
+  /** The `maxProtocolVersion` option, and the downgrade the ceiling resolved at construction calls for. */
+  given?: string;
+  level?: DowngradeLevel;
   runs: Set<RunStream>;
   active?: { detach: () => void; done: Promise<void> };
 }
@@ -123,11 +138,14 @@ export abstract class AbstractAgent implements AgentLike {
    * must answer each in its `resume` or is refused. Emptied by a run that finishes otherwise.
    */
   pendingInterrupts: Interrupt[] = [];
+  /** Told of each run's warnings; `undefined`: one `console.warn` per kind and type for each run. */
+  readonly onWarning: WarningHandler | undefined;
 
   /**
-   * @param config - `agentId`, `description`, `threadId` (a new UUID when absent), and the initial
-   *   messages and state (copied).
-   * @throws Never.
+   * @param config - `agentId`, `description`, `threadId` (a new UUID when absent), the initial
+   *   messages and state (copied), `maxProtocolVersion`, `onWarning`.
+   * @throws {TypeError} When `onWarning` is not a function, or {@link maxProtocolVersion} (a
+   *   subclass's getter, else the option) is not a version.
    */
   constructor(config: AgentConfig = {}) {
     this.agentId = config.agentId;
@@ -135,6 +153,30 @@ export abstract class AbstractAgent implements AgentLike {
     this.threadId = config.threadId ?? randomId();
     this.messages = structuredClone(config.initialMessages ?? []);
     this.state = structuredClone(config.initialState ?? {});
+    this.onWarning = config.onWarning === undefined ? undefined : warningHandlerOf(config.onWarning);
+    const me = internalsOf(this);
+    me.given = config.maxProtocolVersion;
+    // Read once, here: a subclass's getter sees none of the subclass's own fields yet.
+    me.level = downgradeLevelOf(this.maxProtocolVersion);
+  }
+
+  /**
+   * The newest protocol the agent (the peer) speaks, as `@ag-ui/client` 1.0's ceiling: the
+   * `maxProtocolVersion` option, else {@link PROTOCOL_VERSION}. A subclass may override the getter
+   * (returning a literal: it is read once, in the constructor). Protocol versions ("1.0", "1.1")
+   * and package versions 0.0.58 or later are current. Older ones downgrade each run, on every path
+   * (`runAgent`, `connectAgent`, `events`), next to the compatibility boundary, before middleware:
+   * - 0.0.57 or older: the input has no `protocolVersion` and its messages no `subagentRunId`;
+   *   SUBAGENT_STARTED, SUBAGENT_FINISHED and SUBAGENT_ERROR are dropped with a warning, and
+   *   `subagentRunId` is stripped from the other events (and their messages and interrupts);
+   * - 0.0.45 or older: THINKING_* events become REASONING_*, as they always do here;
+   * - 0.0.39 or older: the input has no `parentRunId`, and each message's content parts are
+   *   flattened to their text, with a warning when non-text parts are dropped.
+   *
+   * @throws Never itself; see the constructor.
+   */
+  get maxProtocolVersion(): string {
+    return internalsOf(this).given ?? PROTOCOL_VERSION;
   }
 
   /**
@@ -220,7 +262,7 @@ export abstract class AbstractAgent implements AgentLike {
    */
   connectAgent(parameters?: RunAgentParameters, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
     const connect = (input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> =>
-      localRunEvents({ run: (i, context) => this.connect(i, context) }, input, signal);
+      toPeer(this, (i) => localRunEvents({ run: (mi, context) => this.connect(mi, context) }, i, signal), input);
     // Refused up front, before any callback: there is nothing to run.
     if (this.connect === AbstractAgent.prototype.connect) {
       return Promise.reject(new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect()`));
@@ -278,7 +320,8 @@ export abstract class AbstractAgent implements AgentLike {
     copy.state = structuredClone(this.state);
     copy.subscribers = [...this.subscribers];
     copy.pendingInterrupts = structuredClone(this.pendingInterrupts);
-    internals.set(copy, { middlewares: [...internalsOf(this).middlewares], runs: new Set() });
+    const { middlewares, given, level } = internalsOf(this);
+    internals.set(copy, { middlewares: [...middlewares], runs: new Set(), given, level });
     return copy;
   }
 
@@ -316,7 +359,8 @@ export abstract class AbstractAgent implements AgentLike {
 
   /**
    * The complete input of a run, as `@ag-ui/client` 1.0 builds it: `threadId`; `runId` (a new UUID
-   * when absent); `protocolVersion` "1.1" (agui-wire's); copies of `tools`, `context` (default `[]`),
+   * when absent); `protocolVersion` "1.1" (agui-wire's; left out of what is sent to an agent whose
+   * {@link maxProtocolVersion} is older); copies of `tools`, `context` (default `[]`),
    * `forwardedProps` (default `{}`), the state and the messages (activity messages, which are the
    * front end's own, left out); `resume` when given. Not validated here. Override it to shape the
    * input.
@@ -367,7 +411,7 @@ function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal):
     },
   });
   // openRun is protected for subclasses to override; this module is the class's own.
-  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => (agent as unknown as Opening).openRun(i, signal);
+  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => (agent as unknown as Opening).openRun(di, signal), i);
   const middlewares = internalsOf(agent).middlewares;
   for (let k = middlewares.length - 1; k >= 0; k--) {
     const middleware = middlewares[k]!;
@@ -375,6 +419,25 @@ function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal):
     run = (i) => localRunEvents({ run: (mi, context) => middleware.run(mi, next, context) }, i, signal);
   }
   return run(input);
+}
+
+/**
+ * `open` given `input` as the agent's peer reads it, and its events as the app reads them: both
+ * downgraded for the agent's `maxProtocolVersion` (see downgrade.ts); `open(input)` itself when
+ * the peer is current.
+ */
+function toPeer(agent: AbstractAgent, open: (input: RunAgentInput) => AsyncIterable<AguiEvent>, input: RunAgentInput): AsyncIterable<AguiEvent> {
+  const level = internalsOf(agent).level;
+  if (!level) return open(input);
+  const warn = agent.onWarning ?? warnOnce();
+  const events = open(downgradeInput(input, level, warn));
+  // A generator, which costs an older peer's runs a few microtasks an event, and the bundle little.
+  return (async function* () {
+    for await (const event of events) {
+      const downgraded = downgradeEvent(event, level, warn);
+      if (downgraded) yield downgraded;
+    }
+  })();
 }
 
 /** A lazy, verified event stream over `open`, which `abortRun` can cancel. */

@@ -5,7 +5,7 @@
  */
 import type { RunContext } from "../agent/index.js";
 import { type AguiWireError, whenAborted } from "../util/index.js";
-import { BINARY_MEDIA_TYPE, handlerOf, SSE_MEDIA_TYPE, type UnknownEventHandler, type WarningHandler, warnOnce, warningHandlerOf } from "../protocol/index.js";
+import { BINARY_MEDIA_TYPE, handlerOf, SSE_MEDIA_TYPE, type UnknownEventHandler, type WarningHandler, warnOnce } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import { idleTimeoutOf } from "../stream/index.js";
@@ -68,9 +68,10 @@ export interface HttpAgentConfig extends AgentConfig {
    * }`): a retired event translated to its 1.0 replacement (THINKING_* to REASONING_*, from agents
    * on AG-UI packages older than 1.0); an event of an unknown type dropped, an unknown property or
    * a member of unknown kind (a content part, an outcome, a patch operation) stripped; an agent
-   * declaring a newer protocol version than agui-wire's, or one it cannot read. The run goes on in
-   * each case. Default: one `console.warn` per kind, type and path for each run. An error it
-   * throws ends the run. See {@link WarningHandler}.
+   * declaring a newer protocol version than agui-wire's, or one it cannot read; what a downgrade
+   * for `maxProtocolVersion` dropped. The run goes on in each case. Default: one `console.warn`
+   * per kind, type and path for each run. An error it throws ends the run. See
+   * {@link WarningHandler}.
    */
   onWarning?: WarningHandler;
   /**
@@ -191,8 +192,6 @@ export class HttpAgent extends AbstractAgent {
   readonly idleTimeoutMs: number;
   /** Told of each event of an unknown type that runs skip; runs fail on such events when unset. */
   readonly onUnknownEvent: UnknownEventHandler | undefined;
-  /** Told of each run's warnings; `undefined`: one `console.warn` per kind and type for each run. */
-  readonly onWarning: WarningHandler | undefined;
   /** How runs resume after a cut (defaults applied); `undefined` when `resume: false`. */
   readonly resume: ResolvedResume | undefined;
   /**
@@ -205,11 +204,11 @@ export class HttpAgent extends AbstractAgent {
 
   /**
    * @param config - `url`, and optionally `agentId`, `threadId`, `headers`, `transport`, `fetch`,
-   *   `redirect`, `idleTimeoutMs`, `onUnknownEvent`, `onWarning`, `resume`, `initialMessages`,
-   *   `initialState`.
+   *   `redirect`, `idleTimeoutMs`, `onUnknownEvent`, `onWarning`, `resume`, `maxProtocolVersion`,
+   *   `initialMessages`, `initialState`.
    * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`, `redirect` not
-   *   `same-origin`, `follow` or `error`, `onUnknownEvent` or `onWarning` not a function, or `resume` neither
-   *   `false` nor an object of numbers.
+   *   `same-origin`, `follow` or `error`, `onUnknownEvent` or `onWarning` not a function, `resume` neither
+   *   `false` nor an object of numbers, or `maxProtocolVersion` not a version.
    * @throws {RangeError} When `idleTimeoutMs` is negative or not a number, `resume.retries` not
    *   an integer 0 or more, or `resume.backoffMs` not a finite number 0 or more.
    */
@@ -221,7 +220,6 @@ export class HttpAgent extends AbstractAgent {
     this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
     this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.onUnknownEvent = handlerOf(config.onUnknownEvent);
-    this.onWarning = config.onWarning === undefined ? undefined : warningHandlerOf(config.onWarning);
     this.resume = resumeOptionsOf(config.resume);
     // Called as a plain function: a browser's fetch throws "Illegal invocation" as a method of another object.
     const given = config.fetch;
@@ -305,7 +303,9 @@ export class HttpAgent extends AbstractAgent {
 
   /**
    * POSTs `input` and yields the answer's validated events, without checking their order (that
-   * is {@link runAgent}'s job). Lets an `HttpAgent` be served by `agui-wire/server` as a proxy.
+   * is {@link runAgent}'s job) or downgrading them or `input` for `maxProtocolVersion` (that is
+   * `runAgent`'s, `events`' and `connectAgent`'s). Lets an `HttpAgent` be served by
+   * `agui-wire/server` as a proxy.
    * A cut stream of a run the server names is read on (see {@link HttpAgentConfig.resume}); when
    * `signal` fires before such a run ended, the server is asked to cancel it (`DELETE`, in the
    * background; its failure is ignored).

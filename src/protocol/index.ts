@@ -1,7 +1,7 @@
 /**
  * The AG-UI protocol above the wire formats: media types and `Accept` negotiation, the order rules a
  * run's events must follow (`verifyEvents`, `EventVerifier`), chunk expansion, how decoders
- * report an event they do not know, the compatibility boundary for retired shapes, and warnings.
+ * report an event they do not know, the compatibility boundary for retired shapes, the downgrades for an older peer, and warnings.
  *
  * @module
  */
@@ -11,6 +11,7 @@ export { negotiate } from "./negotiate.js";
 export { ProtocolViolationError } from "./protocol-violation.js";
 export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
 export { RetiredShapes } from "./retired.js";
+export { downgradeEvent, downgradeInput, type DowngradeLevel, downgradeLevelOf } from "./downgrade.js";
 export { declaringVersion, PROTOCOL_VERSION, versionWarning } from "./version.js";
 export { enforceEvent, enforceRunAgentInput } from "./enforce.js";
 export { dropUnknown, type ProtocolWarning, type ProtocolWarningKind, type WarningHandler, warnOnce, warningHandlerOf } from "./warnings.js";

@@ -20,7 +20,9 @@ export type ProtocolWarningKind =
   /** The peer declared a newer protocol version than this one speaks. */
   | "newer_version"
   /** The peer declared a protocol version this one cannot read (not `MAJOR.MINOR`). */
-  | "uninterpretable_version";
+  | "uninterpretable_version"
+  /** Something was dropped or left as it was for a peer older than the current protocol (its `maxProtocolVersion`). */
+  | "downgrade";
 
 /** One warning. */
 export interface ProtocolWarning {
