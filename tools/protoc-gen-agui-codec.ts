@@ -8,7 +8,9 @@
  *   `type` string equal to the arm's name upper-cased (`text_message_start` -> TEXT_MESSAGE_START).
  * - `flatten=<type name>`: a field of that message type (BaseEvent) is not a nested object: its
  *   fields live on the parent object, and its enum field of the union's type enum is written from
- *   the arm and checked against it when read.
+ *   the arm and checked against it when read. An error names a type that disagrees by the model's
+ *   `EVENT_TYPES` (src/model/event-type.ts), which lists the event types in the enum's order
+ *   (test/schema/model-vs-proto.test.ts holds it to that).
  * - `unions=<type name>` (once per message): each of those messages holds one oneof of message arms and is a JSON
  *   union on `type`, whose value is the arm's name as written (`image`): a content part, a part's
  *   source.
@@ -146,6 +148,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   const depth = file.name.split("/").length - 1;
   const up = "../".repeat(depth + 1);
   f.print(`import { AguiWireError, ValidationError } from "${up}util/index.js";`);
+  if (allMessages(file).some((m) => m.typeName === options.flatten)) f.print(`import { EVENT_TYPES } from "${up}model/event-type.js";`);
   f.print(`import type { JsonValue } from "${up}model/json.js";`);
   // Everything the codec calls of the wire runtime (src/wire/), through its one entry.
   const wire = ["enumName", "malformed", "readStruct", "readValue", "skipField", "type Reader", "type Writer", "writeStruct", "writeValue"];
@@ -406,7 +409,6 @@ function generateFlattened(f: GeneratedFile, m: DescMessage, options: Options): 
   const name = ident(m);
   const typeField = m.fields.find((fl) => fl.fieldKind === "enum" && fl.localName === "type");
   if (!typeField || typeField.fieldKind !== "enum") throw new Error(`protoc-gen-agui-codec: ${m.typeName} needs an enum field "type"`);
-  const typeEnum = ident(typeField.enum);
   const rest = m.fields.filter((fl) => fl !== typeField);
   f.print(`/** The ${m.typeName} fields that live on every event object. */`);
   f.print(`export interface ${name}Fields {`);
@@ -436,7 +438,9 @@ function generateFlattened(f: GeneratedFile, m: DescMessage, options: Options): 
   f.print("  }");
   f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
   f.print("  if (type !== expected) {");
-  f.print(`    const found = ${typeEnum}_NAMES[type]?.toUpperCase() ?? String(type);`);
+  // The model's names of the event types, rather than this enum's lower-cased ones upper-cased
+  // again: a browser bundle holds those already.
+  f.print("    const found = EVENT_TYPES[type] ?? String(type);");
   f.print("    throw malformed(`${v.type} event carries ${" + JSON.stringify(m.name) + "}.type ${found}, which disagrees with it`);");
   f.print("  }");
   f.print("}");
@@ -593,7 +597,7 @@ function generateCompactReader(
   if (base) {
     if (base.message!.name !== "BaseEvent" || base.number !== 1) throw new Error(`protoc-gen-agui-codec: ${m.typeName}'s base must be BaseEvent, field 1`);
     const expected = eventTypeNumber(base.message!, eventType!);
-    f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label}, (r, e) => read${ident(base.message!)}(r, e, v, ${expected}));`);
+    f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label}, read${ident(base.message!)}, ${expected});`);
   } else f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label});`);
   f.print(adapt ? `  return fromWire${name}(v);` : "  return v;");
   f.print("}");

@@ -60,13 +60,17 @@ function readOne(r: Reader, spec: FieldSpec): unknown {
   }
 }
 
+/** Reads an event's flattened BaseEvent (ending at `end`) onto `v`, checking that its type is `expected`. */
+export type BaseReader<T> = (r: Reader, end: number, v: T, expected: number) => void;
+
 /**
  * Reads the fields of a message ending at `end` into `v` (already holding its defaults) by the
  * table `fields`, skipping unknown fields. Field 1 is the event's flattened BaseEvent when
- * `base` is given: `base(r, end)` reads it onto `v` and checks its type.
+ * `base` is given: `base(r, end, v, expected)` reads it onto `v` and checks its type.
  *
  * @param known - Bit mask of the message's field numbers, for the wrong-wire-type check.
  * @param label - What errors call the message.
+ * @param expected - The number of the event's type, for `base` to check.
  * @throws {AguiWireError} `malformed_frame` on any wire-level fault, a missing BaseEvent, or an
  *   error of a nested reader.
  */
@@ -77,14 +81,15 @@ export function readFields<T extends object>(
   fields: readonly FieldSpec[],
   known: number,
   label: string,
-  base?: (r: Reader, end: number) => void,
+  base?: BaseReader<T>,
+  expected = 0,
 ): T {
   const o = v as Record<string, unknown>;
   let hasBase = false;
   while (r.pos < end) {
     const tag = r.tag();
     if (tag === 0x0a && base) {
-      base(r, r.delimited());
+      base(r, r.delimited(), v, expected);
       hasBase = true;
       continue;
     }

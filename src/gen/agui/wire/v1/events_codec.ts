@@ -11,6 +11,7 @@
 /* eslint-disable */
 
 import { AguiWireError, ValidationError } from "../../../../util/index.js";
+import { EVENT_TYPES } from "../../../../model/event-type.js";
 import type { JsonValue } from "../../../../model/json.js";
 import { readContentPart, readInterrupt, readJsonPatchOperation, readMessage, readRunAgentInput, type ContentPartFields, type InterruptFields, type JsonPatchOperationFields, type MessageFields, type RunAgentInputFields, writeContentPart, writeInterrupt, writeJsonPatchOperation, writeMessage, writeRunAgentInput } from "./messages_codec.js";
 import { BOOL, checkContentPart, checkInterrupt, checkJsonPatchOperation, checkMessage, checkTokenUsage, enumName, type FieldSpec, fromWireRunErrorEvent, fromWireRunFinishedEvent, fromWireSubagentFinishedEvent, fromWireToolCallResultEvent, INT64, LIST, malformed, MESSAGE, type Reader, readFields, readStruct, readValue, skipField, STRING, STRINGS, STRUCT, toWireRunErrorEvent, toWireRunFinishedEvent, toWireSubagentFinishedEvent, toWireToolCallResultEvent, VALUE, type Writer, writeStruct, writeValue } from "../../../../wire/index.js";
@@ -57,7 +58,7 @@ export function readBaseEvent(r: Reader, end: number, v: BaseEventFields, expect
   }
   r.checkEnd(end, "agui.wire.v1.BaseEvent");
   if (type !== expected) {
-    const found = EventType_NAMES[type]?.toUpperCase() ?? String(type);
+    const found = EVENT_TYPES[type] ?? String(type);
     throw malformed(`${v.type} event carries ${"BaseEvent"}.type ${found}, which disagrees with it`);
   }
 }
@@ -416,7 +417,7 @@ const FIELDS_RawEvent: readonly FieldSpec[] = [[0x12, "event", VALUE], [0x1a, "s
 /** Reads a agui.wire.v1.RawEvent whose fields end at `end`, by its table of fields. */
 export function readRawEvent(r: Reader, end: number): RawEventFields {
   const v: RawEventFields = { type: "RAW" };
-  readFields(r, end, v, FIELDS_RawEvent, 0x1e, v.type, (r, e) => readBaseEvent(r, e, v, 9));
+  readFields(r, end, v, FIELDS_RawEvent, 0x1e, v.type, readBaseEvent, 9);
   return v;
 }
 
@@ -444,7 +445,7 @@ const FIELDS_CustomEvent: readonly FieldSpec[] = [[0x12, "name", STRING], [0x1a,
 /** Reads a agui.wire.v1.CustomEvent whose fields end at `end`, by its table of fields. */
 export function readCustomEvent(r: Reader, end: number): CustomEventFields {
   const v: CustomEventFields = { type: "CUSTOM", name: "" };
-  readFields(r, end, v, FIELDS_CustomEvent, 0x1e, v.type, (r, e) => readBaseEvent(r, e, v, 10));
+  readFields(r, end, v, FIELDS_CustomEvent, 0x1e, v.type, readBaseEvent, 10);
   return v;
 }
 
@@ -476,7 +477,7 @@ const FIELDS_RunStartedEvent: readonly FieldSpec[] = [[0x12, "threadId", STRING]
 /** Reads a agui.wire.v1.RunStartedEvent whose fields end at `end`, by its table of fields. */
 export function readRunStartedEvent(r: Reader, end: number): RunStartedEventFields {
   const v: RunStartedEventFields = { type: "RUN_STARTED", threadId: "", runId: "" };
-  readFields(r, end, v, FIELDS_RunStartedEvent, 0x7e, v.type, (r, e) => readBaseEvent(r, e, v, 11));
+  readFields(r, end, v, FIELDS_RunStartedEvent, 0x7e, v.type, readBaseEvent, 11);
   return v;
 }
 
@@ -513,7 +514,7 @@ const FIELDS_RunFinishedEvent: readonly FieldSpec[] = [[0x12, "threadId", STRING
 /** Reads a agui.wire.v1.RunFinishedEvent whose fields end at `end`, by its table of fields. */
 export function readRunFinishedEvent(r: Reader, end: number): RunFinishedEventFields {
   const v: RunFinishedEventFields = { type: "RUN_FINISHED", threadId: "", runId: "", outcome: "", interrupts: [], usage: [], pendingToolCallIds: [] };
-  readFields(r, end, v, FIELDS_RunFinishedEvent, 0x1fe, v.type, (r, e) => readBaseEvent(r, e, v, 12));
+  readFields(r, end, v, FIELDS_RunFinishedEvent, 0x1fe, v.type, readBaseEvent, 12);
   return fromWireRunFinishedEvent(v);
 }
 
@@ -542,7 +543,7 @@ const FIELDS_RunErrorEvent: readonly FieldSpec[] = [[0x12, "code", STRING], [0x1
 /** Reads a agui.wire.v1.RunErrorEvent whose fields end at `end`, by its table of fields. */
 export function readRunErrorEvent(r: Reader, end: number): RunErrorEventFields {
   const v: RunErrorEventFields = { type: "RUN_ERROR", message: "", usage: [] };
-  readFields(r, end, v, FIELDS_RunErrorEvent, 0x1e, v.type, (r, e) => readBaseEvent(r, e, v, 13));
+  readFields(r, end, v, FIELDS_RunErrorEvent, 0x1e, v.type, readBaseEvent, 13);
   return fromWireRunErrorEvent(v);
 }
 
@@ -568,7 +569,7 @@ const FIELDS_StepStartedEvent: readonly FieldSpec[] = [[0x12, "stepName", STRING
 /** Reads a agui.wire.v1.StepStartedEvent whose fields end at `end`, by its table of fields. */
 export function readStepStartedEvent(r: Reader, end: number): StepStartedEventFields {
   const v: StepStartedEventFields = { type: "STEP_STARTED", stepName: "" };
-  readFields(r, end, v, FIELDS_StepStartedEvent, 0x0e, v.type, (r, e) => readBaseEvent(r, e, v, 14));
+  readFields(r, end, v, FIELDS_StepStartedEvent, 0x0e, v.type, readBaseEvent, 14);
   return v;
 }
 
@@ -594,7 +595,7 @@ const FIELDS_StepFinishedEvent: readonly FieldSpec[] = [[0x12, "stepName", STRIN
 /** Reads a agui.wire.v1.StepFinishedEvent whose fields end at `end`, by its table of fields. */
 export function readStepFinishedEvent(r: Reader, end: number): StepFinishedEventFields {
   const v: StepFinishedEventFields = { type: "STEP_FINISHED", stepName: "" };
-  readFields(r, end, v, FIELDS_StepFinishedEvent, 0x0e, v.type, (r, e) => readBaseEvent(r, e, v, 15));
+  readFields(r, end, v, FIELDS_StepFinishedEvent, 0x0e, v.type, readBaseEvent, 15);
   return v;
 }
 
@@ -750,7 +751,7 @@ const FIELDS_ToolCallResultEvent: readonly FieldSpec[] = [[0x12, "subagentRunId"
 /** Reads a agui.wire.v1.ToolCallResultEvent whose fields end at `end`, by its table of fields. */
 export function readToolCallResultEvent(r: Reader, end: number): ToolCallResultEventFields {
   const v: ToolCallResultEventFields = { type: "TOOL_CALL_RESULT", messageId: "", toolCallId: "", contentParts: [] };
-  readFields(r, end, v, FIELDS_ToolCallResultEvent, 0xfe, v.type, (r, e) => readBaseEvent(r, e, v, 21));
+  readFields(r, end, v, FIELDS_ToolCallResultEvent, 0xfe, v.type, readBaseEvent, 21);
   return fromWireToolCallResultEvent(v);
 }
 
@@ -782,7 +783,7 @@ const FIELDS_ActivitySnapshotEvent: readonly FieldSpec[] = [[0x12, "subagentRunI
 /** Reads a agui.wire.v1.ActivitySnapshotEvent whose fields end at `end`, by its table of fields. */
 export function readActivitySnapshotEvent(r: Reader, end: number): ActivitySnapshotEventFields {
   const v: ActivitySnapshotEventFields = { type: "ACTIVITY_SNAPSHOT", messageId: "", activityType: "" };
-  readFields(r, end, v, FIELDS_ActivitySnapshotEvent, 0x7e, v.type, (r, e) => readBaseEvent(r, e, v, 22));
+  readFields(r, end, v, FIELDS_ActivitySnapshotEvent, 0x7e, v.type, readBaseEvent, 22);
   return v;
 }
 
@@ -812,7 +813,7 @@ const FIELDS_ActivityDeltaEvent: readonly FieldSpec[] = [[0x12, "subagentRunId",
 /** Reads a agui.wire.v1.ActivityDeltaEvent whose fields end at `end`, by its table of fields. */
 export function readActivityDeltaEvent(r: Reader, end: number): ActivityDeltaEventFields {
   const v: ActivityDeltaEventFields = { type: "ACTIVITY_DELTA", messageId: "", activityType: "", patch: [] };
-  readFields(r, end, v, FIELDS_ActivityDeltaEvent, 0x3e, v.type, (r, e) => readBaseEvent(r, e, v, 23));
+  readFields(r, end, v, FIELDS_ActivityDeltaEvent, 0x3e, v.type, readBaseEvent, 23);
   return v;
 }
 
@@ -838,7 +839,7 @@ const FIELDS_ReasoningStartEvent: readonly FieldSpec[] = [[0x12, "subagentRunId"
 /** Reads a agui.wire.v1.ReasoningStartEvent whose fields end at `end`, by its table of fields. */
 export function readReasoningStartEvent(r: Reader, end: number): ReasoningStartEventFields {
   const v: ReasoningStartEventFields = { type: "REASONING_START", messageId: "" };
-  readFields(r, end, v, FIELDS_ReasoningStartEvent, 0x0e, v.type, (r, e) => readBaseEvent(r, e, v, 24));
+  readFields(r, end, v, FIELDS_ReasoningStartEvent, 0x0e, v.type, readBaseEvent, 24);
   return v;
 }
 
@@ -866,7 +867,7 @@ const FIELDS_ReasoningMessageStartEvent: readonly FieldSpec[] = [[0x12, "subagen
 /** Reads a agui.wire.v1.ReasoningMessageStartEvent whose fields end at `end`, by its table of fields. */
 export function readReasoningMessageStartEvent(r: Reader, end: number): ReasoningMessageStartEventFields {
   const v: ReasoningMessageStartEventFields = { type: "REASONING_MESSAGE_START", messageId: "", role: "" };
-  readFields(r, end, v, FIELDS_ReasoningMessageStartEvent, 0x1e, v.type, (r, e) => readBaseEvent(r, e, v, 25));
+  readFields(r, end, v, FIELDS_ReasoningMessageStartEvent, 0x1e, v.type, readBaseEvent, 25);
   return v;
 }
 
@@ -930,7 +931,7 @@ const FIELDS_ReasoningMessageEndEvent: readonly FieldSpec[] = [[0x12, "subagentR
 /** Reads a agui.wire.v1.ReasoningMessageEndEvent whose fields end at `end`, by its table of fields. */
 export function readReasoningMessageEndEvent(r: Reader, end: number): ReasoningMessageEndEventFields {
   const v: ReasoningMessageEndEventFields = { type: "REASONING_MESSAGE_END", messageId: "" };
-  readFields(r, end, v, FIELDS_ReasoningMessageEndEvent, 0x0e, v.type, (r, e) => readBaseEvent(r, e, v, 27));
+  readFields(r, end, v, FIELDS_ReasoningMessageEndEvent, 0x0e, v.type, readBaseEvent, 27);
   return v;
 }
 
@@ -994,7 +995,7 @@ const FIELDS_ReasoningEndEvent: readonly FieldSpec[] = [[0x12, "subagentRunId", 
 /** Reads a agui.wire.v1.ReasoningEndEvent whose fields end at `end`, by its table of fields. */
 export function readReasoningEndEvent(r: Reader, end: number): ReasoningEndEventFields {
   const v: ReasoningEndEventFields = { type: "REASONING_END", messageId: "" };
-  readFields(r, end, v, FIELDS_ReasoningEndEvent, 0x0e, v.type, (r, e) => readBaseEvent(r, e, v, 29));
+  readFields(r, end, v, FIELDS_ReasoningEndEvent, 0x0e, v.type, readBaseEvent, 29);
   return v;
 }
 
@@ -1026,7 +1027,7 @@ const FIELDS_ReasoningEncryptedValueEvent: readonly FieldSpec[] = [[0x12, "subag
 /** Reads a agui.wire.v1.ReasoningEncryptedValueEvent whose fields end at `end`, by its table of fields. */
 export function readReasoningEncryptedValueEvent(r: Reader, end: number): ReasoningEncryptedValueEventFields {
   const v: ReasoningEncryptedValueEventFields = { type: "REASONING_ENCRYPTED_VALUE", subtype: "", entityId: "", encryptedValue: "" };
-  readFields(r, end, v, FIELDS_ReasoningEncryptedValueEvent, 0x7e, v.type, (r, e) => readBaseEvent(r, e, v, 30));
+  readFields(r, end, v, FIELDS_ReasoningEncryptedValueEvent, 0x7e, v.type, readBaseEvent, 30);
   return v;
 }
 
@@ -1060,7 +1061,7 @@ const FIELDS_SubagentStartedEvent: readonly FieldSpec[] = [[0x12, "subagentRunId
 /** Reads a agui.wire.v1.SubagentStartedEvent whose fields end at `end`, by its table of fields. */
 export function readSubagentStartedEvent(r: Reader, end: number): SubagentStartedEventFields {
   const v: SubagentStartedEventFields = { type: "SUBAGENT_STARTED", subagentRunId: "", name: "" };
-  readFields(r, end, v, FIELDS_SubagentStartedEvent, 0xfe, v.type, (r, e) => readBaseEvent(r, e, v, 16));
+  readFields(r, end, v, FIELDS_SubagentStartedEvent, 0xfe, v.type, readBaseEvent, 16);
   return v;
 }
 
@@ -1091,7 +1092,7 @@ const FIELDS_SubagentFinishedEvent: readonly FieldSpec[] = [[0x12, "subagentRunI
 /** Reads a agui.wire.v1.SubagentFinishedEvent whose fields end at `end`, by its table of fields. */
 export function readSubagentFinishedEvent(r: Reader, end: number): SubagentFinishedEventFields {
   const v: SubagentFinishedEventFields = { type: "SUBAGENT_FINISHED", subagentRunId: "", outcome: "", interruptIds: [] };
-  readFields(r, end, v, FIELDS_SubagentFinishedEvent, 0x3e, v.type, (r, e) => readBaseEvent(r, e, v, 17));
+  readFields(r, end, v, FIELDS_SubagentFinishedEvent, 0x3e, v.type, readBaseEvent, 17);
   return fromWireSubagentFinishedEvent(v);
 }
 
@@ -1119,7 +1120,7 @@ const FIELDS_SubagentErrorEvent: readonly FieldSpec[] = [[0x12, "subagentRunId",
 /** Reads a agui.wire.v1.SubagentErrorEvent whose fields end at `end`, by its table of fields. */
 export function readSubagentErrorEvent(r: Reader, end: number): SubagentErrorEventFields {
   const v: SubagentErrorEventFields = { type: "SUBAGENT_ERROR", subagentRunId: "", message: "" };
-  readFields(r, end, v, FIELDS_SubagentErrorEvent, 0x1e, v.type, (r, e) => readBaseEvent(r, e, v, 18));
+  readFields(r, end, v, FIELDS_SubagentErrorEvent, 0x1e, v.type, readBaseEvent, 18);
   return v;
 }
 
