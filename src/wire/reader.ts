@@ -139,7 +139,7 @@ export class Reader {
 
   /** Reads a length-prefixed UTF-8 string. */
   string(): string {
-    return this.text(this.delimited(), false);
+    return this.#text(this.delimited(), false);
   }
 
   /**
@@ -149,11 +149,11 @@ export class Reader {
    * @throws {AguiWireError} `malformed_frame`, as {@link Reader.string} does.
    */
   key(): string {
-    return this.text(this.delimited(), true);
+    return this.#text(this.delimited(), true);
   }
 
   /** Decodes the UTF-8 from the read position to `end` (as a likely repeated `key`), and moves past it. */
-  private text(end: number, key: boolean): string {
+  #text(end: number, key: boolean): string {
     const start = this.pos;
     let s: string;
     try {
@@ -191,20 +191,20 @@ export class Reader {
         this.uint32();
         return;
       case 1:
-        this.skipBytes(8);
+        this.#skipBytes(8);
         return;
       case 2:
         this.pos = this.delimited();
         return;
       case 5:
-        this.skipBytes(4);
+        this.#skipBytes(4);
         return;
       default:
         throw malformed(`unsupported wire type ${WIRE_TYPE_NAMES[wireType]} at byte ${this.pos - this.base}`);
     }
   }
 
-  private skipBytes(n: number): void {
+  #skipBytes(n: number): void {
     if (this.pos + n > this.end) throw malformed(`truncated field at byte ${this.pos - this.base}`);
     this.pos += n;
   }
