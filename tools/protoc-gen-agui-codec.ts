@@ -18,9 +18,9 @@
  *   or parts `content`, an outcome folded from a string and lists). Their writer starts with
  *   `toWire<Message>(v)` and their reader ends with `fromWire<Message>(v)`, both from
  *   src/wire/adapters.ts, which says why for each.
- * - `specialize=<type name>` (once per message): that message gets a reader of its own, a switch
- *   on its tags. Every other message is read by src/wire/fields.ts from a table of its fields,
- *   which is smaller: the messages a run sends per token or in bulk are the ones to specialise.
+ * - Every message gets a reader of its own, a switch on its tags. (Reading the rare ones from a
+ *   table of their fields instead was smaller minified, but larger gzipped: the switches of the
+ *   readers are alike and compress well, the tables' entries do not.)
  * - Object keys are the fields' JSON (camelCase) names; enum values are their names without the
  *   enum prefix, lower-cased (`add`); int64 is a JS number (safe integers only);
  *   `google.protobuf.Value` is any JSON value and `google.protobuf.Struct` a JSON object, handled by
@@ -49,7 +49,6 @@ interface Options {
   flatten: string;
   unions: Set<string>;
   adapt: Set<string>;
-  specialize: Set<string>;
 }
 
 const VALUE = "google.protobuf.Value";
@@ -64,7 +63,7 @@ const plugin = createEcmaScriptPlugin<Options>({
     const get = (key: string) => raw.find((o) => o.key === key)?.value ?? "";
     // buf joins all options with commas, so a list option is given once per item.
     const list = (key: string) => new Set(raw.filter((o) => o.key === key).map((o) => o.value));
-    return { union: get("union"), flatten: get("flatten"), unions: list("unions"), adapt: list("adapt"), specialize: list("specialize") };
+    return { union: get("union"), flatten: get("flatten"), unions: list("unions"), adapt: list("adapt") };
   },
   generateTs(schema) {
     for (const file of schema.files) generateFile(schema.generateFile(`${file.name}_codec.ts`), file, schema.options);
@@ -174,8 +173,6 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
     }
   }
   wire.push(...checks);
-  const compact = allMessages(file).some((m) => isCompact(m, options));
-  if (compact) wire.push("readFields", "type FieldSpec", "STRING", "INT64", "BOOL", "VALUE", "STRUCT", "MESSAGE", "LIST", "STRINGS");
   const adapted = allMessages(file).filter((m) => options.adapt.has(m.typeName));
   wire.push(...adapted.flatMap((m) => [`fromWire${ident(m)}`, `toWire${ident(m)}`]));
   const sortKey = (name: string) => name.replace(/^type /, "");
@@ -362,10 +359,6 @@ function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | u
   const inits = own.map((fl) => [fl.localName, initialValue(fl, !!eventType)] as const).filter(([, v]) => v !== undefined);
   const typeValue = eventType ?? armType;
   const initFields = [...(typeValue !== undefined ? [`type: ${JSON.stringify(typeValue)}`] : []), ...inits.map(([k, v]) => `${k}: ${v}`)];
-  if (isCompact(m, options)) {
-    generateCompactReader(f, m, own, initFields, base, eventType, adapt);
-    return;
-  }
   f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`. */`);
   f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
   f.print(`  const v: ${name}Fields = { ${initFields.join(", ")} };`);
@@ -546,60 +539,4 @@ function nestedWords(m: DescMessage): UnionWords {
       "  }",
     ],
   };
-}
-
-
-/** Whether `m` is read from a table of its fields (src/wire/fields.ts) rather than by a reader of its own. */
-function isCompact(m: DescMessage, options: Options): boolean {
-  return !options.specialize.has(m.typeName) && m.typeName !== options.union && m.typeName !== options.flatten && !options.unions.has(m.typeName);
-}
-
-/** The table entry of one field for src/wire/fields.ts. */
-function fieldSpec(field: DescField): string {
-  const tag = hex(tagValue(field.number, field.fieldKind === "list" ? 2 : wireTypeOf(field)));
-  const key = JSON.stringify(field.localName);
-  if (field.fieldKind === "list") {
-    if (field.listKind === "scalar" && field.scalar === ScalarType.STRING) return `[${tag}, ${key}, STRINGS]`;
-    if (field.listKind !== "message" || isJson(field.message.typeName)) throw new Error(`protoc-gen-agui-codec: ${field.parent.typeName}.${field.name} cannot be read from a table`);
-    return `[${tag}, ${key}, LIST, read${ident(field.message)}, ${checkName(field.message)}]`;
-  }
-  if (field.fieldKind === "message") {
-    if (field.message.typeName === VALUE) return `[${tag}, ${key}, VALUE]`;
-    if (field.message.typeName === STRUCT) return `[${tag}, ${key}, STRUCT]`;
-    return `[${tag}, ${key}, MESSAGE, read${ident(field.message)}]`;
-  }
-  if (field.fieldKind === "scalar") {
-    if (field.scalar === ScalarType.STRING) return `[${tag}, ${key}, STRING]`;
-    if (field.scalar === ScalarType.INT64) return `[${tag}, ${key}, INT64]`;
-    if (field.scalar === ScalarType.BOOL) return `[${tag}, ${key}, BOOL]`;
-  }
-  throw new Error(`protoc-gen-agui-codec: ${field.parent.typeName}.${field.name} cannot be read from a table; specialize the message`);
-}
-
-/** A reader that fills the message's defaults and reads its fields by table. */
-function generateCompactReader(
-  f: GeneratedFile,
-  m: DescMessage,
-  own: DescField[],
-  initFields: string[],
-  base: DescField | undefined,
-  eventType: string | undefined,
-  adapt: boolean,
-): void {
-  const name = ident(m);
-  const table = `FIELDS_${name}`;
-  f.print(`const ${table}: readonly FieldSpec[] = [${own.map((fl) => fieldSpec(fl)).join(", ")}];`);
-  f.print("");
-  f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`, by its table of fields. */`);
-  f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
-  f.print(`  const v: ${name}Fields = { ${initFields.join(", ")} };`);
-  const label = eventType ? "v.type" : JSON.stringify(m.typeName);
-  if (base) {
-    if (base.message!.name !== "BaseEvent" || base.number !== 1) throw new Error(`protoc-gen-agui-codec: ${m.typeName}'s base must be BaseEvent, field 1`);
-    const expected = eventTypeNumber(base.message!, eventType!);
-    f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label}, read${ident(base.message!)}, ${expected});`);
-  } else f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label});`);
-  f.print(adapt ? `  return fromWire${name}(v);` : "  return v;");
-  f.print("}");
-  f.print("");
 }
