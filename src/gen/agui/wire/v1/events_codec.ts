@@ -1371,6 +1371,9 @@ export function writeEvent(w: Writer, v: EventFields): void {
   }
 }
 
+/** The reader of each arm of agui.wire.v1.Event, by field number less one. */
+const Event_ARMS: readonly ((r: Reader, end: number) => EventFields)[] = [readTextMessageStartEvent, readTextMessageContentEvent, readTextMessageEndEvent, readToolCallStartEvent, readToolCallArgsEvent, readToolCallEndEvent, readStateSnapshotEvent, readStateDeltaEvent, readMessagesSnapshotEvent, readRawEvent, readCustomEvent, readRunStartedEvent, readRunFinishedEvent, readRunErrorEvent, readStepStartedEvent, readStepFinishedEvent, readTextMessageChunkEvent, readToolCallChunkEvent, readSubagentStartedEvent, readSubagentFinishedEvent, readSubagentErrorEvent, readToolCallResultEvent, readActivitySnapshotEvent, readActivityDeltaEvent, readReasoningStartEvent, readReasoningMessageStartEvent, readReasoningMessageContentEvent, readReasoningMessageEndEvent, readReasoningMessageChunkEvent, readReasoningEndEvent, readReasoningEncryptedValueEvent];
+
 /**
  * Reads one agui.wire.v1.Event whose fields end at `end`.
  *
@@ -1387,44 +1390,13 @@ export function readEvent(r: Reader, end: number): EventFields {
   let unknownField = 0;
   while (r.pos < end) {
     const tag = r.tag();
-    let next: typeof v;
-    switch (tag) {
-      case 0x0a: next = readTextMessageStartEvent(r, r.delimited()); break;
-      case 0x12: next = readTextMessageContentEvent(r, r.delimited()); break;
-      case 0x1a: next = readTextMessageEndEvent(r, r.delimited()); break;
-      case 0x22: next = readToolCallStartEvent(r, r.delimited()); break;
-      case 0x2a: next = readToolCallArgsEvent(r, r.delimited()); break;
-      case 0x32: next = readToolCallEndEvent(r, r.delimited()); break;
-      case 0x3a: next = readStateSnapshotEvent(r, r.delimited()); break;
-      case 0x42: next = readStateDeltaEvent(r, r.delimited()); break;
-      case 0x4a: next = readMessagesSnapshotEvent(r, r.delimited()); break;
-      case 0x52: next = readRawEvent(r, r.delimited()); break;
-      case 0x5a: next = readCustomEvent(r, r.delimited()); break;
-      case 0x62: next = readRunStartedEvent(r, r.delimited()); break;
-      case 0x6a: next = readRunFinishedEvent(r, r.delimited()); break;
-      case 0x72: next = readRunErrorEvent(r, r.delimited()); break;
-      case 0x7a: next = readStepStartedEvent(r, r.delimited()); break;
-      case 0x82: next = readStepFinishedEvent(r, r.delimited()); break;
-      case 0x8a: next = readTextMessageChunkEvent(r, r.delimited()); break;
-      case 0x92: next = readToolCallChunkEvent(r, r.delimited()); break;
-      case 0x9a: next = readSubagentStartedEvent(r, r.delimited()); break;
-      case 0xa2: next = readSubagentFinishedEvent(r, r.delimited()); break;
-      case 0xaa: next = readSubagentErrorEvent(r, r.delimited()); break;
-      case 0xb2: next = readToolCallResultEvent(r, r.delimited()); break;
-      case 0xba: next = readActivitySnapshotEvent(r, r.delimited()); break;
-      case 0xc2: next = readActivityDeltaEvent(r, r.delimited()); break;
-      case 0xca: next = readReasoningStartEvent(r, r.delimited()); break;
-      case 0xd2: next = readReasoningMessageStartEvent(r, r.delimited()); break;
-      case 0xda: next = readReasoningMessageContentEvent(r, r.delimited()); break;
-      case 0xe2: next = readReasoningMessageEndEvent(r, r.delimited()); break;
-      case 0xea: next = readReasoningMessageChunkEvent(r, r.delimited()); break;
-      case 0xf2: next = readReasoningEndEvent(r, r.delimited()); break;
-      case 0xfa: next = readReasoningEncryptedValueEvent(r, r.delimited()); break;
-      default:
-        skipField(r, tag, 0xfffffffe, "agui.wire.v1.Event");
-        unknownField ||= tag >>> 3;
-        continue;
+    const read = (tag & 7) === 2 ? Event_ARMS[(tag >>> 3) - 1] : undefined;
+    if (read === undefined) {
+      skipField(r, tag, 0xfffffffe, "agui.wire.v1.Event");
+      unknownField ||= tag >>> 3;
+      continue;
     }
+    const next = read(r, r.delimited());
     if (v !== undefined) throw malformed(`the Event message holds two events (${v.type} and ${next.type})`);
     v = next;
   }
