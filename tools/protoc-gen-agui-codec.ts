@@ -8,7 +8,9 @@
  *   `type` string equal to the arm's name upper-cased (`text_message_start` -> TEXT_MESSAGE_START).
  * - `flatten=<type name>`: a field of that message type (BaseEvent) is not a nested object: its
  *   fields live on the parent object, and its enum field of the union's type enum is written from
- *   the arm and checked against it when read.
+ *   the arm and checked against it when read. An error names a type that disagrees by the model's
+ *   `EVENT_TYPES` (src/model/event-type.ts), which lists the event types in the enum's order
+ *   (test/schema/model-vs-proto.test.ts holds it to that).
  * - `unions=<type name>` (once per message): each of those messages holds one oneof of message arms and is a JSON
  *   union on `type`, whose value is the arm's name as written (`image`): a content part, a part's
  *   source.
@@ -16,9 +18,9 @@
  *   or parts `content`, an outcome folded from a string and lists). Their writer starts with
  *   `toWire<Message>(v)` and their reader ends with `fromWire<Message>(v)`, both from
  *   src/wire/adapters.ts, which says why for each.
- * - `specialize=<type name>` (once per message): that message gets a reader of its own, a switch
- *   on its tags. Every other message is read by src/wire/fields.ts from a table of its fields,
- *   which is smaller: the messages a run sends per token or in bulk are the ones to specialise.
+ * - Every message gets a reader of its own, a switch on its tags. (Reading the rare ones from a
+ *   table of their fields instead was smaller minified, but larger gzipped: the switches of the
+ *   readers are alike and compress well, the tables' entries do not.)
  * - Object keys are the fields' JSON (camelCase) names; enum values are their names without the
  *   enum prefix, lower-cased (`add`); int64 is a JS number (safe integers only);
  *   `google.protobuf.Value` is any JSON value and `google.protobuf.Struct` a JSON object, handled by
@@ -47,7 +49,6 @@ interface Options {
   flatten: string;
   unions: Set<string>;
   adapt: Set<string>;
-  specialize: Set<string>;
 }
 
 const VALUE = "google.protobuf.Value";
@@ -62,7 +63,7 @@ const plugin = createEcmaScriptPlugin<Options>({
     const get = (key: string) => raw.find((o) => o.key === key)?.value ?? "";
     // buf joins all options with commas, so a list option is given once per item.
     const list = (key: string) => new Set(raw.filter((o) => o.key === key).map((o) => o.value));
-    return { union: get("union"), flatten: get("flatten"), unions: list("unions"), adapt: list("adapt"), specialize: list("specialize") };
+    return { union: get("union"), flatten: get("flatten"), unions: list("unions"), adapt: list("adapt") };
   },
   generateTs(schema) {
     for (const file of schema.files) generateFile(schema.generateFile(`${file.name}_codec.ts`), file, schema.options);
@@ -146,6 +147,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   const depth = file.name.split("/").length - 1;
   const up = "../".repeat(depth + 1);
   f.print(`import { AguiWireError, ValidationError } from "${up}util/index.js";`);
+  if (allMessages(file).some((m) => m.typeName === options.flatten)) f.print(`import { EVENT_TYPES } from "${up}model/event-type.js";`);
   f.print(`import type { JsonValue } from "${up}model/json.js";`);
   // Everything the codec calls of the wire runtime (src/wire/), through its one entry.
   const wire = ["enumName", "malformed", "readStruct", "readValue", "skipField", "type Reader", "type Writer", "writeStruct", "writeValue"];
@@ -171,8 +173,6 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
     }
   }
   wire.push(...checks);
-  const compact = allMessages(file).some((m) => isCompact(m, options));
-  if (compact) wire.push("readFields", "type FieldSpec", "STRING", "INT64", "BOOL", "VALUE", "STRUCT", "MESSAGE", "LIST", "STRINGS");
   const adapted = allMessages(file).filter((m) => options.adapt.has(m.typeName));
   wire.push(...adapted.flatMap((m) => [`fromWire${ident(m)}`, `toWire${ident(m)}`]));
   const sortKey = (name: string) => name.replace(/^type /, "");
@@ -359,10 +359,6 @@ function generateMessage(f: GeneratedFile, m: DescMessage, eventType: string | u
   const inits = own.map((fl) => [fl.localName, initialValue(fl, !!eventType)] as const).filter(([, v]) => v !== undefined);
   const typeValue = eventType ?? armType;
   const initFields = [...(typeValue !== undefined ? [`type: ${JSON.stringify(typeValue)}`] : []), ...inits.map(([k, v]) => `${k}: ${v}`)];
-  if (isCompact(m, options)) {
-    generateCompactReader(f, m, own, initFields, base, eventType, adapt);
-    return;
-  }
   f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`. */`);
   f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
   f.print(`  const v: ${name}Fields = { ${initFields.join(", ")} };`);
@@ -406,7 +402,6 @@ function generateFlattened(f: GeneratedFile, m: DescMessage, options: Options): 
   const name = ident(m);
   const typeField = m.fields.find((fl) => fl.fieldKind === "enum" && fl.localName === "type");
   if (!typeField || typeField.fieldKind !== "enum") throw new Error(`protoc-gen-agui-codec: ${m.typeName} needs an enum field "type"`);
-  const typeEnum = ident(typeField.enum);
   const rest = m.fields.filter((fl) => fl !== typeField);
   f.print(`/** The ${m.typeName} fields that live on every event object. */`);
   f.print(`export interface ${name}Fields {`);
@@ -436,7 +431,9 @@ function generateFlattened(f: GeneratedFile, m: DescMessage, options: Options): 
   f.print("  }");
   f.print(`  r.checkEnd(end, ${JSON.stringify(m.typeName)});`);
   f.print("  if (type !== expected) {");
-  f.print(`    const found = ${typeEnum}_NAMES[type]?.toUpperCase() ?? String(type);`);
+  // The model's names of the event types, rather than this enum's lower-cased ones upper-cased
+  // again: a browser bundle holds those already.
+  f.print("    const found = EVENT_TYPES[type] ?? String(type);");
   f.print("    throw malformed(`${v.type} event carries ${" + JSON.stringify(m.name) + "}.type ${found}, which disagrees with it`);");
   f.print("  }");
   f.print("}");
@@ -465,6 +462,9 @@ interface UnionWords {
 /** The union of `m`'s oneof: a `type` on each arm's object, written and read by the arm. */
 function generateUnion(f: GeneratedFile, m: DescMessage, arms: readonly { arm: DescField; type: string }[], words: UnionWords): void {
   const name = ident(m);
+  // A union of many arms numbered 1, 2, 3... (the events) reads the arm from a table rather than
+  // a switch: alike as they are, its cases cost more in a bundle than the table's entries.
+  const table = arms.length > 8 && arms.every(({ arm }, i) => arm.number === i + 1);
   f.print(`/** ${words.what}: a union on \`type\`. */`);
   f.print(`export type ${name}Fields = ${arms.map(({ arm }) => `${ident(arm.message!)}Fields`).join(" | ")};`);
   f.print("");
@@ -479,6 +479,11 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: readonly { arm: D
   f.print("  }");
   f.print("}");
   f.print("");
+  if (table) {
+    f.print(`/** The reader of each arm of ${m.typeName}, by field number less one. */`);
+    f.print(`const ${name}_ARMS: readonly ((r: Reader, end: number) => ${name}Fields)[] = [${arms.map(({ arm }) => `read${ident(arm.message!)}`).join(", ")}];`);
+    f.print("");
+  }
   f.print(`/**`);
   f.print(` * Reads one ${m.typeName} whose fields end at \`end\`.`);
   for (const line of words.readDoc) f.print(` *${line && ` ${line}`}`);
@@ -488,14 +493,21 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: readonly { arm: D
   f.print("  let unknownField = 0;");
   f.print("  while (r.pos < end) {");
   f.print("    const tag = r.tag();");
-  f.print("    let next: typeof v;");
-  f.print("    switch (tag) {");
-  for (const { arm } of arms) f.print(`      case ${hex(tagValue(arm.number, 2))}: next = read${ident(arm.message!)}(r, r.delimited()); break;`);
-  f.print("      default:");
-  f.print(`        skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
-  f.print("        unknownField ||= tag >>> 3;");
-  f.print("        continue;");
+  if (table) {
+    f.print(`    const read = (tag & 7) === 2 ? ${name}_ARMS[(tag >>> 3) - 1] : undefined;`);
+    f.print("    if (read === undefined) {");
+  } else {
+    f.print("    let next: typeof v;");
+    f.print("    switch (tag) {");
+    for (const { arm } of arms) f.print(`      case ${hex(tagValue(arm.number, 2))}: next = read${ident(arm.message!)}(r, r.delimited()); break;`);
+    f.print("      default:");
+  }
+  const pad = table ? "      " : "        ";
+  f.print(`${pad}skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  f.print(`${pad}unknownField ||= tag >>> 3;`);
+  f.print(`${pad}continue;`);
   f.print("    }");
+  if (table) f.print("    const next = read(r, r.delimited());");
   f.print(`    ${words.twoArms}`);
   f.print("    v = next;");
   f.print("  }");
@@ -550,60 +562,4 @@ function nestedWords(m: DescMessage): UnionWords {
       "  }",
     ],
   };
-}
-
-
-/** Whether `m` is read from a table of its fields (src/wire/fields.ts) rather than by a reader of its own. */
-function isCompact(m: DescMessage, options: Options): boolean {
-  return !options.specialize.has(m.typeName) && m.typeName !== options.union && m.typeName !== options.flatten && !options.unions.has(m.typeName);
-}
-
-/** The table entry of one field for src/wire/fields.ts. */
-function fieldSpec(field: DescField): string {
-  const tag = hex(tagValue(field.number, field.fieldKind === "list" ? 2 : wireTypeOf(field)));
-  const key = JSON.stringify(field.localName);
-  if (field.fieldKind === "list") {
-    if (field.listKind === "scalar" && field.scalar === ScalarType.STRING) return `[${tag}, ${key}, STRINGS]`;
-    if (field.listKind !== "message" || isJson(field.message.typeName)) throw new Error(`protoc-gen-agui-codec: ${field.parent.typeName}.${field.name} cannot be read from a table`);
-    return `[${tag}, ${key}, LIST, read${ident(field.message)}, ${checkName(field.message)}]`;
-  }
-  if (field.fieldKind === "message") {
-    if (field.message.typeName === VALUE) return `[${tag}, ${key}, VALUE]`;
-    if (field.message.typeName === STRUCT) return `[${tag}, ${key}, STRUCT]`;
-    return `[${tag}, ${key}, MESSAGE, read${ident(field.message)}]`;
-  }
-  if (field.fieldKind === "scalar") {
-    if (field.scalar === ScalarType.STRING) return `[${tag}, ${key}, STRING]`;
-    if (field.scalar === ScalarType.INT64) return `[${tag}, ${key}, INT64]`;
-    if (field.scalar === ScalarType.BOOL) return `[${tag}, ${key}, BOOL]`;
-  }
-  throw new Error(`protoc-gen-agui-codec: ${field.parent.typeName}.${field.name} cannot be read from a table; specialize the message`);
-}
-
-/** A reader that fills the message's defaults and reads its fields by table. */
-function generateCompactReader(
-  f: GeneratedFile,
-  m: DescMessage,
-  own: DescField[],
-  initFields: string[],
-  base: DescField | undefined,
-  eventType: string | undefined,
-  adapt: boolean,
-): void {
-  const name = ident(m);
-  const table = `FIELDS_${name}`;
-  f.print(`const ${table}: readonly FieldSpec[] = [${own.map((fl) => fieldSpec(fl)).join(", ")}];`);
-  f.print("");
-  f.print(`/** Reads a ${m.typeName} whose fields end at \`end\`, by its table of fields. */`);
-  f.print(`export function read${name}(r: Reader, end: number): ${name}Fields {`);
-  f.print(`  const v: ${name}Fields = { ${initFields.join(", ")} };`);
-  const label = eventType ? "v.type" : JSON.stringify(m.typeName);
-  if (base) {
-    if (base.message!.name !== "BaseEvent" || base.number !== 1) throw new Error(`protoc-gen-agui-codec: ${m.typeName}'s base must be BaseEvent, field 1`);
-    const expected = eventTypeNumber(base.message!, eventType!);
-    f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label}, (r, e) => read${ident(base.message!)}(r, e, v, ${expected}));`);
-  } else f.print(`  readFields(r, end, v, ${table}, ${hex(knownMask(m))}, ${label});`);
-  f.print(adapt ? `  return fromWire${name}(v);` : "  return v;");
-  f.print("}");
-  f.print("");
 }

@@ -56,21 +56,21 @@ export interface FrameDecoderOptions {
  * and then fails, `push` returns those events and the next call (`push` or `end`) throws.
  */
 export class FrameDecoder {
-  private readonly maxFrameBytes: number;
+  readonly #maxFrameBytes: number;
   // Header bytes of a frame whose header is split across chunks.
-  private readonly header = new Uint8Array(4);
-  private headerFilled = 0;
+  readonly #header = new Uint8Array(4);
+  #headerFilled = 0;
   // Body of a frame split across chunks: the parts received so far and the length announced.
-  private parts: Uint8Array[] = [];
-  private partsLength = 0;
-  private bodyLength = -1;
-  private frames = 0;
-  private failure: unknown;
-  private readonly onUnknownEvent: UnknownEventHandler | undefined;
-  /** Where removals are told, made at the first one; undefined when strict. */
-  private warn: WarningHandler | undefined;
-  private readonly onWarning: WarningHandler | undefined;
-  private readonly strict: boolean;
+  #parts: Uint8Array[] = [];
+  #partsLength = 0;
+  #bodyLength = -1;
+  #frames = 0;
+  #failure: unknown;
+  readonly #onUnknownEvent: UnknownEventHandler | undefined;
+  /** Where removals are told, made at the first one. */
+  #warn: WarningHandler | undefined;
+  readonly #onWarning: WarningHandler | undefined;
+  readonly #strict: boolean;
 
   /**
    * @param options - `maxFrameBytes`, `onUnknownEvent`: see {@link FrameDecoderOptions}.
@@ -80,24 +80,24 @@ export class FrameDecoder {
   constructor(options: FrameDecoderOptions = {}) {
     const max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxFrameBytes must be a positive integer, found ${max}`);
-    this.maxFrameBytes = max;
-    this.onUnknownEvent = handlerOf(options.onUnknownEvent);
+    this.#maxFrameBytes = max;
+    this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
     if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
-    this.onWarning = options.onWarning;
-    this.strict = options.strict === true;
+    this.#onWarning = options.onWarning;
+    this.#strict = options.strict === true;
   }
 
   /** The stream's tolerant judge of each event, made at the first. */
-  private judge: TolerantJudge | undefined;
+  #judge: TolerantJudge | undefined;
 
   /** The stream's warning handler, made when first needed (the default one warns once a stream). */
-  private warning(): WarningHandler {
-    return (this.warn ??= warningHandlerOf(this.onWarning));
+  #warning(): WarningHandler {
+    return (this.#warn ??= warningHandlerOf(this.#onWarning));
   }
 
   /** Number of frames decoded so far, frames of unknown events (dropped or skipped) included. */
   get count(): number {
-    return this.frames;
+    return this.#frames;
   }
 
   /**
@@ -107,8 +107,8 @@ export class FrameDecoder {
    * events again, and keeps these last ones back until their frame completes.
    */
   get held(): number {
-    if (this.failure !== undefined) return -1;
-    return this.bodyLength >= 0 ? 4 + this.partsLength : this.headerFilled;
+    if (this.#failure !== undefined) return -1;
+    return this.#bodyLength >= 0 ? 4 + this.#partsLength : this.#headerFilled;
   }
 
   /**
@@ -124,12 +124,12 @@ export class FrameDecoder {
    * @throws Whatever `onUnknownEvent` or `onWarning` threw.
    */
   push(chunk: Uint8Array): AguiEvent[] {
-    if (this.failure !== undefined) throw this.failure;
+    if (this.#failure !== undefined) throw this.#failure;
     const out: AguiEvent[] = [];
     try {
-      this.consume(chunk, out);
+      this.#consume(chunk, out);
     } catch (err) {
-      this.failure = err;
+      this.#failure = err;
       // Events completed before the failure are handed out first, so what a caller receives does
       // not depend on how the bytes were split; the failure is thrown by the next call.
       if (out.length === 0) throw err;
@@ -143,90 +143,90 @@ export class FrameDecoder {
    * @throws {AguiWireError} `truncated_stream` if it ended inside a frame's header or body.
    */
   end(): void {
-    if (this.failure !== undefined) throw this.failure;
-    if (this.headerFilled > 0 || this.bodyLength >= 0) {
-      const got = this.bodyLength >= 0 ? `${this.partsLength} of its ${this.bodyLength} body bytes` : `${this.headerFilled} of its 4 header bytes`;
-      this.failure = new AguiWireError("truncated_stream", `stream ended inside frame #${this.frames}: got ${got}`);
-      throw this.failure;
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#headerFilled > 0 || this.#bodyLength >= 0) {
+      const got = this.#bodyLength >= 0 ? `${this.#partsLength} of its ${this.#bodyLength} body bytes` : `${this.#headerFilled} of its 4 header bytes`;
+      this.#failure = new AguiWireError("truncated_stream", `stream ended inside frame #${this.#frames}: got ${got}`);
+      throw this.#failure;
     }
   }
 
-  private consume(chunk: Uint8Array, out: AguiEvent[]): void {
+  #consume(chunk: Uint8Array, out: AguiEvent[]): void {
     let pos = 0;
     const n = chunk.length;
     while (pos < n) {
-      if (this.bodyLength >= 0) {
+      if (this.#bodyLength >= 0) {
         // Continue a frame split across chunks.
-        const take = Math.min(this.bodyLength - this.partsLength, n - pos);
-        this.parts.push(chunk.subarray(pos, pos + take));
-        this.partsLength += take;
+        const take = Math.min(this.#bodyLength - this.#partsLength, n - pos);
+        this.#parts.push(chunk.subarray(pos, pos + take));
+        this.#partsLength += take;
         pos += take;
-        if (this.partsLength === this.bodyLength) {
-          const body = this.gather();
-          this.decode(body, 0, body.length, out);
+        if (this.#partsLength === this.#bodyLength) {
+          const body = this.#gather();
+          this.#decode(body, 0, body.length, out);
         }
         continue;
       }
       let len: number;
-      if (this.headerFilled === 0 && n - pos >= 4) {
+      if (this.#headerFilled === 0 && n - pos >= 4) {
         len = ((chunk[pos]! << 24) | (chunk[pos + 1]! << 16) | (chunk[pos + 2]! << 8) | chunk[pos + 3]!) >>> 0;
         pos += 4;
       } else {
-        while (this.headerFilled < 4 && pos < n) this.header[this.headerFilled++] = chunk[pos++]!;
-        if (this.headerFilled < 4) return;
-        const h = this.header;
+        while (this.#headerFilled < 4 && pos < n) this.#header[this.#headerFilled++] = chunk[pos++]!;
+        if (this.#headerFilled < 4) return;
+        const h = this.#header;
         len = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
-        this.headerFilled = 0;
+        this.#headerFilled = 0;
       }
-      if (len > this.maxFrameBytes) {
+      if (len > this.#maxFrameBytes) {
         throw new AguiWireError(
           "frame_too_large",
-          `frame #${this.frames} announces ${len} bytes, more than the ${this.maxFrameBytes} allowed (maxFrameBytes)`,
+          `frame #${this.#frames} announces ${len} bytes, more than the ${this.#maxFrameBytes} allowed (maxFrameBytes)`,
         );
       }
       if (n - pos >= len) {
-        this.decode(chunk, pos, pos + len, out);
+        this.#decode(chunk, pos, pos + len, out);
         pos += len;
       } else {
-        this.bodyLength = len;
-        this.parts.push(chunk.subarray(pos));
-        this.partsLength = n - pos;
+        this.#bodyLength = len;
+        this.#parts.push(chunk.subarray(pos));
+        this.#partsLength = n - pos;
         pos = n;
       }
     }
   }
 
-  private gather(): Uint8Array {
-    const body = concatBytes(this.parts, this.bodyLength);
-    this.parts = [];
-    this.partsLength = 0;
-    this.bodyLength = -1;
+  #gather(): Uint8Array {
+    const body = concatBytes(this.#parts, this.#bodyLength);
+    this.#parts = [];
+    this.#partsLength = 0;
+    this.#bodyLength = -1;
     return body;
   }
 
   /** Decodes one frame's `Event` onto `out`, or reports it to `onUnknownEvent` and skips it. */
-  private decode(bytes: Uint8Array, start: number, end: number, out: AguiEvent[]): void {
+  #decode(bytes: Uint8Array, start: number, end: number, out: AguiEvent[]): void {
     try {
-      if (this.strict) out.push(decodeEvent(bytes, start, end));
+      if (this.#strict) out.push(decodeEvent(bytes, start, end));
       else {
-        const event = decodeEventTolerantly(bytes, start, end, (this.judge ??= tolerantJudge(this.warning())));
+        const event = decodeEventTolerantly(bytes, start, end, (this.#judge ??= tolerantJudge(this.#warning())));
         if (event !== undefined) out.push(event);
       }
-      this.frames++;
+      this.#frames++;
     } catch (err) {
       // decodeEvent gives this code only from the generated reader, for a message it read to the
       // end without a fault whose fields are all unknown: a newer peer's event. Any fault in the
       // frame is `malformed_frame` instead, and a known arm's problems are `invalid_event`.
       // Checked here, on the error path, so that decoding costs nothing more when the option is
       // unset.
-      if ((this.onUnknownEvent || !this.strict) && err instanceof ValidationError && err.code === "unknown_event_type") {
-        const index = this.frames++;
+      if ((this.#onUnknownEvent || !this.#strict) && err instanceof ValidationError && err.code === "unknown_event_type") {
+        const index = this.#frames++;
         const field = firstField(bytes, start, end);
-        if (this.onUnknownEvent) this.onUnknownEvent({ transport: "binary", field, index, bytes: bytes.subarray(start, end) });
-        else dropUnknown(this.warning())({ field });
+        if (this.#onUnknownEvent) this.#onUnknownEvent({ transport: "binary", field, index, bytes: bytes.subarray(start, end) });
+        else dropUnknown(this.#warning())({ field });
         return;
       }
-      if (err instanceof Error) err.message = `frame #${this.frames}: ${err.message}`;
+      if (err instanceof Error) err.message = `frame #${this.#frames}: ${err.message}`;
       throw err;
     }
   }

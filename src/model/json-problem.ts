@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { describeFound } from "./issues.js";
 
 /** A value that JSON can represent exactly: what `JSON.parse` can return. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -29,18 +30,12 @@ export interface JsonProblem {
 
 /** Describes a value that is not JSON, briefly (a class instance by its constructor's name). */
 export function describeNonJson(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "nothing";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "function") return "a function";
-  if (typeof value === "number") return Number.isNaN(value) ? "NaN" : String(value);
-  if (typeof value === "object") {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
     return proto?.constructor?.name ? `an instance of ${proto.constructor.name}` : "object";
   }
-  return typeof value;
+  // Issues' wording for the rest, but for the two kinds it words by value.
+  return typeof value === "boolean" || typeof value === "symbol" ? typeof value : describeFound(value);
 }
 
 /**

@@ -12,6 +12,7 @@ import type { AguiEvent } from "../model/events.js";
 import type { Message } from "../model/messages.js";
 
 import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
+import { ACTIVITY, BEFORE, CLOSE, FAILED, FINISHED, IN_RUN, OPEN, type Phase, REASONING_MESSAGE, STEP, SUBAGENT, TEXT, TOOL } from "./verify-states.js";
 
 export { ProtocolViolationError, type ProtocolRule };
 
@@ -26,14 +27,6 @@ export { ProtocolViolationError, type ProtocolRule };
  */
 export function mayComeBetweenRuns(type: unknown, afterRunError: boolean): boolean {
   return type === "RUN_STARTED" || (type === "RUN_ERROR" && !afterRunError);
-}
-
-/** Where a stream is, between and in runs. */
-const enum Phase {
-  Before,
-  InRun,
-  Finished,
-  Failed,
 }
 
 /** Who an item belongs to: a subagent invocation's `subagentRunId`, or undefined for the agent. */
@@ -60,26 +53,13 @@ const KINDS = [
   "STEP,stepName,step,step,STARTED,,FINISHED",
   "SUBAGENT,subagentRunId,subagent,subagent,STARTED,,FINISHED",
 ].map((row) => row.split(",") as [prefix: string, field: string, noun: string, stem: string, ...suffixes: string[]]);
-/** The rows of {@link KINDS}, then activity messages (which only have owners). */
-const enum Kind {
-  Text,
-  Tool,
-  ReasoningMessage,
-  ReasoningSpan,
-  Step,
-  Subagent,
-  Activity,
-}
-
-/** What an event does to its item: the index of its suffix in a row of {@link KINDS}. */
-const enum Action {
-  Open,
-  Continue,
-  Close,
-}
+/** A row of {@link KINDS} (TEXT to SUBAGENT), or activity messages (ACTIVITY), from verify-states.ts. */
+type Kind = number;
+/** What an event does to its item: the index of its suffix in a row of {@link KINDS} (OPEN, 1, CLOSE). */
+type Action = number;
 
 /** The kind and action of each event type that opens, continues or closes an item. */
-const ACTIONS: Partial<Record<string, readonly [kind: Kind, action: Action]>> = { SUBAGENT_ERROR: [Kind.Subagent, Action.Close] };
+const ACTIONS: Partial<Record<string, readonly [kind: Kind, action: Action]>> = { SUBAGENT_ERROR: [SUBAGENT, CLOSE] };
 KINDS.forEach(([prefix, , , , ...suffixes], kind) => suffixes.forEach((suffix, action) => suffix && (ACTIONS[`${prefix}_${suffix}`] = [kind, action])));
 
 const q = JSON.stringify;
@@ -91,7 +71,7 @@ function who(owner: Owner): string {
 
 /** How messages show an id of a kind (a step's key, `"name" (owner)`, is shown as it is). */
 function show(kind: Kind, id: string): string {
-  return kind === Kind.Step ? id : q(id);
+  return kind === STEP ? id : q(id);
 }
 
 /**
@@ -121,7 +101,7 @@ export class EventVerifier {
    * Where the stream is: before any run, in a run, or after one that ended with RUN_FINISHED or
    * with RUN_ERROR (then a second RUN_ERROR in a row is not another run).
    */
-  #phase: Phase = Phase.Before;
+  #phase: Phase = BEFORE;
   /** The type of the event being checked, for messages. */
   #type = "";
   /** Set while checking an event a 1.0 client derives from a chunk: says which, for messages. */
@@ -131,7 +111,7 @@ export class EventVerifier {
   /** What is open, by kind ({@link KINDS}). */
   #open: Set<string>[] = [];
   /**
-   * Who owns each id seen in the run, by kind and then activity messages ({@link Kind.Activity}).
+   * Who owns each id seen in the run, by kind and then activity messages ({@link ACTIVITY}).
    * Reasoning spans and reasoning messages are open apart but share their owners, as in 1.0.
    */
   #owners: Map<string, Owner>[] = [];
@@ -159,8 +139,8 @@ export class EventVerifier {
     const fields: Fields = event;
     const owner: Owner = fields.subagentRunId;
     if (event.type === "RUN_STARTED") {
-      if (this.#phase === Phase.InRun) this.#fail("run-already-started", "RUN_FINISHED or RUN_ERROR first", "a run open");
-      this.#phase = Phase.InRun;
+      if (this.#phase === IN_RUN) this.#fail("run-already-started", "RUN_FINISHED or RUN_ERROR first", "a run open");
+      this.#phase = IN_RUN;
       // A new run starts clean, as in 1.0.
       const map = () => new Map<string, Owner>();
       const reasoning = map();
@@ -170,12 +150,12 @@ export class EventVerifier {
       if (event.input) this.#learn(event.input.messages, false);
       return;
     }
-    if (this.#phase !== Phase.InRun) {
+    if (this.#phase !== IN_RUN) {
       // A lone RUN_ERROR is a run that failed before it started: our server sends one when its
       // agent throws before its first event, and @ag-ui/client accepts it too.
-      const afterError = this.#phase === Phase.Failed;
+      const afterError = this.#phase === FAILED;
       if (mayComeBetweenRuns(type, afterError)) {
-        this.#phase = Phase.Failed;
+        this.#phase = FAILED;
         return;
       }
       this.#fail(
@@ -189,38 +169,38 @@ export class EventVerifier {
       // (Only an opening event has a parent: reading a field an event lacks is slow, so only then.)
       // A subagent's parent is another subagent; a tool call's is a message (a SUBAGENT_STARTED may
       // name both, and only the first is checked here).
-      const parent = action ? undefined : kind === Kind.Subagent ? fields.parentSubagentRunId : fields.parentMessageId;
+      const parent = action ? undefined : kind === SUBAGENT ? fields.parentSubagentRunId : fields.parentMessageId;
       return this.#item(kind, action!, fields[KINDS[kind]![1]], owner, derived, parent);
     }
     const owners = this.#owners;
     switch (event.type) {
       case "TOOL_CALL_RESULT":
         // The result is a new tool message: its id now belongs to whoever sent it.
-        owners[Kind.Text]!.set(event.messageId, owner);
+        owners[TEXT]!.set(event.messageId, owner);
         return;
       case "REASONING_ENCRYPTED_VALUE": {
         const id = event.entityId;
-        if (event.subtype === "tool-call") return this.#owned(owners[Kind.Tool]!, id, owner, "tool call");
+        if (event.subtype === "tool-call") return this.#owned(owners[TOOL]!, id, owner, "tool call");
         // A message's entityId may name a text (or tool, user...) message or a reasoning message.
-        return this.#owned(owners[owners[Kind.Text]!.has(id) ? Kind.Text : Kind.ReasoningMessage]!, id, owner, "message");
+        return this.#owned(owners[owners[TEXT]!.has(id) ? TEXT : REASONING_MESSAGE]!, id, owner, "message");
       }
       case "ACTIVITY_SNAPSHOT":
         // A snapshot that replaces the activity (the default) makes it its sender's.
-        if (event.replace !== false || !owners[Kind.Activity]!.has(event.messageId)) owners[Kind.Activity]!.set(event.messageId, owner);
+        if (event.replace !== false || !owners[ACTIVITY]!.has(event.messageId)) owners[ACTIVITY]!.set(event.messageId, owner);
         return;
       case "ACTIVITY_DELTA":
-        return this.#owned(owners[Kind.Activity]!, event.messageId, owner, "activity");
+        return this.#owned(owners[ACTIVITY]!, event.messageId, owner, "activity");
       case "MESSAGES_SNAPSHOT":
         // The snapshot is the truth from now on: its owners replace what was known.
         return this.#learn(event.messages, true);
       case "RUN_FINISHED": {
         const open = this.#open.flatMap((ids, kind) => (ids.size ? `${KINDS[kind]![2]}s ${[...ids].map((id) => show(kind, id)).join(", ")}` : []));
         if (open.length) this.#fail("run-finished-with-open-items", "every item closed", `open ${open.join("; ")}`);
-        this.#phase = Phase.Finished;
+        this.#phase = FINISHED;
         return;
       }
       case "RUN_ERROR":
-        this.#phase = Phase.Failed;
+        this.#phase = FAILED;
         return;
       default:
       // STATE_SNAPSHOT, STATE_DELTA, RAW and CUSTOM belong to no item.
@@ -234,8 +214,8 @@ export class EventVerifier {
    *   counts as a run), or its last run has neither RUN_FINISHED nor RUN_ERROR.
    */
   end(): void {
-    const inRun = this.#phase === Phase.InRun;
-    if (this.#phase < Phase.Finished) {
+    const inRun = this.#phase === IN_RUN;
+    if (this.#phase < FINISHED) {
       throw new AguiWireError(
         "truncated_stream",
         `the event stream ended ${inRun ? `inside a run, after ${this.#index} events` : "without any run"}: expected ${inRun ? "RUN_FINISHED" : "RUN_STARTED"} or RUN_ERROR`,
@@ -256,8 +236,8 @@ export class EventVerifier {
       if (replace || !owners.has(id)) owners.set(id, owner);
     };
     for (const message of messages) {
-      own(this.#owners[message.role === "reasoning" ? Kind.ReasoningMessage : message.role === "activity" ? Kind.Activity : Kind.Text]!, message.id, message.subagentRunId);
-      if (message.role === "assistant") for (const call of message.toolCalls ?? []) own(this.#owners[Kind.Tool]!, call.id, message.subagentRunId);
+      own(this.#owners[message.role === "reasoning" ? REASONING_MESSAGE : message.role === "activity" ? ACTIVITY : TEXT]!, message.id, message.subagentRunId);
+      if (message.role === "assistant") for (const call of message.toolCalls ?? []) own(this.#owners[TOOL]!, call.id, message.subagentRunId);
     }
   }
 
@@ -282,25 +262,25 @@ export class EventVerifier {
    */
   #item(kind: Kind, action: Action, id: string, owner: Owner, derived: boolean, parent?: string): void {
     const [prefix, field, noun, stem, opener, , closer] = KINDS[kind]!;
-    this.#via = derived ? `as the ${prefix}_${KINDS[kind]![4 + action]} a 1.0 client derives from ${action === Action.Close ? "the chunked item it ends" : "this chunk"}` : "";
+    this.#via = derived ? `as the ${prefix}_${KINDS[kind]![4 + action]} a 1.0 client derives from ${action === CLOSE ? "the chunked item it ends" : "this chunk"}` : "";
     const open = this.#open[kind]!;
     const owners = this.#owners[kind]!;
     const name = id;
-    if (kind === Kind.Step) id = `${q(name)} (${who(owner)})`;
-    if (open.has(id) === (action === Action.Open)) {
-      let found = action ? (kind === Kind.Subagent && owners.has(id) ? "it ended" : "it not open") : "it open";
+    if (kind === STEP) id = `${q(name)} (${who(owner)})`;
+    if (open.has(id) === (action === OPEN)) {
+      let found = action ? (kind === SUBAGENT && owners.has(id) ? "it ended" : "it not open") : "it open";
       // Only on the way to an error: a step open for another owner, to say so.
-      if (kind === Kind.Step && action) for (const key of open) if (key.startsWith(q(name))) found += `, but open for ${who(owners.get(key))}`;
+      if (kind === STEP && action) for (const key of open) if (key.startsWith(q(name))) found += `, but open for ${who(owners.get(key))}`;
       this.#fail(`${stem}-${action ? "not" : "already"}-started`, `${prefix}_${action ? opener : closer} first for ${field} ${show(kind, id)}`, found);
     }
     let inferred = "";
-    if (action === Action.Open) {
-      if (kind === Kind.Subagent) {
+    if (action === OPEN) {
+      if (kind === SUBAGENT) {
         if (owners.has(id)) this.#fail("subagent-reused", "a new subagentRunId", `${q(id)}, ended in this run`);
         if (parent !== undefined && !owners.has(parent)) this.#fail("subagent-parent-not-started", "a parentSubagentRunId started in this run", q(parent));
       }
-      const messages = this.#owners[Kind.Text]!;
-      if (kind === Kind.Tool && parent !== undefined && messages.has(parent)) {
+      const messages = this.#owners[TEXT]!;
+      if (kind === TOOL && parent !== undefined && messages.has(parent)) {
         this.#owned(messages, parent, owner, "parent message");
         if (owner === undefined) {
           owner = messages.get(parent);
@@ -309,10 +289,10 @@ export class EventVerifier {
       }
     }
     this.#owned(owners, id, owner, noun, inferred);
-    if (action === Action.Open) {
+    if (action === OPEN) {
       open.add(id);
       if (!owners.has(id)) owners.set(id, owner);
-    } else if (action === Action.Close) open.delete(id);
+    } else if (action === CLOSE) open.delete(id);
     this.#via = "";
   }
 }

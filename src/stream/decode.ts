@@ -109,62 +109,69 @@ export function idleTimeoutOf(ms: number | undefined): number {
  * that can take a result at once.
  */
 class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
-  private queue: AguiEvent[] = [];
-  private index = 0;
-  private done = false;
-  private readonly read: () => Promise<IteratorResult<Uint8Array>>;
-  private readonly release: () => Promise<void>;
+  #queue: AguiEvent[] = [];
+  #index = 0;
+  #done = false;
+  readonly #read: () => Promise<IteratorResult<Uint8Array>>;
+  readonly #release: () => Promise<void>;
   /**
    * The error to end with once the caller's signal fired or the idle timer did. A field and a
    * callback rather than an AbortController: one controller and one listener per read cost more
    * than decoding a small chunk.
    */
-  private stopped: Error | undefined;
+  #stopped: Error | undefined;
   /** Whether a signal or an idle timeout may stop the iteration. */
-  private readonly watched: boolean;
+  readonly #watched: boolean;
   /** Rejects the pending read (or the last one, which has settled then). */
-  private interrupt: ((error: Error) => void) | undefined;
+  #interrupt: ((error: Error) => void) | undefined;
   /** When the pending read began (`performance.now()`), or -1 while no read is pending. */
-  private readSince = -1;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  #readSince = -1;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  readonly #decoder: PushDecoder;
+  readonly #idleMs: number;
+  readonly #checkChunk: ((decoder: PushDecoder, events: AguiEvent[]) => void) | undefined;
 
   constructor(
     source: ByteSource,
-    private readonly decoder: PushDecoder,
+    decoder: PushDecoder,
     signal: AbortSignal | undefined,
-    private readonly idleMs: number,
-    private readonly checkChunk?: (decoder: PushDecoder, events: AguiEvent[]) => void,
+    idleMs: number,
+    checkChunk?: (decoder: PushDecoder, events: AguiEvent[]) => void,
   ) {
+    this.#decoder = decoder;
+    this.#idleMs = idleMs;
+    this.#checkChunk = checkChunk;
     if (typeof (source as ReadableStream<Uint8Array>).getReader === "function") {
       const reader = (source as ReadableStream<Uint8Array>).getReader();
-      this.read = () => reader.read() as Promise<IteratorResult<Uint8Array>>;
-      this.release = async () => {
+      this.#read = () => reader.read() as Promise<IteratorResult<Uint8Array>>;
+      this.#release = async () => {
         await reader.cancel().catch(() => {});
       };
     } else {
       const it = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-      this.read = () => it.next();
-      this.release = async () => {
+      this.#read = () => it.next();
+      this.#release = async () => {
         await it.return?.();
       };
     }
-    this.watched = !!(signal || idleMs);
-    this.unlisten = whenAborted(signal, () => this.stop(abortError(signal!)));
+    this.#watched = !!(signal || idleMs);
+    this.#unlisten = whenAborted(signal, () => this.#stop(abortError(signal!)));
   }
 
   /** Stops listening to the caller's signal. */
-  private unlisten: () => void;
+  #unlisten: () => void;
 
   /**
    * Ends the iteration with `error`: cancels the body as soon as the signal fires or the body
    * stalls, even between reads, and rejects a pending read at once, since returning a busy async
    * iterator only takes effect once it resumes. The first call stands.
    */
-  private stop(error: Error): void {
-    if (this.stopped) return;
-    this.stopped = error;
-    void this.release().catch(() => {});
-    this.interrupt?.(error);
+  #stop(error: Error): void {
+    if (this.#stopped) return;
+    this.#stopped = error;
+    void this.#release().catch(() => {});
+    this.#interrupt?.(error);
   }
 
   /**
@@ -172,36 +179,36 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
    * began, and the timer, when it fires early for the read now pending, waits out the rest. A
    * timer per chunk would cost more than decoding a small chunk does.
    */
-  private readonly onIdle = (): void => {
-    this.timer = undefined;
-    if (this.done || this.readSince < 0) return;
-    const left = this.readSince + this.idleMs - performance.now();
-    if (left > 0) this.timer = setTimeout(this.onIdle, left);
-    else this.stop(new AguiWireError("timeout", `nothing received for ${this.idleMs} ms in the event stream (idleTimeoutMs)`));
+  readonly #onIdle = (): void => {
+    this.#timer = undefined;
+    if (this.#done || this.#readSince < 0) return;
+    const left = this.#readSince + this.#idleMs - performance.now();
+    if (left > 0) this.#timer = setTimeout(this.#onIdle, left);
+    else this.#stop(new AguiWireError("timeout", `nothing received for ${this.#idleMs} ms in the event stream (idleTimeoutMs)`));
   };
 
   /** The next chunk; a pending read rejects as soon as the signal fires or the idle time passes. */
-  private readChunk(): Promise<IteratorResult<Uint8Array>> {
-    if (!this.watched) return this.read();
-    if (this.stopped) return Promise.reject(this.stopped);
-    if (this.idleMs) {
-      this.readSince = performance.now();
-      this.timer ??= setTimeout(this.onIdle, this.idleMs);
+  #readChunk(): Promise<IteratorResult<Uint8Array>> {
+    if (!this.#watched) return this.#read();
+    if (this.#stopped) return Promise.reject(this.#stopped);
+    if (this.#idleMs) {
+      this.#readSince = performance.now();
+      this.#timer ??= setTimeout(this.#onIdle, this.#idleMs);
     }
     // (Rejecting a read that has settled since does nothing: no need to forget the callback.)
     return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
-      this.interrupt = reject;
-      this.read().then(resolve, reject);
+      this.#interrupt = reject;
+      this.#read().then(resolve, reject);
     });
   }
 
   /** Marks the iteration finished, stops its timer and stops listening to the signal. */
-  private finish(): void {
-    this.done = true;
-    this.queue = [];
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.unlisten();
+  #finish(): void {
+    this.#done = true;
+    this.#queue = [];
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#unlisten();
   }
 
   [Symbol.asyncIterator](): this {
@@ -213,68 +220,68 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
    * a promise or an async function's frame; a promise when bytes must be read first.
    */
   [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> {
-    return this.index < this.queue.length && !this.stopped ? { value: this.queue[this.index++]!, done: false } : this.nextSlow();
+    return this.#index < this.#queue.length && !this.#stopped ? { value: this.#queue[this.#index++]!, done: false } : this.#nextSlow();
   }
 
   next(): Promise<IteratorResult<AguiEvent>> {
     // PULL's test repeated rather than PULL called: this is every event of a `for await`.
-    return this.index < this.queue.length && !this.stopped ? Promise.resolve({ value: this.queue[this.index++]!, done: false }) : this.nextSlow();
+    return this.#index < this.#queue.length && !this.#stopped ? Promise.resolve({ value: this.#queue[this.#index++]!, done: false }) : this.#nextSlow();
   }
 
   /** {@link next} when the queue is empty, the iteration over, or the signal fired. */
-  private async nextSlow(): Promise<IteratorResult<AguiEvent>> {
+  async #nextSlow(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
-      if (this.stopped && !this.done) await this.fail(this.stopped);
-      if (this.index < this.queue.length) return { value: this.queue[this.index++]!, done: false };
-      if (this.done) return { value: undefined, done: true };
+      if (this.#stopped && !this.#done) await this.#fail(this.#stopped);
+      if (this.#index < this.#queue.length) return { value: this.#queue[this.#index++]!, done: false };
+      if (this.#done) return { value: undefined, done: true };
       // A decoder that failed after handing out the events before the failure throws on its next
       // call: make that call now rather than after the next chunk, which may never come.
       try {
-        this.decoder.push(EMPTY);
+        this.#decoder.push(EMPTY);
       } catch (err) {
-        await this.fail(err);
+        await this.#fail(err);
       }
       let chunk: IteratorResult<Uint8Array>;
       try {
-        chunk = await this.readChunk();
-        this.readSince = -1;
+        chunk = await this.#readChunk();
+        this.#readSince = -1;
       } catch (err) {
         // The read may still be pending (an async iterator busy in an await): do not wait for the
         // body's release, which stop() has started already.
-        if (this.stopped) return this.fail(this.stopped, false);
-        return this.fail(err instanceof AguiWireError ? err : new AguiWireError("network_error", `reading the event stream failed: ${String((err as Error)?.message ?? err)}`, { cause: err }));
+        if (this.#stopped) return this.#fail(this.#stopped, false);
+        return this.#fail(err instanceof AguiWireError ? err : new AguiWireError("network_error", `reading the event stream failed: ${String((err as Error)?.message ?? err)}`, { cause: err }));
       }
-      if (this.stopped) await this.fail(this.stopped);
+      if (this.#stopped) await this.#fail(this.#stopped);
       try {
         if (chunk.done) {
-          this.finish();
-          this.decoder.end();
+          this.#finish();
+          this.#decoder.end();
           continue;
         }
-        this.queue = this.decoder.push(chunk.value);
-        this.index = 0;
+        this.#queue = this.#decoder.push(chunk.value);
+        this.#index = 0;
         // Before any event of the chunk is handed out: a chunk the check refuses gives none.
-        this.checkChunk?.(this.decoder, this.queue);
+        this.#checkChunk?.(this.#decoder, this.#queue);
       } catch (err) {
-        await this.fail(err);
+        await this.#fail(err);
       }
     }
   }
 
   /** Ends the iteration early (a `break` out of `for await`): cancels the body. */
   async return(): Promise<IteratorResult<AguiEvent>> {
-    if (!this.done) {
-      this.finish();
-      await this.release();
+    if (!this.#done) {
+      this.#finish();
+      await this.#release();
     }
     return { value: undefined, done: true };
   }
 
-  private async fail(err: unknown, awaitRelease = true): Promise<never> {
-    this.finish();
-    if (awaitRelease) await this.release();
-    else void this.release().catch(() => {});
+  async #fail(err: unknown, awaitRelease = true): Promise<never> {
+    this.#finish();
+    if (awaitRelease) await this.#release();
+    else void this.#release().catch(() => {});
     throw err;
   }
 }

@@ -1,14 +1,12 @@
 /**
  * The protobuf wire runtime the generated codecs (src/gen/agui) are written against: the reader and
- * writer, JSON values as `google.protobuf.Value`, field tables for rarely sent messages, the
- * element checks run as repeated fields are read, and the adapters where the JSON form of a message
- * differs from its wire form.
+ * writer, JSON values as `google.protobuf.Value`, the element checks run as repeated fields are
+ * read, and the adapters where the JSON form of a message differs from its wire form.
  *
  * @module
  */
 export { fromWireMessage, fromWireRunAgentInput, fromWireRunErrorEvent, fromWireRunFinishedEvent, fromWireSubagentFinishedEvent, fromWireToolCallResultEvent, toWireMessage, toWireRunAgentInput, toWireRunErrorEvent, toWireRunFinishedEvent, toWireSubagentFinishedEvent, toWireToolCallResultEvent } from "./adapters.js";
 export { checkContentPart, checkContext, checkInterrupt, checkJsonPatchOperation, checkMessage, checkResumeEntry, checkTokenUsage, checkTool, checkToolCall } from "./element-checks.js";
-export { BOOL, type FieldSpec, INT64, LIST, MESSAGE, readFields, STRING, STRINGS, STRUCT, VALUE } from "./fields.js";
 export { readStruct, readValue, writeStruct, writeValue } from "./json-value.js";
 export { enumName, malformed, Reader, skipField } from "./reader.js";
 export { beginWrite, Writer } from "./writer.js";

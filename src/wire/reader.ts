@@ -5,86 +5,14 @@
  * @module
  */
 import { AguiWireError } from "../util/index.js";
+import { decodeKey, decodeUtf8 } from "./utf8.js";
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const f64 = new Float64Array(1);
 const f64bytes = new Uint8Array(f64.buffer);
 
 /** Makes the `malformed_frame` error every decoding failure is reported as. */
 export function malformed(message: string, cause?: unknown): AguiWireError {
   return new AguiWireError("malformed_frame", `malformed protobuf event: ${message}`, { cause });
-}
-
-// The key cache: direct-mapped by a hash of the bytes, shared by all readers (it holds no state
-// that a reader could observe other than which string object comes back).
-const KEY_CACHE_SIZE = 512;
-const KEY_CACHE_MAX_LENGTH = 32;
-const keyBytes: Uint8Array[] = new Array<Uint8Array>(KEY_CACHE_SIZE).fill(new Uint8Array(0));
-const keyStrings: string[] = new Array<string>(KEY_CACHE_SIZE).fill("");
-
-/** Strings up to this many bytes are decoded by {@link decodeShort}. */
-const SHORT_STRING = 64;
-
-/**
- * Decodes `buf[pos..end)` as UTF-8, or returns undefined when the bytes are not UTF-8 (a stray or
- * missing continuation byte, an overlong form, a surrogate, a code point past U+10FFFF): exactly
- * the bytes that the native decoder refuses in fatal mode.
- */
-function decodeShort(buf: Uint8Array, pos: number, end: number): string | undefined {
-  let s = "";
-  // ASCII four bytes at a time: one call and one concatenation per four characters instead of
-  // per character (1.5x the speed on ids and deltas). A block with another byte falls through.
-  while (pos + 4 <= end) {
-    const a = buf[pos]!;
-    const b = buf[pos + 1]!;
-    const c = buf[pos + 2]!;
-    const d = buf[pos + 3]!;
-    if ((a | b | c | d) >= 0x80) break;
-    s += String.fromCharCode(a, b, c, d);
-    pos += 4;
-  }
-  while (pos < end) {
-    const b0 = buf[pos++]!;
-    if (b0 < 0x80) {
-      s += String.fromCharCode(b0);
-    } else if (b0 < 0xc2 || b0 > 0xf4) {
-      return undefined;
-    } else if (b0 < 0xe0) {
-      if (pos >= end) return undefined;
-      const b1 = buf[pos++]!;
-      if ((b1 & 0xc0) !== 0x80) return undefined;
-      s += String.fromCharCode(((b0 & 0x1f) << 6) | (b1 & 0x3f));
-    } else if (b0 < 0xf0) {
-      if (pos + 2 > end) return undefined;
-      const b1 = buf[pos]!;
-      const b2 = buf[pos + 1]!;
-      pos += 2;
-      // After E0 the next byte is A0..BF (no overlong form); after ED, 80..9F (no surrogate).
-      if ((b1 & 0xc0) !== 0x80 || (b2 & 0xc0) !== 0x80 || (b0 === 0xe0 && b1 < 0xa0) || (b0 === 0xed && b1 > 0x9f)) {
-        return undefined;
-      }
-      s += String.fromCharCode(((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f));
-    } else {
-      if (pos + 3 > end) return undefined;
-      const b1 = buf[pos]!;
-      const b2 = buf[pos + 1]!;
-      const b3 = buf[pos + 2]!;
-      pos += 3;
-      // After F0 the next byte is 90..BF (no overlong form); after F4, 80..8F (at most U+10FFFF).
-      if (
-        (b1 & 0xc0) !== 0x80 ||
-        (b2 & 0xc0) !== 0x80 ||
-        (b3 & 0xc0) !== 0x80 ||
-        (b0 === 0xf0 && b1 < 0x90) ||
-        (b0 === 0xf4 && b1 > 0x8f)
-      ) {
-        return undefined;
-      }
-      const cp = (((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f)) - 0x10000;
-      s += String.fromCharCode(0xd800 | (cp >> 10), 0xdc00 | (cp & 0x3ff));
-    }
-  }
-  return s;
 }
 
 const WIRE_TYPE_NAMES = ["varint", "fixed64", "length-delimited", "start-group", "end-group", "fixed32", "6", "7"];
@@ -220,60 +148,25 @@ export class Reader {
 
   /** Reads a length-prefixed UTF-8 string. */
   string(): string {
-    return this.text(this.delimited());
+    return this.#text(this.delimited(), false);
   }
 
   /**
-   * Reads a string field that is likely to repeat, such as an object key: short ASCII strings are
-   * looked up in a small cache first, so a key seen before comes back as the same string without
-   * building it again (and, used as a property key, without interning it again).
+   * Reads a string field that is likely to repeat, such as an object key: in Node, short ASCII
+   * strings are looked up in a small cache first (see src/wire/utf8.ts).
    *
    * @throws {AguiWireError} `malformed_frame`, as {@link Reader.string} does.
    */
   key(): string {
-    const end = this.delimited();
-    const buf = this.buf;
-    const start = this.pos;
-    const len = end - start;
-    if (len > KEY_CACHE_MAX_LENGTH) return this.text(end);
-    let hash = len;
-    for (let i = start; i < end; i++) {
-      const b = buf[i]!;
-      if (b >= 0x80) return this.text(end);
-      hash = (Math.imul(hash, 31) + b) | 0;
-    }
-    const slot = hash & (KEY_CACHE_SIZE - 1);
-    const bytes = keyBytes[slot]!;
-    if (bytes.length === len) {
-      let i = 0;
-      while (i < len && bytes[i] === buf[start + i]) i++;
-      if (i === len) {
-        this.pos = end;
-        return keyStrings[slot]!;
-      }
-    }
-    const s = this.text(end);
-    keyBytes[slot] = buf.slice(start, end);
-    keyStrings[slot] = s;
-    return s;
+    return this.#text(this.delimited(), true);
   }
 
-  /** Decodes the UTF-8 from the read position to `end`, and moves past it. */
-  private text(end: number): string {
+  /** Decodes the UTF-8 from the read position to `end` (as a likely repeated `key`), and moves past it. */
+  #text(end: number, key: boolean): string {
     const start = this.pos;
-    if (end - start <= SHORT_STRING) {
-      // Short strings (ids, deltas, keys) are decoded here: the native decoder's call and view
-      // cost more than the decoding itself at these lengths.
-      const s = decodeShort(this.buf, start, end);
-      if (s !== undefined) {
-        this.pos = end;
-        return s;
-      }
-      // Not valid UTF-8: the native decoder below refuses it too, and its error is kept as cause.
-    }
     let s: string;
     try {
-      s = decoder.decode(this.buf.subarray(start, end));
+      s = key ? decodeKey(this.buf, start, end) : decodeUtf8(this.buf, start, end);
     } catch (err) {
       throw malformed(`invalid UTF-8 in the string at byte ${start - this.base}`, err);
     }
@@ -307,20 +200,20 @@ export class Reader {
         this.uint32();
         return;
       case 1:
-        this.skipBytes(8);
+        this.#skipBytes(8);
         return;
       case 2:
         this.pos = this.delimited();
         return;
       case 5:
-        this.skipBytes(4);
+        this.#skipBytes(4);
         return;
       default:
         throw malformed(`unsupported wire type ${WIRE_TYPE_NAMES[wireType]} at byte ${this.pos - this.base}`);
     }
   }
 
-  private skipBytes(n: number): void {
+  #skipBytes(n: number): void {
     if (this.pos + n > this.end) throw malformed(`truncated field at byte ${this.pos - this.base}`);
     this.pos += n;
   }
