@@ -503,7 +503,8 @@ function generateUnion(f: GeneratedFile, m: DescMessage, arms: readonly { arm: D
     f.print("      default:");
   }
   const pad = table ? "      " : "        ";
-  f.print(`${pad}skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)});`);
+  // An unknown arm is a member of unknown kind, not an unknown property: `true` keeps it unreported.
+  f.print(`${pad}skipField(r, tag, ${hex(knownMask(m))}, ${JSON.stringify(m.typeName)}, true);`);
   f.print(`${pad}unknownField ||= tag >>> 3;`);
   f.print(`${pad}continue;`);
   f.print("    }");

@@ -111,19 +111,21 @@ export function tolerantJudge(warn: WarningHandler): TolerantJudge {
  * Decodes one `Event` message as AG-UI 1.1's processing model has a consumer do: as
  * {@link decodeEvent}, except that a member of a kind this schema lacks (a content part's or a
  * source's unknown arm, an unknown patch operation or outcome) is stripped where it sits by `judge`
- * (see {@link tolerantJudge}), as over SSE; returns undefined when the event itself goes.
+ * (see {@link tolerantJudge}), as over SSE; returns undefined when the event itself goes. A field
+ * this schema lacks is skipped, as ever, and now told to `warn` (the first of each event).
  *
  * @throws As {@link decodeEvent}: `malformed_frame`, `unknown_event_type` (for the caller to drop),
  *   `invalid_event` for a malformed known value.
  * @throws What the judge's warning handler throws.
  */
-export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, judge: TolerantJudge): AguiEvent | undefined {
+export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, judge: TolerantJudge, warn: WarningHandler): AguiEvent | undefined {
   const r = reader;
   r.reset(bytes, start, end);
   r.tolerant = true;
   try {
     const event = readEvent(r, end);
     if (r.invalid > 0) rejectEvent(event, r.omitted);
+    if (r.skipped) warn({ kind: "unknown_property", type: event.type, message: `stripped ${event.type}'s ${r.skipped}: a property this version does not know` });
     return r.strippable > 0 ? judge(event) : acceptDecoded(event, judge);
   } finally {
     r.tolerant = false;

@@ -209,7 +209,7 @@ export class FrameDecoder {
     try {
       if (this.#strict) out.push(decodeEvent(bytes, start, end));
       else {
-        const event = decodeEventTolerantly(bytes, start, end, (this.#judge ??= tolerantJudge(this.#warning())));
+        const event = decodeEventTolerantly(bytes, start, end, (this.#judge ??= tolerantJudge(this.#warning())), this.#warning());
         if (event !== undefined) out.push(event);
       }
       this.#frames++;

@@ -44,6 +44,8 @@ export class Reader {
   tolerant = false;
   /** How many stored elements only a tolerant judge accepts (they hold a member of unknown kind). */
   strippable = 0;
+  /** When tolerant: the first field skipped as unknown (`field 9 of agui.wire.v1.…`), for a warning. */
+  skipped = "";
 
   /** Reads `buf` from `start` to `end` (the whole array by default) without copying it. */
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
@@ -63,6 +65,7 @@ export class Reader {
     this.invalid = 0;
     this.omitted = 0;
     this.strippable = 0;
+    this.skipped = "";
   }
 
   /** Reads a field tag (field number << 3 | wire type). */
@@ -222,12 +225,19 @@ export class Reader {
 /**
  * Skips a field the decoder did not match. A known field number arriving with the wrong wire type
  * is an error, not an unknown field; `known` is a bit set of the message's field numbers (< 32).
+ * A tolerant reader notes the first unknown field for its warning, unless it is a union's `arm`.
+ *
+ * @throws {AguiWireError} `malformed_frame` for a known field of the wrong wire type, or bytes
+ *   that end inside the field.
  */
-export function skipField(r: Reader, tag: number, known: number, message: string): void {
+export function skipField(r: Reader, tag: number, known: number, message: string, arm = false): void {
   const no = tag >>> 3;
   if (no < 32 && known & (1 << no)) {
     throw malformed(`field ${no} of ${message} has wire type ${WIRE_TYPE_NAMES[tag & 7]}, which is not its type`);
   }
+  // A newer peer's field: skipped, which strips it, as over SSE; a tolerant reader warns of it. A
+  // union's unknown arm is a member of unknown kind instead, which its reader reports.
+  if (r.tolerant && !arm) r.skipped ||= `field ${no} of ${message}`;
   r.skip(tag & 7);
 }
 

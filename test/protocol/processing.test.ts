@@ -105,6 +105,19 @@ describe("AG-UI 1.1 processing, on both transports", () => {
       { kind: "unknown_property", type: "TEXT_MESSAGE_START", path: "/mood" },
       { kind: "unknown_property", type: "MESSAGES_SNAPSHOT", path: "/messages/0/lang" },
     ]);
+
+    // A frame's unknown field is skipped (stripped) as ever, and named in the warning: a frame has
+    // no JSON path for it.
+    const binary = viaFrames([
+      frame(
+        { event: { case: "textMessageStart", value: { baseEvent: { type: Pb.TEXT_MESSAGE_START }, messageId: "m", role: "assistant" } } },
+        undefined,
+        (start) => (start.$unknown = unknownField(9)),
+      ),
+    ]);
+    expect(binary.events).toEqual([{ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" }]);
+    expect(shapes(binary.warnings)).toEqual([{ kind: "unknown_property", type: "TEXT_MESSAGE_START", path: undefined }]);
+    expect(binary.warnings[0]!.message).toContain("field 9 of TEXT_MESSAGE_START");
   });
 
   it("strips an unknown member in an optional position: that field alone (an outcome of a new kind)", () => {

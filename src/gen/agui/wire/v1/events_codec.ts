@@ -1392,7 +1392,7 @@ export function readEvent(r: Reader, end: number): EventFields {
     const tag = r.tag();
     const read = (tag & 7) === 2 ? Event_ARMS[(tag >>> 3) - 1] : undefined;
     if (read === undefined) {
-      skipField(r, tag, 0xfffffffe, "agui.wire.v1.Event");
+      skipField(r, tag, 0xfffffffe, "agui.wire.v1.Event", true);
       unknownField ||= tag >>> 3;
       continue;
     }

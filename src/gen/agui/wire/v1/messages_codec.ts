@@ -184,7 +184,7 @@ export function readContentPart(r: Reader, end: number): ContentPartFields {
       case 0x22: next = readVideoPart(r, r.delimited()); break;
       case 0x2a: next = readDocumentPart(r, r.delimited()); break;
       default:
-        skipField(r, tag, 0x3e, "agui.wire.v1.ContentPart");
+        skipField(r, tag, 0x3e, "agui.wire.v1.ContentPart", true);
         unknownField ||= tag >>> 3;
         continue;
     }
@@ -388,7 +388,7 @@ export function readPartSource(r: Reader, end: number): PartSourceFields {
       case 0x12: next = readUrlSource(r, r.delimited()); break;
       case 0x1a: next = readFileSource(r, r.delimited()); break;
       default:
-        skipField(r, tag, 0x0e, "agui.wire.v1.PartSource");
+        skipField(r, tag, 0x0e, "agui.wire.v1.PartSource", true);
         unknownField ||= tag >>> 3;
         continue;
     }
