@@ -151,7 +151,7 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
     const async = source?.[Symbol.asyncIterator];
     const sync = source?.[Symbol.iterator];
     if (typeof async !== "function" && typeof sync !== "function") {
-      throw new TypeError(`an agent's run must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
+      throw new TypeError(`run() must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
     }
     const iterator = (typeof async === "function" ? async.call(source) : sync!.call(source)) as (Iterator<unknown> | AsyncIterator<unknown>) & { [PULL]?: Pull<unknown> };
     // A source that can give what it holds at once (a decoder's iterator) is pulled that way.

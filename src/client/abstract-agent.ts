@@ -91,6 +91,11 @@ function internalsOf(agent: AbstractAgent): Internals {
   return found;
 }
 
+/** The error of connectAgent (or connect) on an agent that does not implement connect(). */
+function cannotReattach(agent: AbstractAgent): AguiWireError {
+  return new AguiWireError("not_supported", `${agent.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect()`);
+}
+
 /** Whether `error` is a run the caller cancelled, which theirs does not count as a failure. */
 function isAbort(error: unknown): boolean {
   return isAguiWireError(error, "aborted") || (error instanceof Error && error.name === "AbortError");
@@ -197,7 +202,7 @@ export abstract class AbstractAgent implements AgentLike {
   protected connect(input: RunAgentInput, context: RunContext): AgentRunResult {
     void input;
     void context;
-    throw new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect()`);
+    throw cannotReattach(this);
   }
 
   /**
@@ -220,13 +225,10 @@ export abstract class AbstractAgent implements AgentLike {
    * @throws {TypeError} When one is neither a function nor a {@link Middleware}.
    */
   use(...middlewares: (Middleware | MiddlewareFunction)[]): this {
-    const wrapped = middlewares.map((m) => {
-      if (typeof m === "function") return new FunctionMiddleware(m);
-      if (m === null || typeof m !== "object" || typeof (m as Middleware).run !== "function") {
-        throw new TypeError(`use() takes functions and Middleware instances; found ${m === null ? "null" : typeof m}`);
-      }
-      return m;
-    });
+    // What is not a Middleware object is wrapped: FunctionMiddleware refuses what is not a function.
+    const wrapped = middlewares.map((m) =>
+      typeof m === "object" && typeof m?.run === "function" ? m : new FunctionMiddleware(m as MiddlewareFunction),
+    );
     internalsOf(this).middlewares.push(...wrapped);
     return this;
   }
@@ -265,7 +267,7 @@ export abstract class AbstractAgent implements AgentLike {
       toPeer(this, (i) => localRunEvents({ run: (mi, context) => this.connect(mi, context) }, i, signal), input);
     // Refused up front, before any callback: there is nothing to run.
     if (this.connect === AbstractAgent.prototype.connect) {
-      return Promise.reject(new AguiWireError("not_supported", `${this.constructor.name} cannot reattach to a run: connectAgent needs an agent that implements connect()`));
+      return Promise.reject(cannotReattach(this));
     }
     return drive(this, parameters ?? {}, subscriber, connect);
   }

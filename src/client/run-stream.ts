@@ -99,7 +99,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<AguiEvent> {
     const open = this.#open;
-    if (!open) throw new TypeError("this run's event stream was already subscribed to or iterated: a RunStream has one consumer (like a locked ReadableStream); call events() again for another run");
+    if (!open) throw new TypeError("this RunStream was already subscribed to or iterated (it has one consumer): call events() again for another run");
     this.#open = undefined;
     const signal = this.#controller.signal;
     let source: AsyncIterator<AguiEvent> | undefined;

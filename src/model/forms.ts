@@ -361,3 +361,21 @@ export function textOrParts(parts: Form): Form {
     return value;
   };
 }
+
+/**
+ * An event's form: `type` as its literal, then `fields`, then the optional `subagentRunId` (unless
+ * `subagent` is false) and the base fields every event has, in that order, as the model's event
+ * schemas list them. The generated forms use it rather than repeating those fields thirty-one
+ * times (tools/gen-model-forms.ts checks each event ends with them as written here).
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function ev(type: string, fields: Record<string, Form>, subagent = true): Form {
+  return obj({
+    type: oneOf([type]),
+    ...fields,
+    ...(subagent && { subagentRunId: opt(str()) }),
+    timestamp: opt(int(-Number.MAX_SAFE_INTEGER)),
+    rawEvent: opt(nonNullJson),
+    metadata: opt(jsonObject),
+  });
+}

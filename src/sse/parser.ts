@@ -202,7 +202,7 @@ export class SSEParser {
     if (dataSize > 0 || isField(tail, "data") || (tail.length > 0 && tail.length < 4 && "data".startsWith(tail))) {
       this.#fail(
         "truncated_stream",
-        `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${dataSize + tail.length} characters of the event`,
+        `SSE stream ended inside an event: expected a blank line to end it, found the end after ${dataSize + tail.length} characters`,
       );
     }
     this.#atStart = true;
@@ -225,7 +225,7 @@ export class SSEParser {
   #tooLarge(size: number): never {
     return this.#fail(
       "frame_too_large",
-      `SSE event too large: expected at most ${this.#maxEventBytes} (maxEventBytes, in UTF-16 code units), found at least ${size} before the event's end`,
+      `SSE event too large: expected at most ${this.#maxEventBytes} UTF-16 units (maxEventBytes), found at least ${size}`,
     );
   }
 

@@ -260,7 +260,7 @@ describe("SSEParser end of stream", () => {
       const outcome = parseAll(input);
       expectCode(outcome.error, "truncated_stream");
       expect((outcome.error as Error).message).toBe(
-        `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${input.length} characters of the event`,
+        `SSE stream ended inside an event: expected a blank line to end it, found the end after ${input.length} characters`,
       );
       expect(outcome.messages).toEqual([]);
     }
@@ -301,7 +301,7 @@ describe("SSEParser size bound", () => {
     const outcome = parseAll(`data: ${"x".repeat(15)}\n\n`, { maxEventBytes: 20 });
     expectCode(outcome.error, "frame_too_large");
     expect((outcome.error as Error).message).toBe(
-      "SSE event too large: expected at most 20 (maxEventBytes, in UTF-16 code units), found at least 21 before the event's end",
+      "SSE event too large: expected at most 20 UTF-16 units (maxEventBytes), found at least 21",
     );
   });
   it("counts the data already read plus the line being read", () => {
@@ -397,7 +397,7 @@ describe("SSEParser errors are final", () => {
     }
     expectCode(first, "frame_too_large");
     expect((first as Error).message).toBe(
-      "SSE event too large: expected at most 10 (maxEventBytes, in UTF-16 code units), found at least 16 before the event's end",
+      "SSE event too large: expected at most 10 UTF-16 units (maxEventBytes), found at least 16",
     );
     // The same error object, from push and end alike.
     for (const again of [() => parser.push("data: a\n\n"), () => parser.end()]) {

@@ -229,7 +229,7 @@ describe.each(TRANSPORTS)("%s stream decoding properties", (type) => {
           expect(result.error, `cut at ${cut}`).toBeInstanceOf(AguiWireError);
           expect((result.error as AguiWireError).code, `cut at ${cut}`).toBe("truncated_stream");
           expect((result.error as AguiWireError).message, `cut at ${cut}`).toBe(
-            `SSE stream ended inside an event: expected a blank line to end it, found the end of the stream after ${cut} characters of the event`,
+            `SSE stream ended inside an event: expected a blank line to end it, found the end after ${cut} characters`,
           );
         }
       }

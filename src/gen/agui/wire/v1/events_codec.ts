@@ -63,6 +63,29 @@ export function readBaseEvent(r: Reader, end: number, v: BaseEventFields, expect
   }
 }
 
+/**
+ * Reads an event whose own fields are all strings, field n being `keys[n - 2]` (field 1 is its
+ * BaseEvent), into `v`, which holds its type and its required fields' defaults. The readers of
+ * such events share this loop (the generator's stringFields says which); the per-token events keep
+ * their own. `type` is the number of the event's arm.
+ */
+function readStringEvent<T extends BaseEventFields>(r: Reader, end: number, v: T, type: number, keys: readonly string[]): T {
+  const fields = v as unknown as Record<string, string>;
+  let hasBase = false;
+  while (r.pos < end) {
+    const tag = r.tag();
+    const key = (tag & 7) === 2 ? keys[(tag >>> 3) - 2] : undefined;
+    if (tag === 0x0a) {
+      readBaseEvent(r, r.delimited(), v, type);
+      hasBase = true;
+    } else if (key !== undefined) fields[key] = r.string();
+    // Fields 1 to keys.length + 1 are known: another wire type for one of them is malformed.
+    else skipField(r, tag, (2 << (keys.length + 1)) - 2, v.type);
+  }
+  r.endEvent(end, v.type, hasBase);
+  return v;
+}
+
 /** Plain-object form of agui.wire.v1.TextMessageStartEvent. */
 export interface TextMessageStartEventFields {
   type: "TEXT_MESSAGE_START";
@@ -86,22 +109,7 @@ export function writeTextMessageStartEvent(w: Writer, v: TextMessageStartEventFi
 
 /** Reads a agui.wire.v1.TextMessageStartEvent whose fields end at `end`. */
 export function readTextMessageStartEvent(r: Reader, end: number): TextMessageStartEventFields {
-  const v: TextMessageStartEventFields = { type: "TEXT_MESSAGE_START", messageId: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 0); hasBase = true; break;
-      case 0x12: v.messageId = r.string(); break;
-      case 0x1a: v.role = r.string(); break;
-      case 0x22: v.name = r.string(); break;
-      case 0x2a: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x3e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "TEXT_MESSAGE_START", messageId: "" }, 0, ["messageId","role","name","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.TextMessageContentEvent. */
@@ -161,20 +169,7 @@ export function writeTextMessageEndEvent(w: Writer, v: TextMessageEndEventFields
 
 /** Reads a agui.wire.v1.TextMessageEndEvent whose fields end at `end`. */
 export function readTextMessageEndEvent(r: Reader, end: number): TextMessageEndEventFields {
-  const v: TextMessageEndEventFields = { type: "TEXT_MESSAGE_END", messageId: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 2); hasBase = true; break;
-      case 0x12: v.messageId = r.string(); break;
-      case 0x1a: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "TEXT_MESSAGE_END", messageId: "" }, 2, ["messageId","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ToolCallStartEvent. */
@@ -200,22 +195,7 @@ export function writeToolCallStartEvent(w: Writer, v: ToolCallStartEventFields):
 
 /** Reads a agui.wire.v1.ToolCallStartEvent whose fields end at `end`. */
 export function readToolCallStartEvent(r: Reader, end: number): ToolCallStartEventFields {
-  const v: ToolCallStartEventFields = { type: "TOOL_CALL_START", toolCallId: "", toolCallName: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 3); hasBase = true; break;
-      case 0x12: v.toolCallId = r.string(); break;
-      case 0x1a: v.toolCallName = r.string(); break;
-      case 0x22: v.parentMessageId = r.string(); break;
-      case 0x2a: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x3e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "TOOL_CALL_START", toolCallId: "", toolCallName: "" }, 3, ["toolCallId","toolCallName","parentMessageId","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ToolCallArgsEvent. */
@@ -275,20 +255,7 @@ export function writeToolCallEndEvent(w: Writer, v: ToolCallEndEventFields): voi
 
 /** Reads a agui.wire.v1.ToolCallEndEvent whose fields end at `end`. */
 export function readToolCallEndEvent(r: Reader, end: number): ToolCallEndEventFields {
-  const v: ToolCallEndEventFields = { type: "TOOL_CALL_END", toolCallId: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 5); hasBase = true; break;
-      case 0x12: v.toolCallId = r.string(); break;
-      case 0x1a: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "TOOL_CALL_END", toolCallId: "" }, 5, ["toolCallId","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.StateSnapshotEvent. */
@@ -622,20 +589,7 @@ export function writeStepStartedEvent(w: Writer, v: StepStartedEventFields): voi
 
 /** Reads a agui.wire.v1.StepStartedEvent whose fields end at `end`. */
 export function readStepStartedEvent(r: Reader, end: number): StepStartedEventFields {
-  const v: StepStartedEventFields = { type: "STEP_STARTED", stepName: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 14); hasBase = true; break;
-      case 0x12: v.stepName = r.string(); break;
-      case 0x1a: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "STEP_STARTED", stepName: "" }, 14, ["stepName","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.StepFinishedEvent. */
@@ -657,20 +611,7 @@ export function writeStepFinishedEvent(w: Writer, v: StepFinishedEventFields): v
 
 /** Reads a agui.wire.v1.StepFinishedEvent whose fields end at `end`. */
 export function readStepFinishedEvent(r: Reader, end: number): StepFinishedEventFields {
-  const v: StepFinishedEventFields = { type: "STEP_FINISHED", stepName: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 15); hasBase = true; break;
-      case 0x12: v.stepName = r.string(); break;
-      case 0x1a: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "STEP_FINISHED", stepName: "" }, 15, ["stepName","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.TokenUsage. */
@@ -743,23 +684,7 @@ export function writeTextMessageChunkEvent(w: Writer, v: TextMessageChunkEventFi
 
 /** Reads a agui.wire.v1.TextMessageChunkEvent whose fields end at `end`. */
 export function readTextMessageChunkEvent(r: Reader, end: number): TextMessageChunkEventFields {
-  const v: TextMessageChunkEventFields = { type: "TEXT_MESSAGE_CHUNK" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 19); hasBase = true; break;
-      case 0x12: v.messageId = r.string(); break;
-      case 0x1a: v.role = r.string(); break;
-      case 0x22: v.delta = r.string(); break;
-      case 0x2a: v.name = r.string(); break;
-      case 0x32: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x7e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "TEXT_MESSAGE_CHUNK" }, 19, ["messageId","role","delta","name","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ToolCallChunkEvent. */
@@ -787,23 +712,7 @@ export function writeToolCallChunkEvent(w: Writer, v: ToolCallChunkEventFields):
 
 /** Reads a agui.wire.v1.ToolCallChunkEvent whose fields end at `end`. */
 export function readToolCallChunkEvent(r: Reader, end: number): ToolCallChunkEventFields {
-  const v: ToolCallChunkEventFields = { type: "TOOL_CALL_CHUNK" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 20); hasBase = true; break;
-      case 0x12: v.toolCallId = r.string(); break;
-      case 0x1a: v.toolCallName = r.string(); break;
-      case 0x22: v.parentMessageId = r.string(); break;
-      case 0x2a: v.delta = r.string(); break;
-      case 0x32: v.subagentRunId = r.string(); break;
-      default: skipField(r, tag, 0x7e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "TOOL_CALL_CHUNK" }, 20, ["toolCallId","toolCallName","parentMessageId","delta","subagentRunId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ToolCallResultEvent, as on the wire (adapters.ts maps it to and from the model's). */
@@ -958,20 +867,7 @@ export function writeReasoningStartEvent(w: Writer, v: ReasoningStartEventFields
 
 /** Reads a agui.wire.v1.ReasoningStartEvent whose fields end at `end`. */
 export function readReasoningStartEvent(r: Reader, end: number): ReasoningStartEventFields {
-  const v: ReasoningStartEventFields = { type: "REASONING_START", messageId: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 24); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.messageId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "REASONING_START", messageId: "" }, 24, ["subagentRunId","messageId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ReasoningMessageStartEvent. */
@@ -995,21 +891,7 @@ export function writeReasoningMessageStartEvent(w: Writer, v: ReasoningMessageSt
 
 /** Reads a agui.wire.v1.ReasoningMessageStartEvent whose fields end at `end`. */
 export function readReasoningMessageStartEvent(r: Reader, end: number): ReasoningMessageStartEventFields {
-  const v: ReasoningMessageStartEventFields = { type: "REASONING_MESSAGE_START", messageId: "", role: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 25); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.messageId = r.string(); break;
-      case 0x22: v.role = r.string(); break;
-      default: skipField(r, tag, 0x1e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "REASONING_MESSAGE_START", messageId: "", role: "" }, 25, ["subagentRunId","messageId","role"]);
 }
 
 /** Plain-object form of agui.wire.v1.ReasoningMessageContentEvent. */
@@ -1069,20 +951,7 @@ export function writeReasoningMessageEndEvent(w: Writer, v: ReasoningMessageEndE
 
 /** Reads a agui.wire.v1.ReasoningMessageEndEvent whose fields end at `end`. */
 export function readReasoningMessageEndEvent(r: Reader, end: number): ReasoningMessageEndEventFields {
-  const v: ReasoningMessageEndEventFields = { type: "REASONING_MESSAGE_END", messageId: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 27); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.messageId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "REASONING_MESSAGE_END", messageId: "" }, 27, ["subagentRunId","messageId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ReasoningMessageChunkEvent. */
@@ -1106,21 +975,7 @@ export function writeReasoningMessageChunkEvent(w: Writer, v: ReasoningMessageCh
 
 /** Reads a agui.wire.v1.ReasoningMessageChunkEvent whose fields end at `end`. */
 export function readReasoningMessageChunkEvent(r: Reader, end: number): ReasoningMessageChunkEventFields {
-  const v: ReasoningMessageChunkEventFields = { type: "REASONING_MESSAGE_CHUNK" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 28); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.messageId = r.string(); break;
-      case 0x22: v.delta = r.string(); break;
-      default: skipField(r, tag, 0x1e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "REASONING_MESSAGE_CHUNK" }, 28, ["subagentRunId","messageId","delta"]);
 }
 
 /** Plain-object form of agui.wire.v1.ReasoningEndEvent. */
@@ -1142,20 +997,7 @@ export function writeReasoningEndEvent(w: Writer, v: ReasoningEndEventFields): v
 
 /** Reads a agui.wire.v1.ReasoningEndEvent whose fields end at `end`. */
 export function readReasoningEndEvent(r: Reader, end: number): ReasoningEndEventFields {
-  const v: ReasoningEndEventFields = { type: "REASONING_END", messageId: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 29); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.messageId = r.string(); break;
-      default: skipField(r, tag, 0x0e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "REASONING_END", messageId: "" }, 29, ["subagentRunId","messageId"]);
 }
 
 /** Plain-object form of agui.wire.v1.ReasoningEncryptedValueEvent. */
@@ -1183,23 +1025,7 @@ export function writeReasoningEncryptedValueEvent(w: Writer, v: ReasoningEncrypt
 
 /** Reads a agui.wire.v1.ReasoningEncryptedValueEvent whose fields end at `end`. */
 export function readReasoningEncryptedValueEvent(r: Reader, end: number): ReasoningEncryptedValueEventFields {
-  const v: ReasoningEncryptedValueEventFields = { type: "REASONING_ENCRYPTED_VALUE", subtype: "", entityId: "", encryptedValue: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 30); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.subtype = r.string(); break;
-      case 0x22: v.entityId = r.string(); break;
-      case 0x2a: v.encryptedValue = r.string(); break;
-      case 0x32: v.encryptedValueType = r.string(); break;
-      default: skipField(r, tag, 0x7e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "REASONING_ENCRYPTED_VALUE", subtype: "", entityId: "", encryptedValue: "" }, 30, ["subagentRunId","subtype","entityId","encryptedValue","encryptedValueType"]);
 }
 
 /** Plain-object form of agui.wire.v1.SubagentStartedEvent. */
@@ -1229,24 +1055,7 @@ export function writeSubagentStartedEvent(w: Writer, v: SubagentStartedEventFiel
 
 /** Reads a agui.wire.v1.SubagentStartedEvent whose fields end at `end`. */
 export function readSubagentStartedEvent(r: Reader, end: number): SubagentStartedEventFields {
-  const v: SubagentStartedEventFields = { type: "SUBAGENT_STARTED", subagentRunId: "", name: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 16); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.name = r.string(); break;
-      case 0x22: v.description = r.string(); break;
-      case 0x2a: v.parentSubagentRunId = r.string(); break;
-      case 0x32: v.parentToolCallId = r.string(); break;
-      case 0x3a: v.parentMessageId = r.string(); break;
-      default: skipField(r, tag, 0xfe, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "SUBAGENT_STARTED", subagentRunId: "", name: "" }, 16, ["subagentRunId","name","description","parentSubagentRunId","parentToolCallId","parentMessageId"]);
 }
 
 /** Plain-object form of agui.wire.v1.SubagentFinishedEvent, as on the wire (adapters.ts maps it to and from the model's). */
@@ -1312,21 +1121,7 @@ export function writeSubagentErrorEvent(w: Writer, v: SubagentErrorEventFields):
 
 /** Reads a agui.wire.v1.SubagentErrorEvent whose fields end at `end`. */
 export function readSubagentErrorEvent(r: Reader, end: number): SubagentErrorEventFields {
-  const v: SubagentErrorEventFields = { type: "SUBAGENT_ERROR", subagentRunId: "", message: "" };
-  let hasBase = false;
-  while (r.pos < end) {
-    const tag = r.tag();
-    switch (tag) {
-      case 0x0a: readBaseEvent(r, r.delimited(), v, 18); hasBase = true; break;
-      case 0x12: v.subagentRunId = r.string(); break;
-      case 0x1a: v.message = r.string(); break;
-      case 0x22: v.code = r.string(); break;
-      default: skipField(r, tag, 0x1e, v.type);
-    }
-  }
-  // Other implementations reject an event without its BaseEvent; so do we, rather than guess its type.
-  r.endEvent(end, v.type, hasBase);
-  return v;
+  return readStringEvent(r, end, { type: "SUBAGENT_ERROR", subagentRunId: "", message: "" }, 18, ["subagentRunId","message","code"]);
 }
 
 /** Any event object: a union on `type`. */
