@@ -126,10 +126,10 @@ describe.skipIf(!available)("HttpAgent in headless Chromium", () => {
 
   for (const transport of ["binary", "sse"] as const) {
     it(`gets the server's 422 as an http_status error with its body (transport ${transport})`, async () => {
-      const outcome = await run({ url: "/agent", transport, params: { messages: [{ id: "x", role: "robot" } as never] } });
+      const outcome = await run({ url: "/agent", transport, params: { messages: [{ id: 7, role: "user", content: "hi" } as never] } });
       expect(outcome.completed).toBe(false);
       expect(outcome.events).toEqual([]);
-      expect(outcome.error).toMatchObject({ name: "HttpStatusError", code: "http_status", status: 422, body: { error: expect.stringContaining("messages[0].role") } });
+      expect(outcome.error).toMatchObject({ name: "HttpStatusError", code: "http_status", status: 422, body: { error: expect.stringContaining("messages[0].id") } });
       expect(outcome.error!.message).toContain("422");
     });
 
