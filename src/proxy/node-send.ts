@@ -30,36 +30,51 @@ export function nodeSend(): UpstreamSend {
         answer?.destroy();
       };
       let answer: IncomingMessage | undefined;
-      const request = (secure ? httpsRequest : httpRequest)(
-        {
-          protocol: target.protocol,
-          hostname: target.hostname,
-          port: target.port,
-          path: target.path,
-          auth: target.auth,
-          method,
-          headers: body === undefined ? headers : { ...headers, "content-length": String(body.byteLength) },
-          agent: secure ? agents.https : agents.http,
-        },
-        (response: IncomingMessage) => {
-          answer = response;
-          // Until the relay reads it, a reset would be an 'error' nobody listens to, which crashes
-          // the process; the relay's iteration still sees it (the stream is left errored).
-          response.on("error", () => {});
-          response.once("close", () => signal.removeEventListener("abort", stop));
-          resolve({
-            status: response.statusCode ?? 0,
-            header: (name) => incomingHeader(response, name),
-            body: incomingBody(response, () => response.destroy()),
-            cancel: () => response.destroy(),
-          });
-        },
-      );
-      // Every error, not only the first: one after the answer arrived (a reset mid-body) is the
-      // body's to report, and must not go unheard.
-      request.on("error", reject);
+      let request = send(true);
       if (signal.aborted) stop();
       else signal.addEventListener("abort", stop, { once: true });
-      request.end(body);
+
+      /**
+       * Sends the request. A kept-alive connection that the upstream closed as idle just as it was
+       * taken (its keep-alive timeout, 5 s for a Node server, met ours) fails at once with a reset
+       * before any answer: the upstream never read the request, so it is sent once more on a new
+       * connection, as Node's documentation advises (`request.reusedSocket`).
+       */
+      function send(mayRetry: boolean) {
+        const sent = (secure ? httpsRequest : httpRequest)(
+          {
+            protocol: target.protocol,
+            hostname: target.hostname,
+            port: target.port,
+            path: target.path,
+            auth: target.auth,
+            method,
+            headers: body === undefined ? headers : { ...headers, "content-length": String(body.byteLength) },
+            agent: secure ? agents.https : agents.http,
+          },
+          (response: IncomingMessage) => {
+            answer = response;
+            // Until the relay reads it, a reset would be an 'error' nobody listens to, which crashes
+            // the process; the relay's iteration still sees it (the stream is left errored).
+            response.on("error", () => {});
+            response.once("close", () => signal.removeEventListener("abort", stop));
+            resolve({
+              status: response.statusCode ?? 0,
+              header: (name) => incomingHeader(response, name),
+              body: incomingBody(response, () => response.destroy()),
+              cancel: () => response.destroy(),
+            });
+          },
+        );
+        // Every error, not only the first: one after the answer arrived (a reset mid-body) is the
+        // body's to report, and must not go unheard.
+        sent.on("error", (error: NodeJS.ErrnoException) => {
+          if (mayRetry && sent.reusedSocket && answer === undefined && !signal.aborted && (error.code === "ECONNRESET" || error.code === "EPIPE")) {
+            request = send(false);
+          } else reject(error);
+        });
+        sent.end(body);
+        return sent;
+      }
     });
 }
