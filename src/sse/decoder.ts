@@ -92,6 +92,14 @@ export class SSEDecoder {
     return (this.#warn ??= warningHandlerOf(this.#onWarning));
   }
 
+  /**
+   * Number of SSE messages decoded so far: events handed out, and those dropped (an unknown type,
+   * or stripped whole) or skipped, as a server that numbers its events counts them.
+   */
+  get count(): number {
+    return this.#index;
+  }
+
   /** The stream's last event ID, to send as `Last-Event-ID` on reconnection; see {@link SSEParser.lastEventId}. */
   get lastEventId(): string {
     return this.#parser.lastEventId;

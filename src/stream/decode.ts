@@ -5,7 +5,7 @@
  */
 import { AguiWireError, whenAborted } from "../util/index.js";
 import { FrameDecoder } from "../binary/index.js";
-import { BINARY_MEDIA_TYPE, dropUnknown, transportOf, type UnknownEventHandler, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
+import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler, type WarningHandler } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { PULL } from "../agent/index.js";
 import { SSEDecoder } from "../sse/index.js";
@@ -55,6 +55,8 @@ interface PushDecoder {
   end(): void;
   /** SSE only: the id of the last event decoded (see `SSEDecoder.lastEventId`). */
   readonly lastEventId?: string;
+  /** Events decoded so far, those dropped or skipped included. */
+  readonly count: number;
 }
 
 /**
@@ -317,7 +319,7 @@ export function decodeEventStream(
 
 /**
  * {@link decodeEventStream}, with the SSE event ids checked against a run's numbering: events are
- * numbered from `first` on, one each (an event skipped by `onUnknownEvent` too), and after each
+ * numbered from `first` on, one each (an event the decoder dropped or skipped too), and after each
  * chunk the id of its last event must be the number of the last event decoded. A chunk that
  * breaks the numbering (a gap, a repeat, another run's ids) gives none of its events and ends the
  * iteration with `onGap`'s error. A stream without ids, and the binary transport (which has none),
@@ -333,18 +335,10 @@ export function decodeNumberedEventStream(
   onGap: (expected: number, found: string) => Error,
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  let decoded = 0;
-  // A dropped event was numbered too: it is counted, then handed to the user or warned of.
-  const skip = options.onUnknownEvent ?? (options.strict ? undefined : dropUnknown(warningHandlerOf(options.onWarning)));
-  const onUnknownEvent: UnknownEventHandler | undefined = skip
-    ? (event) => {
-        decoded++;
-        skip(event);
-      }
-    : undefined;
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, onUnknownEvent, options.onWarning, options.strict);
-  return new EventStreamIterator(body, decoder, options.signal, idleMs, (d, events) => {
-    decoded += events.length;
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict);
+  return new EventStreamIterator(body, decoder, options.signal, idleMs, (d) => {
+    // Events the decoder dropped or skipped were numbered too: its count holds them.
+    const decoded = d.count;
     const id = d.lastEventId;
     if (id === undefined || id === "" || decoded === 0) return;
     if (id !== String(first + decoded - 1)) throw onGap(first + decoded - 1, id);

@@ -73,4 +73,26 @@ describe("a reattach applies the same stages as the live stream", () => {
       ["unknown_member", "RUN_FINISHED", "/outcome"],
     ]);
   });
+
+  it("counts an event stripped whole (an encrypted value of unknown subtype) in the numbering of a live run", async () => {
+    const server = await listen(async (req, res) => {
+      const { threadId, runId } = JSON.parse(await readBody(req)) as RunAgentInput;
+      const events = [
+        { type: "RUN_STARTED", threadId, runId },
+        { type: "REASONING_ENCRYPTED_VALUE", subtype: "image", entityId: "e", encryptedValue: "opaque" },
+        { type: "RUN_FINISHED", threadId, runId },
+      ];
+      res.writeHead(200, { "content-type": "text/event-stream", "AG-UI-Run-Id": runId });
+      // One chunk a event, so that the ids are checked after the dropped one.
+      for (const [i, event] of events.entries()) await new Promise((done) => res.write(`id: ${i}\ndata: ${JSON.stringify(event)}\n\n`, done));
+      res.end();
+    });
+    open.push(server);
+    const warnings: ProtocolWarning[] = [];
+    const agent = new HttpAgent({ url: server.url, transport: "sse", onWarning: (w) => void warnings.push(w), resume: { backoffMs: 1, retries: 0 } });
+    const seen: AguiEvent[] = [];
+    for await (const event of agent.events()) seen.push(event);
+    expect(seen.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(warnings.map((w) => [w.kind, w.type, w.path])).toEqual([["unknown_member", "REASONING_ENCRYPTED_VALUE", ""]]);
+  });
 });
