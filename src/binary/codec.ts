@@ -125,7 +125,7 @@ export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: num
   try {
     const event = readEvent(r, end);
     if (r.invalid > 0) rejectEvent(event, r.omitted);
-    if (r.skipped) warn({ kind: "unknown_property", type: event.type, message: `stripped ${event.type}'s ${r.skipped}: a property this version does not know` });
+    if (r.skipped) warn({ kind: "unknown_property", type: event.type, message: `stripped ${r.skipped}: a property this version does not know` });
     return r.strippable > 0 ? judge(event) : acceptDecoded(event, judge);
   } finally {
     r.tolerant = false;

@@ -103,10 +103,17 @@ export function rejectEvent(value: unknown, omitted: number): never {
  */
 export function parseRunAgentInput(value: unknown): RunAgentInput {
   const result = checkRunAgentInput(value);
-  if (result.issues.length === 0) {
-    const input = result.value as RunAgentInput;
-    if (input.forwardedProps === null) input.forwardedProps = {};
-    return input;
-  }
+  if (result.issues.length === 0) return withForwardedProps(result.value as RunAgentInput);
   throw issuesError("invalid_input", "invalid RunAgentInput", issuesOf(result)!, 0);
+}
+
+/**
+ * `input` with `forwardedProps: null` (the Python SDK's default, which 1.0 refuses in RUN_STARTED)
+ * taken as `{}`, what `@ag-ui/client` sends for none; `input` itself, changed in place.
+ *
+ * @throws Never.
+ */
+export function withForwardedProps(input: RunAgentInput): RunAgentInput {
+  if (input.forwardedProps === null) input.forwardedProps = {};
+  return input;
 }

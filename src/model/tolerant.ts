@@ -13,7 +13,7 @@ import { finalize } from "./check.js";
 import type { AguiEvent } from "./events.js";
 import { judgeTolerantly, type Form, type Stripped } from "./forms.js";
 import type { RunAgentInput } from "./input.js";
-import { eventError, issuesError, typeOf } from "./parse.js";
+import { eventError, issuesError, typeOf, withForwardedProps } from "./parse.js";
 
 export type { Stripped } from "./forms.js";
 
@@ -55,7 +55,7 @@ export function parseEventTolerantly(value: unknown): Tolerated<AguiEvent> {
  */
 export function parseRunAgentInputTolerantly(value: unknown): Tolerated<RunAgentInput> {
   const input = tolerate<RunAgentInput>(RunAgentInputForm, value, (issues) => issuesError("invalid_input", "invalid RunAgentInput", issues, 0));
-  if (input.value?.forwardedProps === null) input.value.forwardedProps = {};
+  if (input.value) withForwardedProps(input.value);
   return input;
 }
 
