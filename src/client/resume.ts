@@ -227,7 +227,10 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   let token = params.token;
   /** The POST's error, while the run it may have started has not been found (see `presumed`). */
   let unanswered: unknown;
-  /** Events of the run seen so far, skipped ones included: the next event's sequence number. */
+  /**
+   * Events of the run seen so far: the next event's sequence number. Counted as they are handed
+   * out, and made exact from the decoder's count when a body ends, with the events it dropped.
+   */
   let seen = 0;
   /** `seen` when the body being read began. */
   let before = 0;
@@ -245,12 +248,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   const cancelOnServer = (): void => {
     if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named, token);
   };
-  // A dropped event was numbered too: it is counted, then handed to the user or warned of.
-  const skip = params.onUnknownEvent ?? dropUnknown(params.onWarning);
-  const onUnknownEvent: UnknownEventHandler = (event) => {
-    seen++;
-    skip(event);
-  };
+  // A dropped event was numbered too: the body's `settled` counts it (see `slow`).
+  const onUnknownEvent = params.onUnknownEvent ?? dropUnknown(params.onWarning);
   /** Ends the iteration: no body is read any more, the caller's signal is not listened to. */
   const finish = (): IteratorResult<AguiEvent> => {
     if (!over && named !== undefined) params.track?.over();
@@ -313,6 +312,9 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
         // Fired between the answer and now: the listener did not know the run yet.
         if (signal?.aborted) cancelOnServer();
       } else {
+        // The events the body's decoder is done with: those handed out, and those it dropped
+        // (an unknown type, one stripped whole), which the server numbered too.
+        if (events) seen = before + (events as unknown as { readonly settled: number }).settled;
         events = undefined;
         if (end) {
           if (runId === undefined || signal?.aborted || !mendable(end.error)) throw end.error;

@@ -129,6 +129,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   /** When the pending read began (`performance.now()`), or -1 while no read is pending. */
   #readSince = -1;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #settled = 0;
 
   readonly #decoder: PushDecoder;
   readonly #idleMs: number;
@@ -218,6 +219,15 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
   }
 
   /**
+   * Events of the stream that are done with: those of every chunk whose events were all handed
+   * out, the ones its decoder dropped or skipped included; not those of a chunk the check refused.
+   * A stream cut while reading (the only place a cut is met) is read on after this many.
+   */
+  get settled(): number {
+    return this.#settled;
+  }
+
+  /**
    * The next result: at once when an event is decoded already (most events of a chunk), without
    * a promise or an async function's frame; a promise when bytes must be read first.
    */
@@ -244,6 +254,8 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
       } catch (err) {
         await this.#fail(err);
       }
+      // Every event decoded so far was handed out or dropped: the queue is empty.
+      this.#settled = this.#decoder.count;
       let chunk: IteratorResult<Uint8Array>;
       try {
         chunk = await this.#readChunk();

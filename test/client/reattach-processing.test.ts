@@ -95,4 +95,45 @@ describe("a reattach applies the same stages as the live stream", () => {
     expect(seen.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
     expect(warnings.map((w) => [w.kind, w.type, w.path])).toEqual([["unknown_member", "REASONING_ENCRYPTED_VALUE", ""]]);
   });
+
+  it("reattaches after an event stripped whole with that event counted, so nothing arrives twice", async () => {
+    let events: object[] = [];
+    const lastIds: (string | undefined)[] = [];
+    const server = await listen(async (req, res) => {
+      let from = 0;
+      let runId: string;
+      if (req.method === "POST") {
+        const input = JSON.parse(await readBody(req)) as RunAgentInput;
+        runId = input.runId;
+        events = [
+          { type: "RUN_STARTED", threadId: input.threadId, runId },
+          { type: "REASONING_ENCRYPTED_VALUE", subtype: "image", entityId: "e", encryptedValue: "opaque" },
+          { type: "CUSTOM", name: "after", value: 1 },
+          { type: "RUN_FINISHED", threadId: input.threadId, runId },
+        ];
+      } else {
+        runId = new URL(req.url!, "http://x").searchParams.get("runId")!;
+        const last = req.headers["last-event-id"] as string | undefined;
+        lastIds.push(last);
+        from = last === undefined ? 0 : Number(last) + 1;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "AG-UI-Run-Id": runId });
+      // The POST's answer is cut right after the event the client strips whole.
+      const until = req.method === "POST" ? 2 : events.length;
+      const text = events
+        .slice(from, until)
+        .map((event, i) => `id: ${from + i}\ndata: ${JSON.stringify(event)}\n\n`)
+        .join("");
+      if (until === events.length) res.end(text);
+      else res.write(text, () => res.socket?.destroy());
+    });
+    open.push(server);
+    const warnings: ProtocolWarning[] = [];
+    const agent = new HttpAgent({ url: server.url, transport: "sse", onWarning: (w) => void warnings.push(w), resume: { backoffMs: 1 } });
+    const seen: AguiEvent[] = [];
+    for await (const event of agent.events()) seen.push(event);
+    expect(lastIds).toEqual(["1"]);
+    expect(seen.map((e) => e.type)).toEqual(["RUN_STARTED", "CUSTOM", "RUN_FINISHED"]);
+    expect(warnings.map((w) => [w.kind, w.type])).toEqual([["unknown_member", "REASONING_ENCRYPTED_VALUE"]]);
+  });
 });
