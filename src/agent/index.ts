@@ -6,5 +6,5 @@
  */
 export { type Agent, type AgentEvents, type AgentFunction, type AgentLike, type AgentRunResult, type RunContext } from "./contract.js";
 export { defineAgent } from "./define-agent.js";
-export { PULL, RunSource } from "./run-source.js";
+export { PULL, RunSource, SKIP } from "./run-source.js";
 export { startRun } from "./start-run.js";

@@ -18,6 +18,9 @@ type Pull<T> = () => IteratorResult<T> | Promise<IteratorResult<T>>;
  */
 export const PULL = Symbol("agui-wire.pull");
 
+/** What a {@link RunSource}'s `map` returns for a value that goes (an event dropped): the next one is read. */
+export const SKIP: unique symbol = Symbol("agui-wire.skip");
+
 /**
  * The values of a run's result, as an async iterator. `signal` ends a wait for the next value at
  * once with `abortError(signal)` (one listener for the whole run, not one per value); leaving
@@ -30,7 +33,7 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
   #done = false;
   readonly #signal: AbortSignal | undefined;
   readonly #abortError: (signal: AbortSignal) => unknown;
-  readonly #map: (value: unknown) => T;
+  readonly #map: (value: unknown) => T | typeof SKIP;
   /** Rejects the wait under way when the signal fires. */
   #interrupt: ((error: unknown) => void) | undefined;
   /** Stops listening to the signal. */
@@ -40,13 +43,14 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
    * @param start - Calls the agent: returns (a promise of) what its `run` returned.
    * @param signal - Ends a wait for the next value; none: waits end only with the source.
    * @param abortError - The error a wait ends with when `signal` fires; default the signal's reason.
-   * @param map - Applied to each value (validation); what it throws ends the iteration.
+   * @param map - Applied to each value (validation); what it throws ends the iteration, and a
+   *   value it maps to {@link SKIP} is not handed out.
    */
   constructor(
     start: () => AgentRunResult | Promise<AgentRunResult>,
     signal?: AbortSignal,
     abortError: (signal: AbortSignal) => unknown = (aborted) => aborted.reason,
-    map: (value: unknown) => T = (value) => value as T,
+    map: (value: unknown) => T | typeof SKIP = (value) => value as T,
   ) {
     this.#start = async () => start();
     this.#signal = signal;
@@ -100,15 +104,24 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
     return this[PULL]();
   }
 
-  #result(result: IteratorResult<unknown>): IteratorResult<T> {
-    if (result.done) {
-      this.#finish();
-      return { value: undefined, done: true };
-    }
-    try {
-      return { value: this.#map(result.value), done: false };
-    } catch (error) {
-      return this.#fail(error);
+  #result(result: IteratorResult<unknown>): IteratorResult<T> | Promise<IteratorResult<T>> {
+    // A loop, not a call of PULL: a long run of skipped values held at once must not grow the stack.
+    for (;;) {
+      if (result.done) {
+        this.#finish();
+        return { value: undefined, done: true };
+      }
+      let pulled: IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
+      try {
+        const value = this.#map(result.value);
+        if (value !== SKIP) return { value, done: false };
+        if (this.#signal?.aborted) throw this.#abortError(this.#signal);
+        pulled = this.#pull!();
+      } catch (error) {
+        return this.#fail(error);
+      }
+      if (pulled instanceof Promise) return this.#wait(pulled).then((r) => this.#result(r), (e: unknown) => this.#fail(e));
+      result = pulled;
     }
   }
 

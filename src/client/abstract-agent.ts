@@ -391,18 +391,27 @@ export abstract class AbstractAgent implements AgentLike {
    *
    * @throws Never itself; the returned iterable throws what {@link RunStream} documents.
    */
-  protected openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
-    return localRunEvents(this, input, signal);
+  protected openRun(input: RunAgentInput, signal: AbortSignal, enforce = true): AsyncIterable<AguiEvent> {
+    return localRunEvents(this, input, signal, enforce, this.onWarning ?? warnOnce());
   }
 }
 
 /** What the module's functions need of an agent's protected side. */
 interface Opening {
-  openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent>;
+  openRun(input: RunAgentInput, signal: AbortSignal, enforce?: boolean): AsyncIterable<AguiEvent>;
 }
 
-/** The run through the middleware, outermost first; each middleware's events are validated. */
+/**
+ * The run through the middleware, outermost first, in AG-UI 1.1's order: the compatibility
+ * boundary (in the source, and the downgrade toward an older peer), then the middleware, which see
+ * events as received, a newer peer's unknown events and properties included, then enforcement of
+ * what the outermost middleware yields (unknown material dropped or stripped with a warning, a
+ * malformed known value fatal). Without middleware, the source enforces, at no cost to valid events.
+ */
 function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
+  const opening = agent as unknown as Opening;
+  const middlewares = internalsOf(agent).middlewares;
+  if (middlewares.length === 0) return toPeer(agent, (di) => opening.openRun(di, signal), input);
   const view = (run: (input: RunAgentInput) => AsyncIterable<AguiEvent>): NextAgent => ({
     run: (i) => observableIterable(run(i)),
     get messages() {
@@ -412,13 +421,13 @@ function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal):
       return agent.state;
     },
   });
+  const warn = agent.onWarning ?? warnOnce();
   // openRun is protected for subclasses to override; this module is the class's own.
-  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => (agent as unknown as Opening).openRun(di, signal), i);
-  const middlewares = internalsOf(agent).middlewares;
+  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => opening.openRun(di, signal, false), i);
   for (let k = middlewares.length - 1; k >= 0; k--) {
     const middleware = middlewares[k]!;
     const next = view(run);
-    run = (i) => localRunEvents({ run: (mi, context) => middleware.run(mi, next, context) }, i, signal);
+    run = (i) => localRunEvents({ run: (mi, context) => middleware.run(mi, next, context) }, i, signal, k === 0, warn);
   }
   return run(input);
 }

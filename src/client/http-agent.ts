@@ -342,11 +342,11 @@ export class HttpAgent extends AbstractAgent {
     yield* resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
   }
 
-  /** The events of {@link run}, which its decoders validated already. */
-  protected override openRun(input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
+  /** The events of {@link run}, which its decoders validated already, or left to enforce (`enforce` false). */
+  protected override openRun(input: RunAgentInput, signal: AbortSignal, enforce = true): AsyncIterable<AguiEvent> {
     // Straight to the events when `run` is this class's own: its `yield*` would add an async
     // generator's steps to every event. A subclass's `run` is honoured.
-    return this.run === HttpAgent.prototype.run ? runEvents(this, input, signal) : this.run(input, { signal });
+    return this.run === HttpAgent.prototype.run ? runEvents(this, input, signal, enforce) : this.run(input, { signal });
   }
 }
 
@@ -357,7 +357,7 @@ export class HttpAgent extends AbstractAgent {
  * The events of {@link HttpAgent.run}: the POST of `input`, resumed as the agent says. Lazy, as
  * `run` is: the request's headers and body are made when the POST is sent, on the first `next()`.
  */
-function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined): AsyncIterableIterator<AguiEvent> {
+function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal | undefined, enforce = true): AsyncIterableIterator<AguiEvent> {
   // Chosen here and sent with the POST, so that a run whose answer is cut before its headers can
   // still be reattached to; a server that keeps no runs ignores it. Not to another origin unless
   // the app chose it: a browser asks that server first whether the header may be sent, and one
@@ -368,6 +368,7 @@ function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal |
   if (token !== undefined) extra[RESUME_TOKEN_HEADER] = token;
   return resumableRun({
     ...resumableOf(agent, signal),
+    enforce,
     token,
     presumed: token === undefined ? undefined : input.runId,
     open: (request) => sendRun({ ...sendingOf(agent, headersOf(agent, extra), signal, request), body: JSON.stringify(input) }),

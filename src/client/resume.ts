@@ -181,6 +181,8 @@ export interface ResumableRunParams {
   onUnknownEvent: UnknownEventHandler | undefined;
   /** Told of retired events translated and of the agent's protocol version when it is newer or unreadable. */
   onWarning: WarningHandler;
+  /** `false`: the decoders leave enforcement to the caller (see `DecodeEventStreamOptions.enforce`). */
+  enforce?: boolean;
 }
 
 /**
@@ -248,8 +250,9 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   const cancelOnServer = (): void => {
     if (named !== undefined && ended === undefined && signal!.reason !== DETACHED) params.cancel(named, token);
   };
-  // A dropped event was numbered too: the body's `settled` counts it (see `slow`).
-  const onUnknownEvent = params.onUnknownEvent ?? dropUnknown(params.onWarning);
+  // A dropped event was numbered too: the body's `settled` counts it (see `slow`). Left in the
+  // stream when enforcement comes later (after middleware), unless the user takes such events.
+  const onUnknownEvent = params.onUnknownEvent ?? (params.enforce === false ? undefined : dropUnknown(params.onWarning));
   /** Ends the iteration: no body is read any more, the caller's signal is not listened to. */
   const finish = (): IteratorResult<AguiEvent> => {
     if (!over && named !== undefined) params.track?.over();
@@ -387,7 +390,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
       before = seen;
       try {
         const contentType = response.headers.get("content-type");
-        const options = { signal, idleTimeoutMs: idleMs, onUnknownEvent, onWarning: params.onWarning };
+        const options = { signal, idleTimeoutMs: idleMs, onUnknownEvent, onWarning: params.onWarning, enforce: params.enforce };
         // A run that resumes has numbered events: its SSE ids are checked against what was seen.
         const named = runId;
         events = (

@@ -91,8 +91,9 @@ export function downgradeInput(input: RunAgentInput, level: DowngradeLevel, warn
  * @throws What `warn` throws.
  */
 export function downgradeEvent(event: AguiEvent, level: DowngradeLevel, warn: WarningHandler): AguiEvent | undefined {
-  if (!level) return event;
-  const { type } = event;
+  // Events ahead of middleware are not enforced yet: what is not an event is left to enforcement.
+  const type = (event as { type?: unknown } | null)?.type;
+  if (!level || typeof type !== "string") return event;
   if (type.startsWith("SUBAGENT_")) {
     warn({ kind: "downgrade", type, message: `dropping ${type}: the agent predates subagent support (maxProtocolVersion <= 0.0.57)` });
     return undefined;

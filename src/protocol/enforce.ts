@@ -15,8 +15,8 @@ import type { AguiEvent } from "../model/events.js";
 import { parseEventTolerantly, parseRunAgentInputTolerantly } from "../model/tolerant.js";
 import type { RunAgentInput } from "../model/input.js";
 import type { Stripped } from "../model/forms.js";
-import { upgradeLegacyContent } from "./retired.js";
-import type { WarningHandler } from "./warnings.js";
+import { RetiredShapes, upgradeLegacyContent } from "./retired.js";
+import { dropUnknown, type WarningHandler } from "./warnings.js";
 
 /** A path as a JSON Pointer (RFC 6901), `""` for the whole value. */
 function pointer(path: readonly PropertyKey[]): string {
@@ -70,4 +70,29 @@ export function enforceRunAgentInput(value: unknown, warn: WarningHandler): RunA
   report(stripped, "RunAgentInput", undefined, warn);
   if (input === undefined) throw new ValidationError("invalid_input", "invalid RunAgentInput: it holds a kind this version does not know where one is required");
   return input;
+}
+
+/**
+ * A consumer's whole judgement of one event after middleware, for events that came in without it
+ * (a local agent's, middleware's): retired events translated (the compatibility boundary, with its
+ * own state for the stream), events of unknown types dropped with an `unknown_event` warning, then
+ * {@link enforceEvent}. Returns undefined for an event that goes.
+ *
+ * @returns A judge for one stream's events.
+ * @throws (the judge) {ValidationError} `invalid_event` for a malformed known value; what `warn` throws.
+ */
+export function eventJudge(warn: WarningHandler): (value: unknown) => AguiEvent | undefined {
+  let retired: RetiredShapes | undefined;
+  return (value) => {
+    try {
+      return enforceEvent(value, warn);
+    } catch (error) {
+      if (!(error instanceof ValidationError) || error.code !== "unknown_event_type") throw error;
+      const json = value as { type: string };
+      const translated = (retired ??= new RetiredShapes(warn)).translate(json);
+      if (translated !== undefined) return enforceEvent(translated, warn);
+      dropUnknown(warn)(json);
+      return undefined;
+    }
+  };
 }

@@ -10,9 +10,9 @@ export { BINARY_MEDIA_TYPE, type EventMediaType, SSE_MEDIA_TYPE, transportOf } f
 export { negotiate } from "./negotiate.js";
 export { ProtocolViolationError } from "./protocol-violation.js";
 export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
-export { RetiredShapes } from "./retired.js";
+export { RetiredShapes, upgradeLegacyContent } from "./retired.js";
 export { downgradeEvent, downgradeInput, type DowngradeLevel, downgradeLevelOf } from "./downgrade.js";
 export { declaringVersion, PROTOCOL_VERSION, versionWarning } from "./version.js";
-export { enforceEvent, enforceRunAgentInput } from "./enforce.js";
+export { enforceEvent, enforceRunAgentInput, eventJudge } from "./enforce.js";
 export { dropUnknown, type ProtocolWarning, type ProtocolWarningKind, type WarningHandler, warnOnce, warningHandlerOf } from "./warnings.js";
 export { EventVerifier, mayComeBetweenRuns, type ProtocolRule, verifyEvents } from "./verify.js";

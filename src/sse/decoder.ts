@@ -6,12 +6,14 @@
 import { AguiWireError, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { validEvent } from "../model/exact.js";
+import { isEventType } from "../model/event-type.js";
 import {
   dropUnknown,
   enforceEvent,
   handlerOf,
   RetiredShapes,
   type UnknownEventHandler,
+  upgradeLegacyContent,
   type UnknownSSEEvent,
   type WarningHandler,
   warningHandlerOf,
@@ -43,6 +45,15 @@ export interface SSEDecoderOptions extends SSEParserOptions {
    * shapes are translated either way. Default false.
    */
   strict?: boolean;
+  /**
+   * `false` hands events out as received, with only the compatibility boundary applied (retired
+   * events and content parts translated): events of unknown types, unknown properties and members
+   * of unknown kind are kept, and nothing is validated, since AG-UI 1.1's processing model puts
+   * middleware before enforcement so that middleware can act on a newer peer's material. The
+   * consumer must then enforce each event itself, with `enforceEvent`. Data that is not JSON
+   * still fails; `onUnknownEvent`, when set, still takes events of unknown types. Default true.
+   */
+  enforce?: boolean;
 }
 
 type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
@@ -71,6 +82,7 @@ export class SSEDecoder {
   /** Where warnings go, made when first needed (the default one warns once a stream). */
   #warn: WarningHandler | undefined;
   readonly #strict: boolean;
+  readonly #enforce: boolean;
   /** The stream's compatibility boundary, made at its first retired event. */
   #retired: RetiredShapes | undefined;
 
@@ -86,6 +98,7 @@ export class SSEDecoder {
     if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
     this.#onWarning = options.onWarning;
     this.#strict = options.strict === true;
+    this.#enforce = options.enforce !== false;
   }
 
   get #warning(): WarningHandler {
@@ -167,6 +180,7 @@ export class SSEDecoder {
       const reason = error instanceof Error ? error.message : String(error);
       throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
     }
+    if (!this.#enforce) return this.#pass(value, index, out);
     try {
       this.#accept(value, out);
     } catch (error) {
@@ -193,6 +207,18 @@ export class SSEDecoder {
       }
       throw error;
     }
+  }
+
+  /** Hands `value` out unenforced (see {@link SSEDecoderOptions.enforce}), through the compatibility boundary. */
+  #pass(value: unknown, index: number, out: AguiEvent[]): void {
+    const type = (value as { type?: unknown } | null)?.type;
+    if (typeof type === "string" && !isEventType(type)) {
+      const json = value as UnknownSSEEvent["json"];
+      const translated = (this.#retired ??= new RetiredShapes(this.#warning)).translate(json);
+      if (translated !== undefined) value = translated;
+      else if (this.#onUnknownEvent) return this.#onUnknownEvent({ transport: "sse", type, index, json });
+    }
+    out.push(upgradeLegacyContent(value, this.#warning) as AguiEvent);
   }
 
   /** Judges `value` (strictly, or as a 1.1 consumer does) onto `out`. */

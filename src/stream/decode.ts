@@ -45,6 +45,14 @@ export interface DecodeEventStreamOptions {
    * `SSEDecoderOptions.strict`. Default false.
    */
   strict?: boolean;
+  /**
+   * `false` leaves enforcement to the consumer, as a pipeline with middleware does (AG-UI 1.1 puts
+   * middleware before it): over SSE, events are handed out as received with only retired shapes
+   * translated, unvalidated, and must each go through `enforceEvent`; see
+   * `SSEDecoderOptions.enforce`. The binary transport has no unknown material to keep (a frame
+   * names fields by number), so its events are validated either way. Default true.
+   */
+  enforce?: boolean;
 }
 
 /** A response body: a WHATWG byte stream or any async iterable of byte chunks. */
@@ -74,10 +82,11 @@ export function pushDecoderFor(
   onUnknownEvent?: UnknownEventHandler,
   onWarning?: WarningHandler,
   strict?: boolean,
+  enforce?: boolean,
 ): PushDecoder {
   return transportOf(contentType) === BINARY_MEDIA_TYPE
     ? new FrameDecoder({ maxFrameBytes, onUnknownEvent, onWarning, strict })
-    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict });
+    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict, enforce });
 }
 
 const EMPTY = new Uint8Array(0);
@@ -325,7 +334,7 @@ export function decodeEventStream(
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
   return new EventStreamIterator(body, decoder, options.signal, idleMs);
 }
 
@@ -347,7 +356,7 @@ export function decodeNumberedEventStream(
   onGap: (expected: number, found: string) => Error,
 ): AsyncIterableIterator<AguiEvent> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
   return new EventStreamIterator(body, decoder, options.signal, idleMs, (d) => {
     // Events the decoder dropped or skipped were numbered too: its count holds them.
     const decoded = d.count;
