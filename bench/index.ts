@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderChart } from "./chart.js";
+import { writePerformance } from "../scripts/readme-performance.js";
 import { formatTable } from "./format.js";
 import { evaluateGoals } from "./goals.js";
 import { describeEnvironment, machineInfo, packageVersions } from "./machine.js";
@@ -186,4 +187,6 @@ if (panels.length) {
   const subtitle = `${date.slice(0, 10)} · ${machine.cpu}, ${machine.cores} cores · Node ${machine.node}${quick ? " · QUICK mode (rough numbers)" : ""}`;
   writeFileSync(new URL(`${stem}.svg`, out), renderChart("agui-wire against its peers: events per second", subtitle, panels));
 }
-console.log(`  Wrote bench/results/${stem}.json${panels.length ? ` and bench/results/${stem}.svg` : ""} (${elapsed()} in all).`);
+// A full run is what the README quotes: its performance table is remade from latest.json.
+if (stem === "latest") writePerformance();
+console.log(`  Wrote bench/results/${stem}.json${panels.length ? ` and bench/results/${stem}.svg` : ""}${stem === "latest" ? ", and README.md's performance table" : ""} (${elapsed()} in all).`);

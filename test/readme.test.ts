@@ -1,16 +1,19 @@
 /**
- * Every ```ts block of README.md type-checks, as a user would paste it: each block is its own
- * module, compiled with the project's strict settings, with "agui-wire", "agui-wire/server" and
- * "agui-wire/client" resolved to the sources. A failure names the README line and the diagnostic.
+ * Every ```ts block of README.md and of the guides in docs/ type-checks, as a user would paste it:
+ * each block is its own module, compiled with the project's strict settings, with "agui-wire" and
+ * its entries resolved to the sources. A failure names the file, the line and the diagnostic. The
+ * README stays short (the detail lives in docs/), and its performance table is the last full
+ * benchmark run's (bench/results/latest.json).
  *
  * Also holds the typing promise of `defineAgent` and `AgentFunction`: a literal event type is
  * accepted, a misspelt one is a compile error.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defineAgent, type AgentFunction } from "../src/server/index.js";
+import { currentBlock, renderPerformance } from "../scripts/readme-performance.js";
 
 const root = join(import.meta.dirname, "..");
 const README = join(root, "README.md");
@@ -102,7 +105,12 @@ function typeCheck(sources: Map<string, string>, where: (file: string, line: num
   return out;
 }
 
-const blocks = tsBlocks(readFileSync(README, "utf8"));
+/** The Markdown files whose examples are checked: the README, then the guides in docs/. */
+const documents = ["README.md", ...readdirSync(join(root, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .sort()
+  .map((name) => `docs/${name}`)];
+const blocks = documents.flatMap((document) => tsBlocks(readFileSync(join(root, document), "utf8")).map((block) => ({ ...block, document })));
 const blockFile = (index: number): string => join(root, `readme-block-${index + 1}.ts`);
 
 // Type-level checks, held by `tsc -p tsconfig.json` (npm run lint): a literal `type` is accepted,
@@ -124,22 +132,42 @@ const misspeltAnnotated: AgentFunction = async function* (input) {
   yield { type: "RUN_FINISHD", threadId: input.threadId, runId: input.runId };
 };
 
-describe("README.md", () => {
-  it("has TypeScript examples to check", () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
+describe("README.md and docs/", () => {
+  it("have TypeScript examples to check", () => {
+    expect(blocks.filter((block) => block.document === "README.md").length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("keep the README short: at most 25 KB, the detail in docs/", () => {
+    expect(statSync(README).size).toBeLessThanOrEqual(25 * 1024);
+  });
+
+  it("quote the last full benchmark run's figures in the README's performance table", () => {
+    const latest = JSON.parse(readFileSync(join(root, "bench/results/latest.json"), "utf8")) as Parameters<typeof renderPerformance>[0];
+    expect(currentBlock(readFileSync(README, "utf8")), "run `npx tsx scripts/readme-performance.ts`").toBe(renderPerformance(latest));
+  });
+
+  it("link only to files that exist", () => {
+    for (const document of documents) {
+      const text = readFileSync(join(root, document), "utf8");
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const path = join(root, document, "..", target!);
+        expect(() => statSync(path), `${document} links to ${target}, which does not exist`).not.toThrow();
+      }
+    }
   });
 
   describe("each ```ts block type-checks under the project's strict settings", () => {
     let results: Map<string, string[]>;
     beforeAll(() => {
       const sources = new Map(blocks.map((block, i) => [blockFile(i), block.code]));
-      const startOf = new Map(blocks.map((block, i) => [blockFile(i), block.line]));
-      results = typeCheck(sources, (file, line) => `README.md:${startOf.get(file)! + line}`);
+      const placeOf = new Map(blocks.map((block, i) => [blockFile(i), block]));
+      results = typeCheck(sources, (file, line) => `${placeOf.get(file)!.document}:${placeOf.get(file)!.line + line}`);
     }, 60_000);
 
     for (const [i, block] of blocks.entries()) {
-      it(`the block at README.md line ${block.line}`, () => {
-        expect(results.get(blockFile(i)), `the block at README.md line ${block.line} does not type-check`).toEqual([]);
+      it(`the block at ${block.document} line ${block.line}`, () => {
+        expect(results.get(blockFile(i)), `the block at ${block.document} line ${block.line} does not type-check`).toEqual([]);
       });
     }
   });
