@@ -4,7 +4,7 @@
  * @module
  */
 import type { RunContext } from "../agent/index.js";
-import { type AguiWireError, whenAborted } from "../util/index.js";
+import { type AguiWireError, observableIterable, type ObservableIterable, whenAborted } from "../util/index.js";
 import { BINARY_MEDIA_TYPE, handlerOf, SSE_MEDIA_TYPE, type UnknownEventHandler, type WarningHandler, warnOnce } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
@@ -21,6 +21,12 @@ import { sendRun, type RedirectPolicy, type SendRun } from "./send.js";
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
 export type Transport = "auto" | "binary" | "sse";
 
+/**
+ * The fetch an agent's runs may be given: `fetch` itself, or any function of this shape
+ * (`@ag-ui/client`'s `HttpAgentFetchFn`).
+ */
+export type HttpAgentFetchFn = (url: string, init: RequestInit) => Promise<Response>;
+
 /** Options of the {@link HttpAgent} constructor. */
 export interface HttpAgentConfig extends AgentConfig {
   /** The agent's URL; each run is a POST to it. */
@@ -36,7 +42,7 @@ export interface HttpAgentConfig extends AgentConfig {
    * globalThis.fetch` will do) where fetch must carry them, e.g. to an undici dispatcher set
    * globally.
    */
-  fetch?: typeof fetch;
+  fetch?: HttpAgentFetchFn;
   /**
    * What to do with a redirect; default `same-origin`: follow a 307/308 to the same origin,
    * refuse one to another origin (it would receive the conversation and the headers). In a
@@ -198,7 +204,7 @@ export class HttpAgent extends AbstractAgent {
    * The fetch runs use: the one given, or the global `fetch` (looked up per run), which in Node
    * runs do not use unless `redirect` is `follow` (see {@link HttpAgentConfig.fetch}).
    */
-  fetch: (url: string, init: RequestInit) => Promise<Response>;
+  fetch: HttpAgentFetchFn;
   /** Cancels the current `runAgent` run; replaced by each (see {@link RunHttpAgentConfig}). */
   abortController: AbortController = new AbortController();
 
@@ -302,7 +308,8 @@ export class HttpAgent extends AbstractAgent {
   }
 
   /**
-   * POSTs `input` and yields the answer's validated events, without checking their order (that
+   * POSTs `input` and yields the answer's validated events, as an async iterable that is also an
+   * observable (`subscribe`, and the interop key rxjs's `from()` looks for), without checking their order (that
    * is {@link runAgent}'s job) or downgrading them or `input` for `maxProtocolVersion` (that is
    * `runAgent`'s, `events`' and `connectAgent`'s). Lets an `HttpAgent` be served by
    * `agui-wire/server` as a proxy.
@@ -321,8 +328,24 @@ export class HttpAgent extends AbstractAgent {
    *   of neither transport, and every error of `decodeEventStream` for a malformed or truncated
    *   body.
    */
-  async *run(input: RunAgentInput, context?: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
-    yield* runEvents(this, input, context?.signal);
+  run(input: RunAgentInput, context?: RunContext): ObservableIterable<AguiEvent> {
+    return observableIterable({ [Symbol.asyncIterator]: () => runEvents(this, input, context?.signal) });
+  }
+
+  /**
+   * What a run's POST is sent with, as `@ag-ui/client`'s `HttpAgent` makes it: `method`, `headers`
+   * (the defaults, then the agent's {@link headers}), `body` (the input's JSON) and `signal`.
+   * Override it, as with theirs, to change a run's request: the headers it returns are the ones
+   * sent (on the POST, and on the run's reattaches and cancel), and a string `body` replaces the
+   * JSON. Called once per run, when its POST is sent.
+   *
+   * @param input - The run's input.
+   * @throws Never itself; what an override throws fails the run.
+   */
+  protected requestInit(input: RunAgentInput): RequestInit {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: ACCEPT[this.transport] };
+    new Headers(this.headers).forEach((value, name) => (headers[name] = value));
+    return { method: "POST", headers, body: JSON.stringify(input), signal: this.abortController.signal };
   }
 
   /**
@@ -337,7 +360,7 @@ export class HttpAgent extends AbstractAgent {
    */
   protected override async *connect(input: RunAgentInput, context: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     const { signal } = context;
-    const params = resumableOf(this, signal);
+    const params = resumableOf(this, signal, ownHeaders(this, input).headers);
     const token = takeToken(this, input.runId);
     yield* resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
   }
@@ -366,12 +389,17 @@ function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal |
   const token = given ?? (agent.resume !== undefined && !crossOrigin(String(agent.url)) ? newResumeToken() : undefined);
   const extra: Record<string, string> = { "content-type": "application/json" };
   if (token !== undefined) extra[RESUME_TOKEN_HEADER] = token;
+  // Made when the POST is sent: an override of `requestInit` is called then, once.
+  let own: OwnRequest | undefined;
   return resumableRun({
-    ...resumableOf(agent, signal),
+    ...resumableOf(agent, signal, () => own?.headers),
     enforce,
     token,
     presumed: token === undefined ? undefined : input.runId,
-    open: (request) => sendRun({ ...sendingOf(agent, headersOf(agent, extra), signal, request), body: JSON.stringify(input) }),
+    open: (request) => {
+      own = ownHeaders(agent, input);
+      return sendRun({ ...sendingOf(agent, headersOf(agent, extra, own.headers), signal, request), body: own.body ?? JSON.stringify(input) });
+    },
   });
 }
 
@@ -394,11 +422,29 @@ function takeToken(agent: HttpAgent, runId: string): string | undefined {
   return token;
 }
 
-/** A run's request headers: the defaults, `extra`, then the agent's own, which win. */
-function headersOf(agent: HttpAgent, extra: Record<string, string>): Headers {
+/** A run's request headers: the defaults, `extra`, then the agent's own (`own`, else its `headers`), which win. */
+function headersOf(agent: HttpAgent, extra: Record<string, string>, own: HeadersInit | undefined = agent.headers): Headers {
   const headers = new Headers({ ...extra, accept: ACCEPT[agent.transport] });
-  new Headers(agent.headers).forEach((value, name) => headers.set(name, value));
+  new Headers(own).forEach((value, name) => headers.set(name, value));
   return headers;
+}
+
+/** What a run's requests take from the agent: its headers, and the POST's body when an override gives one. */
+interface OwnRequest {
+  headers: HeadersInit | undefined;
+  body?: string;
+}
+
+/**
+ * The agent's part of a run's requests: a `requestInit` override's headers and string body, or
+ * the agent's `headers` when the class's own `requestInit` stands (which would give the same,
+ * at the cost of a copy per run).
+ */
+function ownHeaders(agent: HttpAgent, input: RunAgentInput): OwnRequest {
+  const make = (agent as unknown as { requestInit(input: RunAgentInput): RequestInit }).requestInit;
+  if (make === HttpAgent.prototype["requestInit" as keyof HttpAgent]) return { headers: agent.headers };
+  const init = make.call(agent, input);
+  return { headers: (init?.headers ?? undefined) as HeadersInit | undefined, body: typeof init?.body === "string" ? init.body : undefined };
 }
 
 /** The global fetch, looked up per run: an agent's `fetch` when none was given. */
@@ -434,8 +480,9 @@ function trackerOf(agent: HttpAgent): NonNullable<ResumableRunParams["track"]> {
 }
 
 /** What {@link resumableRun} needs besides the first request: reattach, cancel, the options. */
-function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined): Omit<ResumableRunParams, "open"> {
+function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined, own: HeadersInit | undefined | (() => HeadersInit | undefined)): Omit<ResumableRunParams, "open"> {
   const url = String(agent.url);
+  const headers = (extra: Record<string, string>): Headers => headersOf(agent, extra, typeof own === "function" ? own() : own);
   return {
     signal,
     resume: agent.resume,
@@ -445,16 +492,16 @@ function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined): Omit<Re
     onWarning: agent.onWarning ?? warnOnce(),
     track: trackerOf(agent),
     reattach: (runId, token, lastSeq, request) => {
-      const headers = headersOf(agent, token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
-      if (lastSeq >= 0) headers.set("last-event-id", String(lastSeq));
-      return sendRun({ ...sendingOf(agent, headers, signal, request), url: withRunId(url, runId), method: "GET" });
+      const sent = headers(token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
+      if (lastSeq >= 0) sent.set("last-event-id", String(lastSeq));
+      return sendRun({ ...sendingOf(agent, sent, signal, request), url: withRunId(url, runId), method: "GET" });
     },
     cancel: (runId, token) => {
       // A request of its own, since the run's signal has fired. Its failure is nobody's to
       // handle: the run then goes on to its end on the server, as if the page had closed.
       try {
-        const headers = headersOf(agent, token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
-        sendRun({ ...sendingOf(agent, headers, undefined, new AbortController()), url: withRunId(url, runId), method: "DELETE" }).then(
+        const sent = headers(token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
+        sendRun({ ...sendingOf(agent, sent, undefined, new AbortController()), url: withRunId(url, runId), method: "DELETE" }).then(
           (response) => void response.body?.cancel().catch(() => {}),
           () => {},
         );

@@ -11,7 +11,7 @@
  */
 export * from "../model/index.js";
 export { parseEventTolerantly, parseRunAgentInputTolerantly, type Stripped, type Tolerated } from "../model/tolerant.js";
-export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type ActiveRun, type HttpAgentConfig, type RunHttpAgentConfig, type Transport } from "./http-agent.js";
+export { HttpAgent, ACCEPT, DEFAULT_IDLE_TIMEOUT_MS, type ActiveRun, type HttpAgentConfig, type HttpAgentFetchFn, type RunHttpAgentConfig, type Transport } from "./http-agent.js";
 export { MAX_REDIRECTS, type RedirectPolicy } from "./send.js";
 export {
   DEFAULT_RESUME_RETRIES,

@@ -105,13 +105,19 @@ export function subscribeTo<T>(iterable: AsyncIterable<T>, observer: Observer<T>
   };
 }
 
+/** `Symbol.observable` where the runtime (or a polyfill loaded first) has it, else the interop string. */
+const OBSERVABLE: PropertyKey = (Symbol as { observable?: symbol }).observable ?? "@@observable";
+
 /**
- * Gives `iterable` an observable's `subscribe` (so rxjs's `from()` and `@ag-ui/client`-style code
- * can consume it) while it stays an async iterable. Never throws.
+ * Gives `iterable` an observable's `subscribe` and the interop key `Symbol.observable` (so rxjs's
+ * `from()` and `@ag-ui/client`-style code can consume it) while it stays an async iterable. Never throws.
  */
 export function observableIterable<T>(iterable: AsyncIterable<T>): ObservableIterable<T> {
-  return {
+  const out: ObservableIterable<T> & Record<PropertyKey, unknown> = {
     [Symbol.asyncIterator]: () => iterable[Symbol.asyncIterator](),
     subscribe: (observer: Observer<T>) => subscribeTo(iterable, observer),
   };
+  // The interop key rxjs and other libraries look for: `from(x)` then subscribes, as to theirs.
+  out[OBSERVABLE] = () => out;
+  return out;
 }
