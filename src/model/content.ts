@@ -12,20 +12,27 @@ import { NonNullJsonSchema } from "./json.js";
 /** Bytes carried inline (base64 or another text encoding named by `mimeType`). */
 export const DataSourceSchema = object({
   type: z.literal("data"),
+  /** The bytes, as text (base64, by convention). */
   value: z.string(),
+  /** What the bytes are; required, as nothing else says. */
   mimeType: z.string(),
 });
 /** Bytes referenced by URL. */
 export const UrlSourceSchema = object({
   type: z.literal("url"),
+  /** The URL. */
   value: z.string(),
+  /** What the resource is, when the producer knows. */
   mimeType: z.optional(z.string()),
 });
 /** Bytes already held by a model provider, named by the handle it issued. */
 export const FileSourceSchema = object({
   type: z.literal("file"),
+  /** The handle as the provider issued it (a file id or URI); opaque, never fetched or parsed. */
   value: z.string(),
+  /** Who issued the handle, named as in TokenUsage (`openai`, `anthropic`, `google`). */
   provider: z.optional(z.string()),
+  /** What the file is, when the producer knows. */
   mimeType: z.optional(z.string()),
 });
 /** Where a media part's bytes come from: a union on `type`. */
@@ -36,16 +43,22 @@ export type PartSource = z.infer<typeof PartSourceSchema>;
 /** A text part. `metadata` is any JSON value but null. */
 export const TextPartSchema = object({
   type: z.literal("text"),
+  /** Identifies the part in its message; reserved, nothing reads it yet. */
   id: z.optional(z.string()),
+  /** The text. */
   text: z.string(),
+  /** Extra information. */
   metadata: z.optional(NonNullJsonSchema),
 });
 
 const mediaPart = <T extends "image" | "audio" | "video" | "document">(type: T) =>
   object({
     type: z.literal(type),
+    /** Identifies the part in its message; reserved, nothing reads it yet. */
     id: z.optional(z.string()),
+    /** Where the bytes come from. */
     source: PartSourceSchema,
+    /** Extra information. */
     metadata: z.optional(NonNullJsonSchema),
   });
 

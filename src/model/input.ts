@@ -12,9 +12,13 @@ import { ResumeEntrySchema } from "./run.js";
 
 /** A tool the client offers the agent. `parameters` is a JSON Schema, usually an object. */
 export const ToolSchema = object({
+  /** The tool's name, as the agent calls it. */
   name: z.string(),
+  /** What the tool does, for the agent to decide when to use it. */
   description: z.string(),
+  /** A JSON Schema of the tool's arguments; absent declares none. */
   parameters: z.optional(NonNullJsonSchema),
+  /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 });
 /** A tool the client offers the agent. */
@@ -22,7 +26,9 @@ export type Tool = z.infer<typeof ToolSchema>;
 
 /** A piece of context the client gives the agent. */
 export const ContextSchema = object({
+  /** What this context is, for the agent to interpret. */
   description: z.string(),
+  /** The context itself. */
   value: z.string(),
 });
 /** A piece of context the client gives the agent. */
@@ -30,14 +36,21 @@ export type Context = z.infer<typeof ContextSchema>;
 
 /** The fields of a run request, `forwardedProps` aside. */
 const inputShape = {
+  /** The conversation the run belongs to. */
   threadId: z.string(),
+  /** Identifies the run. */
   runId: z.string(),
   /** The AG-UI version the client speaks, "1.0" from `@ag-ui/client` 1.0. */
   protocolVersion: z.optional(z.string()),
+  /** The run that started this one. */
   parentRunId: z.optional(z.string()),
+  /** The state the run starts from, any JSON value. */
   state: z.optional(JsonValueSchema),
+  /** The conversation so far, in order. */
   messages: array(MessageSchema),
+  /** The tools the agent may call. */
   tools: z._default(array(ToolSchema), () => []),
+  /** Information for the run besides the conversation. */
   context: z._default(array(ContextSchema), () => []),
 };
 
@@ -48,6 +61,7 @@ const inputShape = {
  */
 export const RunAgentInputSchema = object({
   ...inputShape,
+  /** Application values passed through to the agent untouched. */
   forwardedProps: z.optional(JsonValueSchema),
   /** Answers to the interrupts the previous run ended with. */
   resume: z.optional(array(ResumeEntrySchema)),

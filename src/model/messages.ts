@@ -17,7 +17,9 @@ export type Role = z.infer<typeof RoleSchema>;
 
 /** The function a tool call invokes. `arguments` is a JSON-encoded string, as the model sent it. */
 export const FunctionCallSchema = object({
+  /** The name of the tool called. */
   name: z.string(),
+  /** The arguments, as the JSON text the model wrote; not parsed here. */
   arguments: z.string(),
 });
 /** The function a tool call invokes. */
@@ -25,13 +27,17 @@ export type FunctionCall = z.infer<typeof FunctionCallSchema>;
 
 /** A tool call made by an assistant message. */
 export const ToolCallSchema = object({
+  /** Identifies the call; the tool message answering it carries it as `toolCallId`. */
   id: z.string(),
+  /** Always `function`. */
   type: z.literal("function"),
+  /** The tool called, and its arguments. */
   function: FunctionCallSchema,
   /** A provider's opaque, encrypted reasoning artefact for this call. */
   encryptedValue: z.optional(z.string()),
   /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it (`anthropic.redacted_thinking`). */
   encryptedValueType: z.optional(z.string()),
+  /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 });
 /** A tool call made by an assistant message. */
@@ -41,35 +47,59 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 const owned = {
   /** The subagent invocation (SUBAGENT_STARTED) this message belongs to; absent for the agent's own. */
   subagentRunId: z.optional(z.string()),
+  /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 };
 /** Fields of the developer, system, assistant and user messages besides `id`, `role` and `content`. */
 const named = {
+  /** A display name for the author. */
   name: z.optional(z.string()),
+  /** A provider's opaque artefact for this message, sent back on a later turn. */
   encryptedValue: z.optional(z.string()),
+  /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it. */
   encryptedValueType: z.optional(z.string()),
   ...owned,
 };
 
 /** Instructions from the application's developer. */
-export const DeveloperMessageSchema = object({ id: z.string(), role: z.literal("developer"), content: z.string(), ...named });
+export const DeveloperMessageSchema = object({
+  /** Identifies the message in the conversation. */
+  id: z.string(),
+  role: z.literal("developer"),
+  /** The instructions. */
+  content: z.string(),
+  ...named,
+});
 /** Instructions from the application's developer. */
 export type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
 
 /** A system prompt. */
-export const SystemMessageSchema = object({ id: z.string(), role: z.literal("system"), content: z.string(), ...named });
+export const SystemMessageSchema = object({
+  /** Identifies the message in the conversation. */
+  id: z.string(),
+  role: z.literal("system"),
+  /** The instructions. */
+  content: z.string(),
+  ...named,
+});
 /** A system prompt. */
 export type SystemMessage = z.infer<typeof SystemMessageSchema>;
 
 /** What the assistant said: text, tool calls, or both. */
 export const AssistantMessageSchema = object({
+  /** Identifies the message in the conversation. */
   id: z.string(),
   role: z.literal("assistant"),
+  /** What the agent said; absent for a turn of tool calls only. */
   content: z.optional(z.string()),
   // `name` before `toolCalls`, the order people write them in (and our SSE text keeps).
+  /** A display name for the author. */
   name: z.optional(z.string()),
+  /** The tool calls the agent made in this turn. */
   toolCalls: z.optional(array(ToolCallSchema)),
+  /** A provider's opaque artefact for this message, sent back on a later turn. */
   encryptedValue: z.optional(z.string()),
+  /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it. */
   encryptedValueType: z.optional(z.string()),
   ...owned,
 });
@@ -80,18 +110,31 @@ export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 const MultimodalContentSchema = TextOrPartsSchema;
 
 /** What the user said: text, or content parts (text, image, audio, video, document). */
-export const UserMessageSchema = object({ id: z.string(), role: z.literal("user"), content: MultimodalContentSchema, ...named });
+export const UserMessageSchema = object({
+  /** Identifies the message in the conversation. */
+  id: z.string(),
+  role: z.literal("user"),
+  /** What the user sent: text, or content parts. */
+  content: MultimodalContentSchema,
+  ...named,
+});
 /** What the user said. */
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 
 /** The result of a tool call, answering the call `toolCallId`; `error` says why it failed. */
 export const ToolMessageSchema = object({
+  /** Identifies the message in the conversation. */
   id: z.string(),
   role: z.literal("tool"),
+  /** What the tool returned: text, or content parts. */
   content: MultimodalContentSchema,
+  /** The call answered. */
   toolCallId: z.string(),
+  /** Why the tool failed; `content` may still hold a partial result. */
   error: z.optional(z.string()),
+  /** A provider's opaque artefact for this message, sent back on a later turn. */
   encryptedValue: z.optional(z.string()),
+  /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it. */
   encryptedValueType: z.optional(z.string()),
   ...owned,
 });
@@ -100,9 +143,12 @@ export type ToolMessage = z.infer<typeof ToolMessageSchema>;
 
 /** Structured progress that is not conversation content (ACTIVITY_SNAPSHOT), kept in place. */
 export const ActivityMessageSchema = object({
+  /** Identifies the message in the conversation. */
   id: z.string(),
   role: z.literal("activity"),
+  /** What kind of activity, a name the producer chooses. */
   activityType: z.string(),
+  /** The activity's payload. */
   content: JsonObjectSchema,
   ...owned,
 });
@@ -111,10 +157,14 @@ export type ActivityMessage = z.infer<typeof ActivityMessageSchema>;
 
 /** A span of the agent's reasoning, kept as a message. */
 export const ReasoningMessageSchema = object({
+  /** Identifies the message in the conversation. */
   id: z.string(),
   role: z.literal("reasoning"),
+  /** The reasoning text. */
   content: z.string(),
+  /** A provider's opaque artefact for this message, sent back on a later turn. */
   encryptedValue: z.optional(z.string()),
+  /** AG-UI 1.1: what kind of value `encryptedValue` is, as its producer names it. */
   encryptedValueType: z.optional(z.string()),
   ...owned,
 });

@@ -13,14 +13,21 @@ import { JsonObjectSchema, NonNullJsonSchema } from "./json.js";
 
 /** Something a run needs from outside before it can continue, such as an approval. */
 export const InterruptSchema = object({
+  /** Identifies the interrupt; a resume entry answers it by this id. */
   id: z.string(),
+  /** Why the run needs input, in the producer's words (an open string). */
   reason: z.string(),
+  /** A prompt for whoever answers. */
   message: z.optional(z.string()),
+  /** The tool call concerned, when the interrupt is a tool approval. */
   toolCallId: z.optional(z.string()),
   /** A JSON Schema for the answer. */
   responseSchema: z.optional(JsonObjectSchema),
+  /** When it stops being answerable; by convention ISO 8601. */
   expiresAt: z.optional(z.string()),
+  /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
+  /** The subagent invocation that raised it; absent for the agent's own. */
   subagentRunId: z.optional(z.string()),
 });
 /** Something a run needs from outside before it can continue. */
@@ -28,8 +35,16 @@ export type Interrupt = z.infer<typeof InterruptSchema>;
 
 /** Why a run ended: a union on `type`; an absent outcome means success. */
 export const RunFinishedOutcomeSchema = tagged("type", [
-  object({ type: z.literal("success"), pendingToolCallIds: z.optional(array(z.string())) }),
-  object({ type: z.literal("interrupt"), interrupts: array(InterruptSchema).check(z.minLength(1, { error: "expected at least one interrupt, found none" })) }),
+  object({
+    type: z.literal("success"),
+    /** Tool calls the run left unanswered, for the application to answer in the next input's messages. */
+    pendingToolCallIds: z.optional(array(z.string())),
+  }),
+  object({
+    type: z.literal("interrupt"),
+    /** What the run waits for; the next run answers them in `resume`. */
+    interrupts: array(InterruptSchema).check(z.minLength(1, { error: "expected at least one interrupt, found none" })),
+  }),
   object({ type: z.literal("cancelled") }),
 ]);
 /** Why a run ended. */
@@ -38,7 +53,11 @@ export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
 /** Why a subagent's part of a run ended: a union on `type`; an absent outcome means success. */
 export const SubagentFinishedOutcomeSchema = tagged("type", [
   object({ type: z.literal("success") }),
-  object({ type: z.literal("suspended"), interruptIds: z.optional(array(z.string())) }),
+  object({
+    type: z.literal("suspended"),
+    /** The ids of the run's interrupts that this subagent raised itself. */
+    interruptIds: z.optional(array(z.string())),
+  }),
 ]);
 /** Why a subagent's part of a run ended. */
 export type SubagentFinishedOutcome = z.infer<typeof SubagentFinishedOutcomeSchema>;
@@ -47,13 +66,21 @@ const tokens = z.optional(int(0, "expected a token count of 0 or more"));
 
 /** Token counts for one provider and model. */
 export const TokenUsageSchema = object({
+  /** The provider that served the calls, by convention its lower-case id (`openai`). */
   provider: z.optional(z.string()),
+  /** The model that served the calls. */
   model: z.optional(z.string()),
+  /** Every prompt token charged, cached and cache-written ones included. */
   inputTokens: tokens,
+  /** Every generated token, reasoning included. */
   outputTokens: tokens,
+  /** `inputTokens` plus `outputTokens`. */
   totalTokens: tokens,
+  /** Output tokens spent on reasoning: part of `outputTokens`, not added to it. */
   reasoningTokens: tokens,
+  /** Input tokens read from a provider cache: part of `inputTokens`. */
   cachedInputTokens: tokens,
+  /** Input tokens written to a provider cache: part of `inputTokens`. */
   cacheWriteInputTokens: tokens,
 });
 /** Token counts for one provider and model. */
@@ -61,9 +88,13 @@ export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
 /** An answer to one interrupt, sent in the input of the run that continues from it. */
 export const ResumeEntrySchema = object({
+  /** The interrupt answered. */
   interruptId: z.string(),
+  /** Whether the interrupt was answered or abandoned. */
   status: z.enum(["resolved", "cancelled"]),
+  /** The answer, for the agent to act on. */
   payload: z.optional(NonNullJsonSchema),
+  /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 });
 /** An answer to one interrupt. */
