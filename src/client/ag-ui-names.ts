@@ -14,4 +14,5 @@ export { contentToText, contentHasMedia } from "./content-text.js";
 export { aggregateTokenUsage, tokenUsageFromAiSdkUsage, tokenUsageFromLangChainMetadata, type TokenUsageLabels } from "./token-usage.js";
 export { omitOptionalNulls } from "./omit-nulls.js";
 export { randomUUID, structuredClone_, getRunOutcome, isRecognizedEvent } from "./ag-ui-utils.js";
+export { compactEvents } from "./compact-events.js";
 export { FilterToolCallsMiddleware, type FilterToolCallsConfig } from "./filter-tool-calls.js";

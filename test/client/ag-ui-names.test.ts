@@ -330,9 +330,70 @@ describe("FilterToolCallsMiddleware", () => {
   });
 });
 
+describe("compactEvents", () => {
+  const id = (ids: string[]) => fc.constantFrom(...ids);
+  const metadata = fc.option(fc.dictionary(fc.constantFrom("a", "b", "ag-ui"), fc.oneof(fc.integer(), fc.constant(null)), { maxKeys: 2, noNullPrototype: true }), { nil: undefined });
+  const withMeta = <T extends Record<string, unknown>>(event: fc.Arbitrary<T>) =>
+    fc.tuple(event, metadata).map(([e, m]) => (m === undefined ? e : { ...e, metadata: m }) as T);
+  const event = withMeta<Record<string, unknown>>(
+    fc.oneof(
+      fc.record({ type: fc.constant("TEXT_MESSAGE_START"), messageId: id(["m1", "m2"]), role: fc.constantFrom("assistant", "user") }),
+      fc.record({ type: fc.constant("TEXT_MESSAGE_CONTENT"), messageId: id(["m1", "m2"]), delta: fc.string({ minLength: 1, maxLength: 3 }) }),
+      fc.record({ type: fc.constant("TEXT_MESSAGE_END"), messageId: id(["m1", "m2"]) }),
+      fc.record({ type: fc.constant("TOOL_CALL_START"), toolCallId: id(["t1", "t2"]), toolCallName: id(["search", "read"]) }),
+      fc.record({ type: fc.constant("TOOL_CALL_ARGS"), toolCallId: id(["t1", "t2"]), delta: fc.string({ maxLength: 3 }) }),
+      fc.record({ type: fc.constant("TOOL_CALL_END"), toolCallId: id(["t1", "t2"]) }),
+      fc.record({ type: fc.constant("TOOL_CALL_RESULT"), messageId: id(["r1"]), toolCallId: id(["t1", "t2"]), content: fc.constant("ok") }),
+      fc.record({ type: fc.constant("STATE_SNAPSHOT"), snapshot: fc.dictionary(fc.constantFrom("x", "y"), fc.integer(), { maxKeys: 2, noNullPrototype: true }) }),
+      fc.record({
+        type: fc.constant("STATE_DELTA"),
+        delta: fc.array(fc.record({ op: fc.constantFrom("add", "replace"), path: fc.constantFrom("/x", "/y", "/z"), value: fc.integer() }), { maxLength: 2 }),
+      }),
+      fc.record({ type: fc.constantFrom("RUN_STARTED", "RUN_FINISHED"), threadId: fc.constant("t"), runId: fc.constant("r") }),
+      fc.record({ type: fc.constant("RUN_ERROR"), message: fc.constant("boom") }),
+      fc.record({ type: fc.constant("STEP_STARTED"), stepName: fc.constant("s") }),
+      fc.record({ type: fc.constant("CUSTOM"), name: fc.constant("c"), value: fc.integer() }),
+      fc.record({ type: fc.constant("TEXT_MESSAGE_CHUNK"), messageId: id(["m1"]), delta: fc.constant("c") }),
+    ),
+  );
+
+  it("compacts as theirs", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    let shorter = 0;
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 25 }).map((events) => JSON.parse(JSON.stringify(events)) as Record<string, unknown>[]), (events) => {
+        const before = structuredClone(events);
+        const mine = ours.compactEvents(events as ours.BaseEvent[]);
+        expect(mine).toStrictEqual(theirs.compactEvents(events as theirs.BaseEvent[]));
+        expect(events).toStrictEqual(before);
+        if (mine.length < events.length) shorter++;
+      }),
+      { numRuns: 1000 },
+    );
+    expect(shorter).toBeGreaterThan(100);
+    warn.mockRestore();
+  });
+
+  it("warns about a delta that does not apply, and skips it, as theirs", () => {
+    const events = [
+      { type: "STATE_SNAPSHOT", snapshot: { a: 1 } },
+      { type: "STATE_DELTA", delta: [{ op: "replace", path: "/missing/deep", value: 2 }] },
+      { type: "STATE_DELTA", delta: [{ op: "add", path: "/b", value: 3 }] },
+    ] as ours.AguiEvent[];
+    const warnings = (compact: (events: ours.AguiEvent[]) => unknown) => {
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+      const result = compact(events);
+      const said = warn.mock.calls.map((call) => String(call[0]).split("\nError:")[0]);
+      warn.mockRestore();
+      return { result, said };
+    };
+    expect(warnings(ours.compactEvents)).toStrictEqual(warnings((e) => theirs.compactEvents(e as theirs.BaseEvent[])));
+  });
+});
+
 describe("the HttpAgent browser bundle", () => {
   // The modules behind these names, which `export { HttpAgent }` must leave out (tree-shaken).
-  const modules = ["ag-ui-types", "capabilities", "ag-ui-errors", "metadata", "activity-history", "content-text", "token-usage", "omit-nulls", "ag-ui-utils", "filter-tool-calls", "ag-ui-names"];
+  const modules = ["ag-ui-types", "capabilities", "ag-ui-errors", "metadata", "activity-history", "content-text", "token-usage", "omit-nulls", "ag-ui-utils", "filter-tool-calls", "compact-events", "ag-ui-names"];
 
   it("holds nothing of them", async () => {
     const root = join(import.meta.dirname, "..", "..");
