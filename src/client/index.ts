@@ -41,3 +41,4 @@ export { AguiWireError, isAguiWireError, type ErrorCode } from "../util/index.js
 export type { UnknownEvent, UnknownSSEEvent, UnknownBinaryEvent, UnknownEventHandler, ProtocolWarning, ProtocolWarningKind, WarningHandler } from "../protocol/index.js";
 export { PROTOCOL_VERSION } from "../protocol/index.js";
 export { RunState, ChunkExpander, type Applied, type RunStateOptions } from "./reducer/index.js";
+export * from "./ag-ui-names.js";
