@@ -259,11 +259,7 @@ export type InputContentUrlSource = UrlSource;
 
 // --- Client configuration -----------------------------------------------------------------------
 
-/**
- * The `fetch` an `@ag-ui/client` `HttpAgent` takes: called with the URL and the request's init,
- * answers the response.
- */
-export type HttpAgentFetchFn = (url: string, requestInit: RequestInit) => Promise<Response>;
+// `HttpAgentFetchFn` is http-agent.ts's own: its `fetch` option takes that shape.
 
 /**
  * `@ag-ui/client`'s debug switch (`true`, or which kinds of logs). Our agents accept it in their
