@@ -6,5 +6,6 @@
  */
 export { type Agent, type AgentEvents, type AgentFunction, type AgentLike, type AgentRunResult, type RunContext } from "./contract.js";
 export { defineAgent } from "./define-agent.js";
-export { PULL, RunSource, SKIP } from "./run-source.js";
+export { done, PULL, pullIterator, PullIterator, type Pullable, type Pulled } from "./pull.js";
+export { RunSource, SKIP } from "./run-source.js";
 export { startRun } from "./start-run.js";

@@ -8,15 +8,11 @@
  */
 import type { AgentRunResult } from "./contract.js";
 import { isSubscribable, whenAborted } from "../util/index.js";
+import { done, PULL, PullIterator, type Pulled } from "./pull.js";
 
-type Pull<T> = () => IteratorResult<T> | Promise<IteratorResult<T>>;
+export { PULL } from "./pull.js";
 
-/**
- * The key of an iterator's method that gives the next result at once when it has it, and a
- * promise of it otherwise (see {@link RunSource}). Internal to agui-wire: readers look for it and
- * fall back to `next()`.
- */
-export const PULL = Symbol("agui-wire.pull");
+type Pull<T> = () => Pulled<T>;
 
 /** What a {@link RunSource}'s `map` returns for a value that goes (an event dropped): the next one is read. */
 export const SKIP: unique symbol = Symbol("agui-wire.skip");
@@ -26,7 +22,7 @@ export const SKIP: unique symbol = Symbol("agui-wire.skip");
  * once with `abortError(signal)` (one listener for the whole run, not one per value); leaving
  * early (`return`) closes the source (its iterator's `return`, or the observable's unsubscribe).
  */
-export class RunSource<T> implements AsyncIterableIterator<T> {
+export class RunSource<T> extends PullIterator<T> {
   #pull: Pull<unknown> | undefined;
   #close: () => void = () => {};
   #start: (() => Promise<AgentRunResult>) | undefined;
@@ -52,34 +48,24 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
     abortError: (signal: AbortSignal) => unknown = (aborted) => aborted.reason,
     map: (value: unknown) => T | typeof SKIP = (value) => value as T,
   ) {
+    super();
     this.#start = async () => start();
     this.#signal = signal;
     this.#abortError = abortError;
     this.#map = map;
   }
 
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
   /**
-   * The next value.
+   * The next value, at once (not as a promise) when the source holds it already: a reader that
+   * checks lets a run that is all in memory go without an await per event. `next()` gives it as a
+   * promise.
    *
    * @throws {TypeError} When the agent returned neither an iterable nor an observable.
-   * @throws The source's error, or `abortError(signal)` when the signal fired.
+   * @throws The source's error, or `abortError(signal)` when the signal fired; synchronously when
+   *   it is known at once.
    */
-  async next(): Promise<IteratorResult<T>> {
-    return this[PULL]();
-  }
-
-  /**
-   * The next value, as {@link next} gives it, but at once (not as a promise) when the source holds
-   * it already: a reader that checks lets a run that is all in memory go without an await per event.
-   *
-   * @throws What {@link next} rejects with, synchronously when it is known at once.
-   */
-  [PULL](): IteratorResult<T> | Promise<IteratorResult<T>> {
-    if (this.#done) return { value: undefined, done: true };
+  [PULL](): Pulled<T> {
+    if (this.#done) return done();
     const signal = this.#signal;
     try {
       if (signal?.aborted) throw this.#abortError(signal);
@@ -104,12 +90,12 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
     return this[PULL]();
   }
 
-  #result(result: IteratorResult<unknown>): IteratorResult<T> | Promise<IteratorResult<T>> {
+  #result(result: IteratorResult<unknown>): Pulled<T> {
     // A loop, not a call of PULL: a long run of skipped values held at once must not grow the stack.
     for (;;) {
       if (result.done) {
         this.#finish();
-        return { value: undefined, done: true };
+        return done();
       }
       let pulled: IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
       try {
@@ -139,7 +125,7 @@ export class RunSource<T> implements AsyncIterableIterator<T> {
       this.#start = undefined;
       this.#close();
     }
-    return { value: undefined, done: true };
+    return done();
   }
 
   #finish(): void {

@@ -9,8 +9,7 @@ import { AguiWireError, isAguiWireError, whenAborted } from "../util/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/events.js";
 import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js";
-import { PULL } from "../agent/index.js";
-import type { Pullable } from "./run-stream.js";
+import { done, PULL, pullIterator, type Pulled, type PullIterator } from "../agent/index.js";
 import { dropUnknown, type UnknownEventHandler, versionWarning, type WarningHandler } from "../protocol/index.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
@@ -215,7 +214,7 @@ export interface ResumableRunParams {
  *   `HttpAgent.run`); after the retries, the last error; an {@link HttpStatusError} for a
  *   reconnection answered with a status that is not retried; `aborted` when the signal fires.
  */
-export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<AguiEvent> & Pullable {
+export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent> {
   // A hand-written iterator rather than an async generator: an event the body's decoder holds
   // already is handed out at once through PULL (no promise, no generator resumption); only a read
   // of more bytes, the first request and reattaching go through `slow`.
@@ -239,7 +238,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
   /** The type of the last event seen, when it ended the run (RUN_FINISHED or RUN_ERROR). */
   let ended: string | undefined;
   /** The events of the body being read. */
-  let events: (AsyncIterableIterator<AguiEvent> & Pullable) | undefined;
+  let events: PullIterator<AguiEvent> | undefined;
   /** Reconnections in a row without a new event. */
   let attempt = 0;
   let last: unknown;
@@ -259,9 +258,9 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
     over = true;
     events = undefined;
     unlink();
-    return { value: undefined, done: true };
+    return done();
   };
-  const took = (result: IteratorResult<AguiEvent>): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
+  const took = (result: IteratorResult<AguiEvent>): Pulled<AguiEvent> => {
     if (result.done) return slow(undefined);
     seen++;
     const event = result.value;
@@ -274,8 +273,8 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
     return result;
   };
   const failed = (error: unknown): Promise<IteratorResult<AguiEvent>> => slow({ error });
-  const pull = (): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
-    if (!events) return over ? { value: undefined, done: true } : slow(null);
+  const pull = (): Pulled<AguiEvent> => {
+    if (!events) return over ? done() : slow(null);
     const result = events[PULL]();
     return result instanceof Promise ? result.then(took, failed) : took(result);
   };
@@ -397,7 +396,7 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
           named === undefined
             ? decodeEventStream(response.body, contentType, options)
             : decodeNumberedEventStream(response.body, contentType, options, seen, (expected, found) => new OutOfSequence(named, expected, found))
-        ) as AsyncIterableIterator<AguiEvent> & Pullable;
+        ) as PullIterator<AguiEvent>;
       } catch (err) {
         await response.body.cancel().catch(() => {});
         throw err;
@@ -408,19 +407,10 @@ export function resumableRun(params: ResumableRunParams): AsyncIterableIterator<
     }
     return pull();
   };
-  const iterator: AsyncIterableIterator<AguiEvent> & Pullable = {
-    [Symbol.asyncIterator]: () => iterator,
-    [PULL]: pull,
-    next: () => {
-      const result = pull();
-      return result instanceof Promise ? result : Promise.resolve(result);
-    },
-    return: async () => {
-      const current = events;
-      finish();
-      await current?.return?.();
-      return { value: undefined, done: true };
-    },
-  };
-  return iterator;
+  return pullIterator(pull, async () => {
+    const current = events;
+    finish();
+    await current?.return();
+    return done();
+  });
 }

@@ -6,7 +6,7 @@
 import { isAguiWireError, type Observer, subscribeTo, whenAborted } from "../util/index.js";
 import type { AguiEvent } from "../model/events.js";
 import { EventVerifier } from "../protocol/index.js";
-import { PULL } from "../agent/index.js";
+import { done, PULL, pullIterator, type Pullable as Pulls, type Pulled } from "../agent/index.js";
 import { abortedError } from "./errors.js";
 
 /** Callbacks of {@link RunStream.subscribe}; each is optional. */
@@ -25,10 +25,8 @@ export interface RunSubscription {
   unsubscribe(): void;
 }
 
-/** An iterator that can give its next result at once when it has it (see `PULL`). */
-export interface Pullable {
-  [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>>;
-}
+/** An iterator of events that can give its next result at once when it has it (see `PULL`). */
+export type Pullable = Pulls<AguiEvent>;
 
 /** Opens the events of a run; called once, when the stream is first consumed. */
 export type RunOpener = (signal: AbortSignal) => AsyncIterable<AguiEvent>;
@@ -138,8 +136,8 @@ export class RunStream implements AsyncIterable<AguiEvent> {
       }
     };
     // The next result, at once when the source has it at once (see PULL), else a promise.
-    const step = (): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> => {
-      if (over) return { value: undefined, done: true };
+    const step = (): Pulled<AguiEvent> => {
+      if (over) return done();
       try {
         if (signal.aborted) throw abortedError(signal);
         source ??= open(signal)[Symbol.asyncIterator]();
@@ -149,29 +147,14 @@ export class RunStream implements AsyncIterable<AguiEvent> {
         return fail(err);
       }
     };
-    const iterator: AsyncIterableIterator<AguiEvent> & Pullable = {
-      [Symbol.asyncIterator]: () => iterator,
-      [PULL]: step,
-      // Not an async function: returning step()'s promise from one would cost two more microtasks
-      // per event before the consumer sees it.
-      next: () => {
-        try {
-          const result = step();
-          return result instanceof Promise ? result : Promise.resolve(result);
-        } catch (err) {
-          return Promise.reject(err);
-        }
-      },
-      return: async () => {
-        if (!over) {
-          end();
-          this.#controller.abort();
-          await source?.return?.().catch(() => {});
-        }
-        return { value: undefined, done: true };
-      },
-    };
-    return iterator;
+    return pullIterator(step, async () => {
+      if (!over) {
+        end();
+        this.#controller.abort();
+        await source?.return?.().catch(() => {});
+      }
+      return done();
+    });
   }
 
   /**

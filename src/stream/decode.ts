@@ -7,7 +7,7 @@ import { AguiWireError, whenAborted } from "../util/index.js";
 import { FrameDecoder } from "../binary/index.js";
 import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler, type WarningHandler } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { PULL } from "../agent/index.js";
+import { done, PULL, PullIterator, type Pulled } from "../agent/index.js";
 import { SSEDecoder } from "../sse/index.js";
 
 /** Options of {@link decodeEventStream}. */
@@ -119,7 +119,7 @@ export function idleTimeoutOf(ms: number | undefined): number {
  * resolved promise, not a generator resumption; none at all through {@link PULL}, for a reader
  * that can take a result at once.
  */
-class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
+class EventStreamIterator extends PullIterator<AguiEvent> {
   #queue: AguiEvent[] = [];
   #index = 0;
   #done = false;
@@ -151,6 +151,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     idleMs: number,
     checkChunk?: (decoder: PushDecoder, events: AguiEvent[]) => void,
   ) {
+    super();
     this.#decoder = decoder;
     this.#idleMs = idleMs;
     this.#checkChunk = checkChunk;
@@ -223,10 +224,6 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
     this.#unlisten();
   }
 
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
   /**
    * Events of the stream that are done with: those of every chunk whose events were all handed
    * out, the ones its decoder dropped or skipped included; not those of a chunk the check refused.
@@ -240,22 +237,17 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
    * The next result: at once when an event is decoded already (most events of a chunk), without
    * a promise or an async function's frame; a promise when bytes must be read first.
    */
-  [PULL](): IteratorResult<AguiEvent> | Promise<IteratorResult<AguiEvent>> {
+  [PULL](): Pulled<AguiEvent> {
     return this.#index < this.#queue.length && !this.#stopped ? { value: this.#queue[this.#index++]!, done: false } : this.#nextSlow();
   }
 
-  next(): Promise<IteratorResult<AguiEvent>> {
-    // PULL's test repeated rather than PULL called: this is every event of a `for await`.
-    return this.#index < this.#queue.length && !this.#stopped ? Promise.resolve({ value: this.#queue[this.#index++]!, done: false }) : this.#nextSlow();
-  }
-
-  /** {@link next} when the queue is empty, the iteration over, or the signal fired. */
+  /** {@link PULL} when the queue is empty, the iteration over, or the signal fired. */
   async #nextSlow(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
       if (this.#stopped && !this.#done) await this.#fail(this.#stopped);
       if (this.#index < this.#queue.length) return { value: this.#queue[this.#index++]!, done: false };
-      if (this.#done) return { value: undefined, done: true };
+      if (this.#done) return done();
       // A decoder that failed after handing out the events before the failure throws on its next
       // call: make that call now rather than after the next chunk, which may never come.
       try {
@@ -298,7 +290,7 @@ class EventStreamIterator implements AsyncIterableIterator<AguiEvent> {
       this.#finish();
       await this.#release();
     }
-    return { value: undefined, done: true };
+    return done();
   }
 
   async #fail(err: unknown, awaitRelease = true): Promise<never> {
