@@ -6,5 +6,5 @@
  * @module
  */
 export { encodeEventStream, type EventSource } from "./encode.js";
-export { decodeEventStream, decodeNumberedEventStream, idleTimeoutOf, pushDecoderFor, type DecodeEventStreamOptions, type ByteSource } from "./decode.js";
+export { decodeEventBatches, decodeEventStream, decodeNumberedEventStream, idleTimeoutOf, pushDecoderFor, type DecodeEventStreamOptions, type ByteSource } from "./decode.js";
 export { EventEncoder, type EventEncoderParams } from "./event-encoder.js";
