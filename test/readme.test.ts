@@ -1,7 +1,7 @@
 /**
  * Every ```ts block of README.md type-checks, as a user would paste it: each block is its own
- * module, compiled with the project's strict settings, with "agui-wire", "agui-wire/server" and
- * "agui-wire/client" resolved to the sources. A failure names the README line and the diagnostic.
+ * module, compiled with the project's strict settings, with "agui-wire" and its subpaths resolved
+ * to the sources. A failure names the README line and the diagnostic.
  *
  * Also holds the typing promise of `defineAgent` and `AgentFunction`: a literal event type is
  * accepted, a misspelt one is a compile error.
@@ -55,6 +55,7 @@ function compilerOptions(): ts.CompilerOptions {
       "agui-wire/server": [join(root, "src/server/index.ts")],
       "agui-wire/client": [join(root, "src/client/index.ts")],
       "agui-wire/proxy": [join(root, "src/proxy/index.ts")],
+      "agui-wire/ag-ui": [join(root, "src/ag-ui/index.ts")],
     },
   };
 }

@@ -144,6 +144,20 @@ describe("CopilotKit's runtime 1.75 (v2, createCopilotRuntimeHandler)", () => {
   });
 });
 
+describe("CopilotKit's runtime 1.75 with the README's recipe for two copies", () => {
+  it("takes an agent built by withAguiWire from an npm-aliased copy of @ag-ui/client 0.0.59, and relays its run", async () => {
+    const server = await serveRecorded(sampleAgent);
+    // As the README shows it: `npm i @ag-ui/client-0.0.59@npm:@ag-ui/client@0.0.59`.
+    const { HttpAgent: AliasedHttpAgent } = await import("@ag-ui/client-0.0.59");
+    const WireHttpAgent = withAguiWire(AliasedHttpAgent);
+    const runtime = new v2.CopilotRuntime({ agents: { weather: new WireHttpAgent({ url: server.url, resume: { retries: 3 } }) } });
+    const served = await serveRuntime(getRequestListener(v2.createCopilotRuntimeHandler({ runtime, basePath: "/api/copilotkit" })));
+    const { newMessages } = await runLikeReactCore(`${served.origin}/api/copilotkit`, "auto");
+    expect(newMessages.find((m) => m.role === "assistant")?.content).toBe(ANSWER);
+    expectWireTransport(server);
+  });
+});
+
 describe("CopilotKit's runtime 1.75 (v1, the deprecated Node endpoint)", () => {
   it("relays a run sent to its single endpoint: the text reaches the answer, asked of the agent in binary, compressed and resumable", async () => {
     const server = await serveRecorded(sampleAgent);
