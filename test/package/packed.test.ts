@@ -27,7 +27,8 @@ describe("the packed tarball", () => {
     if (!tarball) throw new Error("npm pack made no tarball");
     run("mkdir", ["-p", consumer], work);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-    run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, tarball)], consumer);
+    // With the optional peers of agui-wire/ag-ui, which every entry's import below needs.
+    run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, tarball), "@ag-ui/client@1.0.0", "rxjs@7.8.1"], consumer);
   }, 180_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
