@@ -11,7 +11,7 @@
  */
 import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { batchFor, KEEP_ALIVE_BYTES, sseBatch, sseKeepAliveMs } from "../server/batch.js";
+import { batchFor, checkSSESize, KEEP_ALIVE_BYTES, sseBatch, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
 import { declaringVersion, dropUnknown, type WarningHandler } from "../protocol/index.js";
 import { FrameDecoder } from "../binary/index.js";
@@ -174,28 +174,47 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   /**
    * Takes one upstream chunk when both sides speak SSE: each event checked in order, then sent as
    * the upstream's own `data` line when the decoder kept it whole (see `SSEDecoder.pushRelayable`),
-   * else encoded. Only that line passes, under the proxy's own framing: the upstream's other lines
-   * (`event:`, `id:`, `retry:`, comments) and its line ends never reach the client, so nothing it
-   * sends can change how the client's parser splits the stream. Throws at the first event refused,
-   * the events before it batched.
+   * else encoded; a chunk that is nothing but such lines, in the form the proxy itself writes
+   * (`SSEDecoder.verbatim`), goes on as its bytes. Only those lines pass, under the proxy's own
+   * framing: the upstream's other lines (`event:`, `id:`, `retry:`, comments) and its line ends
+   * never reach the client, so nothing it sends can change how the client's parser splits the
+   * stream. Throws at the first event refused, the events before it batched.
    */
   const relayLines = (sse: SSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
     texts.length = 0;
     const events = sse.pushRelayable(chunk, texts);
+    let verbatim = sse.verbatim;
     for (let i = 0; i < events.length; i++) {
-      let e = events[i]!;
-      let text = texts[i];
+      const e = events[i]!;
       if (e.type === "RUN_STARTED" && e.protocolVersion === undefined) {
         // A RUN_STARTED that declares no version gets the proxy's (what its stream speaks).
-        e = declaringVersion(e);
-        text = undefined;
+        events[i] = declaringVersion(e);
+        texts[i] = undefined;
+        verbatim = false;
       }
-      verifier.push(e);
-      if (text === undefined) batch.add(e, params.maxEventBytes);
-      else sseOut!.addText(`data: ${text}\n\n`, params.maxEventBytes);
-      count(e);
     }
+    let i = 0;
+    try {
+      for (; i < events.length; i++) {
+        verifier.push(events[i]!);
+        if (!verbatim) addRelayed(events[i]!, texts[i]);
+        // Held to the bound in UTF-8 bytes as an encoded event is (the decoder's is in UTF-16 units).
+        else if ((texts[i]!.length + 6) * 3 > params.maxEventBytes) checkSSESize(`data: ${texts[i]!}\n\n`, params.maxEventBytes);
+        count(events[i]!);
+      }
+    } catch (error) {
+      if (verbatim) for (let j = 0; j < i; j++) addRelayed(events[j]!, texts[j]);
+      throw error;
+    }
+    // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
+    if (verbatim && events.length > 0) return chunk.slice();
     return batch.take();
+  };
+
+  /** Batches one event: the upstream's `data` line when it has a relayable one, else encoded. */
+  const addRelayed = (event: AguiEvent, text: string | undefined): void => {
+    if (text === undefined) batch.add(event, params.maxEventBytes);
+    else sseOut!.addText(`data: ${text}\n\n`, params.maxEventBytes);
   };
 
   /**

@@ -12,6 +12,7 @@ import { encodeFrame } from "../../src/binary/codec.js";
 import { concatBytes } from "../../src/util/bytes.js";
 import { BINARY_MEDIA_TYPE, decodeEventStream, encodeSSE, SSE_MEDIA_TYPE, type AguiEvent, type AguiEventInput } from "../../src/index.js";
 import { SSEParser } from "../../src/sse/parser.js";
+import { SSEDecoder } from "../../src/sse/decoder.js";
 import { createNodeProxyHandler } from "../../src/proxy/index.js";
 import { RESUME_TOKEN_HEADER } from "../../src/server/index.js";
 import { transcode } from "../../src/proxy/transcode.js";
@@ -338,4 +339,52 @@ describe("resumable runs through the proxy's store", () => {
       }
     });
   }
+});
+
+describe("chunks passed on whole", () => {
+  const event = `data: {"type":"STEP_STARTED","stepName":"東京"}\n\n`;
+  /** Whether the decoder would let the relay pass `chunks`' last one on as its bytes. */
+  const verbatim = (...chunks: (string | Uint8Array)[]): boolean => {
+    const decoder = new SSEDecoder({ onWarning: () => {} });
+    const texts: (string | undefined)[] = [];
+    for (const chunk of chunks) {
+      texts.length = 0;
+      decoder.pushRelayable(typeof chunk === "string" ? utf8.encode(chunk) : chunk, texts);
+    }
+    return decoder.verbatim;
+  };
+  const bytes = utf8.encode(event);
+
+  it("only when the chunk is whole events in the proxy's own form, each kept whole by the judgement", () => {
+    expect(verbatim(event + event)).toBe(true);
+    expect(verbatim(event.slice(0, 10), event.slice(10) + event)).toBe(false);
+    expect(verbatim(event.slice(0, 10), event.slice(10), event)).toBe(true);
+    for (const form of [
+      `: comment\n${event}`,
+      `id: 1\n${event}`,
+      `event: x\n${event}`,
+      `retry: 1\n${event}`,
+      event.replaceAll("\n", "\r\n"),
+      event.replaceAll("\n", "\r"),
+      event.replace("data: ", "data:"),
+      `\n${event}`,
+      `${event}\n`,
+      `data: {"type":"STEP_STARTED",\ndata: "stepName":"s"}\n\n`,
+      `${event}data: {"type":"STEP_STARTED","stepName":"s","later":1}\n\n`,
+      `${event}data: {"type":"FROM_THE_FUTURE"}\n\n`,
+      `\uFEFF${event}`,
+      event.replace("東京", "\uFFFD"),
+    ]) {
+      expect(verbatim(form), JSON.stringify(form)).toBe(false);
+    }
+  });
+
+  it("never when the chunk ends inside a character or holds malformed UTF-8", () => {
+    const cut = bytes.indexOf(0xe6);
+    const withHead = concatBytes([bytes, bytes.subarray(cut, cut + 1)]);
+    expect(verbatim(withHead)).toBe(false);
+    const malformed = bytes.slice();
+    malformed[cut + 1] = 0x41;
+    expect(verbatim(malformed)).toBe(false);
+  });
 });
