@@ -7,7 +7,8 @@
  *   for each pair of client and upstream transports (the upstream answers SSE on routes that
  *   overwrite the request's Accept with `text/event-stream` before the handler sees it, so the
  *   proxy gets SSE whatever it asked for): every event is decoded, validated, checked in order and
- *   re-encoded;
+ *   relayed as it came (same transport both sides) or encoded; and a proxy given `relay: false`,
+ *   which encodes every event again, for the same-transport pairs;
  * - through a byte-piping reverse proxy on node:http (`http.request` upstream, request and response
  *   bodies piped, status and headers copied) in a process of its own: the floor of any proxy, that
  *   checks nothing, with the same transport on both sides.
@@ -19,6 +20,10 @@
  *   redis-server the suite starts), binary <- binary and sse <- sse: every run recorded into the
  *   store and read back from it, as a resumable run through the proxy is; rated against the
  *   store-less proxy of the same pair, with the time to reattach through it.
+ *
+ * For each proxy, on the long run: its process's CPU per event against the client's (the bench
+ * process's) over the same run. For the store-less proxies: their own share of the time to first
+ * event, as they measure it (`onTiming`).
  *
  * For each: events/s of one long run and of 20 concurrent runs (wall time of the run or of the
  * whole batch, rounds round-robin after warm-up, rated on the median; ratios paired round by
@@ -538,7 +543,7 @@ const suite: Suite = {
             : `This machine has ${cores} cores, so each of the three busy processes of a proxied run (client, proxy, upstream) can have one, though on one machine they still share its caches and memory bandwidth.`
         }`,
         `Client: our HttpAgent, events() consumed with for-await (validates and checks the run's order). Upstream: node:http with createNodeHandler, streaming a pre-built mixedTrace; its /sse routes set req.headers.accept = "text/event-stream" before the handler, so the proxy gets SSE though it asks for binary first.`,
-        `our proxy: createNodeProxyHandler, one static bearer token, default limits; it sends upstream requests over node:http (keep-alive) and, a chunk at a time, decodes, validates, checks the order of and re-encodes every event. "binary <- sse": the client gets binary, the upstream sends SSE.`,
+        `our proxy: createNodeProxyHandler, one static bearer token, default limits; it sends upstream requests over node:http (keep-alive) and, a chunk at a time, decodes, validates and checks the order of every event, then relays it as it came when the client's transport is the upstream's (a frame; an SSE data line) and encodes it in the client's transport otherwise (relay: false rows: always). "binary <- sse": the client gets binary, the upstream sends SSE.`,
         "byte pipe: node:http.request to the upstream over a keep-alive Agent, request and response bodies piped, status and end-to-end headers copied; it checks nothing and keeps the client's transport on both hops: the floor of any proxy.",
         `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin, the order turned by one each round. x direct: the median over the rounds of the direct run's time over this row's (paired, so that a slow spell of the machine hits both; not the ratio of the medians), the direct run being what this client gets from this upstream without the proxy (binary when both speak it, else SSE: our HttpAgent asks for binary and reads the SSE an SSE-only upstream answers); x pipe: the same over the byte pipe.`,
         `our proxy with a store: the same proxy given { store: { type: "memory" } } or { type: "redis", url } (a redis-server the suite starts), its per-principal cap raised to 1,000 live runs (the bench is one principal): each run is recorded into the store as the upstream sends it and read back from the store for the client, so that it survives a cut. x no store: paired over the store-less proxy of the same pair, as x direct. reattach: a ${tinyEvents}-event run POSTed through the proxy and read whole with fetch, then GET ?runId= with Last-Event-ID: ${REATTACH_AFTER} and its resume token on a new connection; ms from the GET to the first event decoded, median (p10, p90) of ${firstRepeats} after ${firstWarmups} warm-up.`,
