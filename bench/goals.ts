@@ -156,6 +156,36 @@ export const GOALS: Goal[] = [
     met: (ms) => ms < 1,
     show: (ms) => `${ms.toFixed(2)} ms`,
   },
+  ...([
+    { mode: "relaying", pairs: ["binary-binary", "sse-sse"], most: 1.3 },
+    { mode: "transcoding", pairs: ["sse-binary", "binary-sse"], most: 2 },
+  ] as const).map(
+    ({ mode, pairs, most }): Goal => ({
+      path: `proxy CPU per event, ${mode}`,
+      comparedWith: "the client's own decode + verify",
+      goal: `at most ${most}x`,
+      how: `the highest of two ratios (${pairs.map((p) => p.replace("-", " <- ")).join(", ")}), each the median over rounds of the proxy process's process.cpuUsage() (user + system) over one long run through createNodeProxyHandler over the bench process's (our HttpAgent decoding and verifying every event) over the same run; ${mode === "relaying" ? "the client's transport is the upstream's, so each validated event goes on as it came" : "every event decoded, validated, checked in order and encoded in the client's transport"} (proxy suite)`,
+      suite: "proxy",
+      measure: (v) => {
+        const ratios = pairs.map((pair) => v[`proxy/proxy-${pair}/long/cpu x client`]);
+        return ratios.some((r) => r === undefined) ? undefined : Math.max(...(ratios as number[]));
+      },
+      met: (r) => r <= most,
+    }),
+  ),
+  {
+    path: "proxy's own added time to first event",
+    comparedWith: "—",
+    goal: "at most 0.3 ms",
+    how: "the highest, over the four client/upstream transport pairs, of the median per run of what the proxy measured of its own share with performance.now() (ProxyOptions.onTiming): request in to upstream request out, plus first upstream chunk in to first client chunk out; sequential runs of a short trace (proxy suite)",
+    suite: "proxy",
+    measure: (v) => {
+      const own = (["binary-binary", "sse-binary", "binary-sse", "sse-sse"] as const).map((pair) => v[`proxy/proxy-${pair}/first event in proxy ms`]);
+      return own.some((a) => a === undefined) ? undefined : Math.max(...(own as number[]));
+    },
+    met: (ms) => ms <= 0.3,
+    show: (ms) => `${ms.toFixed(2)} ms`,
+  },
   ...(["memory", "redis"] as const).map(
     (store): Goal => ({
       path: `proxy with ${store === "memory" ? "memoryStore()" : "redisStore()"} (resumable through it), events/s`,

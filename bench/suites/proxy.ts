@@ -7,7 +7,8 @@
  *   for each pair of client and upstream transports (the upstream answers SSE on routes that
  *   overwrite the request's Accept with `text/event-stream` before the handler sees it, so the
  *   proxy gets SSE whatever it asked for): every event is decoded, validated, checked in order and
- *   re-encoded;
+ *   relayed as it came (same transport both sides) or encoded; and a proxy given `relay: false`,
+ *   which encodes every event again, for the same-transport pairs;
  * - through a byte-piping reverse proxy on node:http (`http.request` upstream, request and response
  *   bodies piped, status and headers copied) in a process of its own: the floor of any proxy, that
  *   checks nothing, with the same transport on both sides.
@@ -19,6 +20,10 @@
  *   redis-server the suite starts), binary <- binary and sse <- sse: every run recorded into the
  *   store and read back from it, as a resumable run through the proxy is; rated against the
  *   store-less proxy of the same pair, with the time to reattach through it.
+ *
+ * For each proxy, on the long run: its process's CPU per event against the client's (the bench
+ * process's) over the same run. For the store-less proxies: their own share of the time to first
+ * event, as they measure it (`onTiming`).
  *
  * For each: events/s of one long run and of 20 concurrent runs (wall time of the run or of the
  * whole batch, rounds round-robin after warm-up, rated on the median; ratios paired round by
@@ -33,6 +38,7 @@ import type { ChartPanel } from "../chart.js";
 import { rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
 import { startChild, type Child } from "./proxy/child.js";
+import { proxyStats } from "./proxy/stats.js";
 import { decodeEventStream } from "../../src/stream/index.js";
 import { RESUME_TOKEN_HEADER } from "../../src/server/index.js";
 import { median, pairedRatio, quantile, timeStats, type RoundSample } from "../stats.js";
@@ -57,6 +63,8 @@ interface Config {
   upstream: Transport;
   /** The proxy's store (proxy rows only). */
   store: ProxyStore;
+  /** A proxy given `relay: false`: every event encoded again, even between the same transports. */
+  reencode?: true;
 }
 
 const STORE_LABELS: Record<ProxyStore, string> = { none: "", memory: "memoryStore()", redis: "redisStore()" };
@@ -66,6 +74,9 @@ const CONFIGS: Config[] = [
   { key: "direct-sse", label: "direct", via: "direct", client: "sse", upstream: "sse", store: "none" },
   ...(["binary", "sse"] as const).flatMap((upstream) =>
     (["binary", "sse"] as const).map((client): Config => ({ key: `proxy-${client}-${upstream}`, label: "our proxy", via: "proxy", client, upstream, store: "none" })),
+  ),
+  ...(["binary", "sse"] as const).map(
+    (t): Config => ({ key: `reencode-${t}-${t}`, label: "our proxy, relay: false", via: "proxy", client: t, upstream: t, store: "none", reencode: true }),
   ),
   { key: "pipe-binary", label: "byte pipe", via: "pipe", client: "binary", upstream: "binary", store: "none" },
   { key: "pipe-sse", label: "byte pipe", via: "pipe", client: "sse", upstream: "sse", store: "none" },
@@ -184,8 +195,32 @@ export interface FirstEventMeasurement {
   p90Ms: number;
   /** Median over the direct one's, same client transport, ms. */
   addedMs: number;
+  /**
+   * A store-less proxy's own share, as it measured it (onTiming), medians over the runs: request in
+   * to upstream request out, first upstream chunk in to first client chunk out, and their sum per
+   * run. NaN for other rows.
+   */
+  toUpstreamMs: number;
+  toClientMs: number;
+  inProxyMs: number;
   error?: string;
 }
+
+/** A proxy configuration's CPU over the long run, against its client's. */
+interface CpuRow {
+  config: Config;
+  error: string | undefined;
+  samples: number;
+  /** The proxy process's CPU (user + system) per event, µs: the median over the rounds. */
+  proxyUsPerEvent: number;
+  /** The client's (the bench process's) over the same runs. */
+  clientUsPerEvent: number;
+  /** The median over the rounds of the proxy's CPU over the client's, same run. */
+  xClient: number;
+}
+
+/** Whether a proxy configuration passes the upstream's events on as they came. */
+const relays = (c: Config): boolean => c.via === "proxy" && c.client === c.upstream && c.reencode !== true;
 
 const suite: Suite = {
   name: "proxy",
@@ -213,6 +248,10 @@ const suite: Suite = {
     const reattaches = new Map<string, number[]>();
     const throughput = new Map<string, RoundSample[]>();
     const firsts = new Map<string, number[]>();
+    /** Per proxy configuration, per round of the long run: the proxy's CPU and the client's, µs. */
+    const cpus = new Map<string, { round: number; proxyUs: number; clientUs: number }[]>();
+    /** Per store-less proxy configuration: the proxy's own time to first event, per run. */
+    const inProxy = new Map<string, { toUpstream: number; toClient: number }[]>();
     const errors = new Map<string, string>();
     /** A run's error, and why any server is gone: a dead server fails runs with mere fetch errors. */
     const failed = (err: unknown): string =>
@@ -246,19 +285,25 @@ const suite: Suite = {
         startChild("proxy", proxyArg),
         startChild("pipe", { upstream: upstream.ready.url }),
         startChild("proxy", { ...proxyArg, store: "memory" }),
+        startChild("proxy", { ...proxyArg, relay: false }),
       ]);
       for (const s of started) if (s.status === "fulfilled") children.push(s.value);
-      const [proxy, pipe, memoryProxy] = started.map((s) => {
+      const [proxyChild, pipeChild, memoryChild, reencodeChild] = started.map((s) => {
         if (s.status === "rejected") throw s.reason;
-        return s.value.ready.url;
-      }) as [string, string, string];
-      const proxies: Record<ProxyStore, string | undefined> = { none: proxy, memory: memoryProxy, redis: undefined };
+        return s.value;
+      }) as [Child, Child, Child, Child];
+      const pipe = pipeChild.ready.url;
+      const proxies: Record<ProxyStore, string | undefined> = { none: proxyChild.ready.url, memory: memoryChild.ready.url, redis: undefined };
+      const proxyChildren: Record<ProxyStore, Child | undefined> = { none: proxyChild, memory: memoryChild, redis: undefined };
+      /** The process serving a proxy configuration. */
+      const childOf = (config: Config): Child | undefined => (config.reencode ? reencodeChild : proxyChildren[config.store]);
       try {
         const { startRedis } = await import("../../test/fixtures/redis-server.js");
         redis = await startRedis();
         const child = await startChild("proxy", { ...proxyArg, store: "redis", redisUrl: redis.url });
         children.push(child);
         proxies.redis = child.ready.url;
+        proxyChildren.redis = child;
       } catch (err) {
         const why = `the proxy with redisStore did not start: ${String((err as Error)?.message ?? err).slice(0, 300)}`;
         for (const config of CONFIGS) if (config.store === "redis") for (const id of ["long", "concurrent", "first", "reattach"]) errors.set(`${id}/${config.key}`, why);
@@ -267,7 +312,8 @@ const suite: Suite = {
       const urlOf = (config: Config, path: string): string => {
         if (config.via === "direct") return upstream.ready.url + path;
         if (config.via === "pipe") return pipe + path;
-        return `${proxies[config.store]}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
+        const origin = config.reencode ? reencodeChild.ready.url : proxies[config.store];
+        return `${origin}/agents/${path.slice(1)}${config.upstream === "sse" ? "-sse" : ""}`;
       };
 
       const timed = async (scenario: Scenario, config: Config): Promise<number> => {
@@ -297,8 +343,18 @@ const suite: Suite = {
             if (errors.has(id)) continue;
             ctx.progress(`[proxy] ${done}/${total} ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}: ${scenario.id}, ${config.key}`);
             try {
+              // The long run through a proxy: its process's CPU over the run, and this one's (the
+              // client's, which decodes and checks every event), read just outside the run.
+              const child = scenario.id === "long" ? childOf(config) : undefined;
+              const before = child === undefined ? undefined : await proxyStats(child);
+              const client0 = process.cpuUsage();
               const ms = await timed(scenario, config);
+              const client = process.cpuUsage(client0);
+              const after = child === undefined ? undefined : await proxyStats(child);
               if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), { round, ms }]);
+              if (round >= warmups && before !== undefined && after !== undefined) {
+                cpus.set(id, [...(cpus.get(id) ?? []), { round, proxyUs: after.cpuUs - before.cpuUs, clientUs: client.user + client.system }]);
+              }
             } catch (err) {
               errors.set(id, failed(err));
             }
@@ -317,8 +373,16 @@ const suite: Suite = {
           const id = `first/${config.key}`;
           if (errors.has(id)) continue;
           try {
+            // A store-less proxy tells its own share of the time (onTiming): the run's report is
+            // the last it made. Asked before the run too, to drop what other runs left.
+            const child = config.via === "proxy" && config.store === "none" ? childOf(config) : undefined;
+            if (child !== undefined) await proxyStats(child);
             const ms = await firstEventMs(urlOf(config, firstPath), config.client, tinyEvents, AbortSignal.timeout(RUN_TIMEOUT_MS));
+            const timing = child === undefined ? undefined : (await proxyStats(child)).timings.at(-1);
             if (round >= firstWarmups) firsts.set(id, [...(firsts.get(id) ?? []), ms]);
+            if (round >= firstWarmups && timing !== undefined) {
+              inProxy.set(id, [...(inProxy.get(id) ?? []), { toUpstream: timing.requestToUpstreamMs, toClient: timing.firstByteToClientMs }]);
+            }
           } catch (err) {
             errors.set(id, failed(err));
           }
@@ -397,8 +461,34 @@ const suite: Suite = {
       const list = firsts.get(`first/${config.key}`) ?? [];
       const base = { id: `proxy/${config.key}/first event ms`, config: config.key, via: config.via, clientTransport: config.client, upstreamTransport: config.upstream };
       const error = errors.get(`first/${config.key}`) ?? (list.length === 0 ? "no sample" : undefined);
-      if (error) return { ...base, samples: 0, medianMs: NaN, p10Ms: NaN, p90Ms: NaN, addedMs: NaN, error };
-      return { ...base, samples: list.length, medianMs: median(list), p10Ms: quantile(list, 0.1), p90Ms: quantile(list, 0.9), addedMs: NaN };
+      if (error) return { ...base, samples: 0, medianMs: NaN, p10Ms: NaN, p90Ms: NaN, addedMs: NaN, toUpstreamMs: NaN, toClientMs: NaN, inProxyMs: NaN, error };
+      const own = inProxy.get(`first/${config.key}`) ?? [];
+      const ownMedian = (pick: (t: { toUpstream: number; toClient: number }) => number): number => (own.length === 0 ? NaN : median(own.map(pick)));
+      return {
+        ...base,
+        samples: list.length,
+        medianMs: median(list),
+        p10Ms: quantile(list, 0.1),
+        p90Ms: quantile(list, 0.9),
+        addedMs: NaN,
+        toUpstreamMs: ownMedian((t) => t.toUpstream),
+        toClientMs: ownMedian((t) => t.toClient),
+        inProxyMs: ownMedian((t) => t.toUpstream + t.toClient),
+      };
+    });
+    const longEventsServed = scenarios.find((s) => s.id === "long")?.events ?? NaN;
+    const cpuRows = CONFIGS.filter((c) => c.via === "proxy").map((config): CpuRow => {
+      const list = cpus.get(`long/${config.key}`) ?? [];
+      const error = errors.get(`long/${config.key}`) ?? (list.length === 0 ? "no sample" : undefined);
+      if (error) return { config, error, samples: 0, proxyUsPerEvent: NaN, clientUsPerEvent: NaN, xClient: NaN };
+      return {
+        config,
+        error,
+        samples: list.length,
+        proxyUsPerEvent: median(list.map((c) => c.proxyUs)) / longEventsServed,
+        clientUsPerEvent: median(list.map((c) => c.clientUs)) / longEventsServed,
+        xClient: median(list.map((c) => c.proxyUs / c.clientUs)),
+      };
     });
     for (const [i, row] of firstRows.entries()) {
       const direct = firstRows.find((r) => r.config === directOf(CONFIGS[i]!) && !r.error);
@@ -423,11 +513,23 @@ const suite: Suite = {
       if (f.error) continue;
       values[f.id] = f.medianMs;
       if (f.via !== "direct" && Number.isFinite(f.addedMs)) values[`proxy/${f.config}/first event added ms`] = f.addedMs;
+      if (Number.isFinite(f.inProxyMs)) {
+        values[`proxy/${f.config}/first event in proxy ms`] = f.inProxyMs;
+        values[`proxy/${f.config}/first event request to upstream ms`] = f.toUpstreamMs;
+        values[`proxy/${f.config}/first event first byte to client ms`] = f.toClientMs;
+      }
+    }
+    for (const c of cpuRows) {
+      if (c.error) continue;
+      values[`proxy/${c.config.key}/long/cpu us per event`] = c.proxyUsPerEvent;
+      values[`proxy/${c.config.key}/long/client cpu us per event`] = c.clientUsPerEvent;
+      values[`proxy/${c.config.key}/long/cpu x client`] = c.xClient;
     }
 
     return {
       tables: [
         ...scenarios.map((s) => throughputTable(s, measurements.filter((m) => m.group === s.id), repeats)),
+        cpuTable(cpuRows, longEventsServed, repeats),
         firstEventTable(firstRows, tinyEvents, firstRepeats),
         reattachTable(reattachRows, tinyEvents, firstRepeats),
       ],
@@ -441,11 +543,12 @@ const suite: Suite = {
             : `This machine has ${cores} cores, so each of the three busy processes of a proxied run (client, proxy, upstream) can have one, though on one machine they still share its caches and memory bandwidth.`
         }`,
         `Client: our HttpAgent, events() consumed with for-await (validates and checks the run's order). Upstream: node:http with createNodeHandler, streaming a pre-built mixedTrace; its /sse routes set req.headers.accept = "text/event-stream" before the handler, so the proxy gets SSE though it asks for binary first.`,
-        `our proxy: createNodeProxyHandler, one static bearer token, default limits; it sends upstream requests over node:http (keep-alive) and, a chunk at a time, decodes, validates, checks the order of and re-encodes every event. "binary <- sse": the client gets binary, the upstream sends SSE.`,
+        `our proxy: createNodeProxyHandler, one static bearer token, default limits; it sends upstream requests over node:http (keep-alive) and, a chunk at a time, decodes, validates and checks the order of every event, then relays it as it came when the client's transport is the upstream's (a frame; an SSE data line) and encodes it in the client's transport otherwise (relay: false rows: always). "binary <- sse": the client gets binary, the upstream sends SSE.`,
         "byte pipe: node:http.request to the upstream over a keep-alive Agent, request and response bodies piped, status and end-to-end headers copied; it checks nothing and keeps the client's transport on both hops: the floor of any proxy.",
         `events/s: events the client yielded over the median wall time of the run (of the whole batch for concurrent runs), ${repeats} timed rounds after ${warmups} warm-up, configurations round-robin, the order turned by one each round. x direct: the median over the rounds of the direct run's time over this row's (paired, so that a slow spell of the machine hits both; not the ratio of the medians), the direct run being what this client gets from this upstream without the proxy (binary when both speak it, else SSE: our HttpAgent asks for binary and reads the SSE an SSE-only upstream answers); x pipe: the same over the byte pipe.`,
         `our proxy with a store: the same proxy given { store: { type: "memory" } } or { type: "redis", url } (a redis-server the suite starts), its per-principal cap raised to 1,000 live runs (the bench is one principal): each run is recorded into the store as the upstream sends it and read back from the store for the client, so that it survives a cut. x no store: paired over the store-less proxy of the same pair, as x direct. reattach: a ${tinyEvents}-event run POSTed through the proxy and read whole with fetch, then GET ?runId= with Last-Event-ID: ${REATTACH_AFTER} and its resume token on a new connection; ms from the GET to the first event decoded, median (p10, p90) of ${firstRepeats} after ${firstWarmups} warm-up.`,
-        `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tinyEvents}-event trace after ${firstWarmups} warm-up, configurations round-robin, the order turned by one each round; added: over the direct median of the same (as for x direct).`,
+        `first event: ms from calling events() (the request) to the first event it yields, median (p10, p90) of ${firstRepeats} sequential runs of a ${tinyEvents}-event trace after ${firstWarmups} warm-up, configurations round-robin, the order turned by one each round; added: over the direct median of the same (as for x direct). in proxy: what the store-less proxy measured of its own share with performance.now() (ProxyOptions.onTiming), medians over the same runs: from the request reaching its handler to the upstream request sent, and from the upstream's first chunk of body to the proxy's first chunk handed to the client's response; total: the median of their sum per run.`,
+        `CPU per event: the proxy process's process.cpuUsage() (user + system) over the long run, read just before and after it (asked over its stdin, no HTTP), over the events; the client's: the bench process's over the same run (our HttpAgent decoding and checking every event, and its HTTP); x client: the median over the ${repeats} rounds of the proxy's CPU over the client's, same run. relays: the client's transport is the upstream's, so each event judged valid and in order goes on as it came (a frame; an SSE data line), encoded again only when the judgement changed it; relay: false rows encode every event again (paired in the same rounds, to show what relaying saves).`,
       ],
     };
   },
@@ -466,7 +569,7 @@ function throughputTable(scenario: Scenario, rows: ProxyMeasurement[], repeats: 
       { header: "x no store", align: "right" },
     ],
     rows: rows.map((m) => {
-      const path = m.via === "proxy" ? (m.store === "none" ? "our proxy" : `our proxy, ${STORE_LABELS[m.store]}`) : m.via === "pipe" ? "byte pipe" : "direct";
+      const path = m.via === "proxy" ? (m.store === "none" ? (CONFIGS.find((c) => c.key === m.key)?.reencode ? "our proxy, relay: false" : "our proxy") : `our proxy, ${STORE_LABELS[m.store]}`) : m.via === "pipe" ? "byte pipe" : "direct";
       const head = [path, `${m.clientTransport} <- ${m.upstreamTransport}`, m.validates ? "yes" : "no"];
       if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", ""];
       return [
@@ -482,6 +585,27 @@ function throughputTable(scenario: Scenario, rows: ProxyMeasurement[], repeats: 
   };
 }
 
+function cpuTable(rows: CpuRow[], events: number, repeats: number): Table {
+  const us = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "-");
+  return {
+    title: `Proxy CPU per event, one long run of ${Number.isFinite(events) ? events.toLocaleString("en") : "?"} events: the proxy process against its client, median of ${repeats}`,
+    columns: [
+      { header: "path" },
+      { header: "client <- upstream" },
+      { header: "events" },
+      { header: "proxy µs/event", align: "right" },
+      { header: "client µs/event", align: "right" },
+      { header: "x client", align: "right" },
+    ],
+    rows: rows.map((r) => {
+      const path = r.config.reencode ? "our proxy, relay: false" : r.config.store === "none" ? "our proxy" : `our proxy, ${STORE_LABELS[r.config.store]}`;
+      const head = [path, `${r.config.client} <- ${r.config.upstream}`, relays(r.config) ? "relayed" : r.config.client === r.config.upstream ? "re-encoded" : "transcoded"];
+      if (r.error) return [...head, `failed: ${r.error}`, "", ""];
+      return [...head, us(r.proxyUsPerEvent), us(r.clientUsPerEvent), ratio(r.xClient)];
+    }),
+  };
+}
+
 function firstEventTable(rows: FirstEventMeasurement[], events: number, repeats: number): Table {
   const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "-");
   return {
@@ -493,11 +617,17 @@ function firstEventTable(rows: FirstEventMeasurement[], events: number, repeats:
       { header: "p10 ms", align: "right" },
       { header: "p90 ms", align: "right" },
       { header: "added ms vs direct", align: "right" },
+      { header: "in proxy: to upstream ms", align: "right" },
+      { header: "to client ms", align: "right" },
+      { header: "total ms", align: "right" },
     ],
     rows: rows.map((f) => {
-      const head = [f.via === "proxy" ? "our proxy" : f.via === "pipe" ? "byte pipe" : "direct", `${f.clientTransport} <- ${f.upstreamTransport}`];
-      if (f.error) return [...head, `failed: ${f.error}`, "", "", ""];
-      return [...head, ms(f.medianMs), ms(f.p10Ms), ms(f.p90Ms), f.via === "direct" ? "" : `${f.addedMs >= 0 ? "+" : ""}${ms(f.addedMs)}`];
+      const config = CONFIGS.find((c) => c.key === f.config);
+      const path = f.via === "proxy" ? (config?.reencode ? "our proxy, relay: false" : config?.store !== "none" ? `our proxy, ${STORE_LABELS[config!.store]}` : "our proxy") : f.via === "pipe" ? "byte pipe" : "direct";
+      const head = [path, `${f.clientTransport} <- ${f.upstreamTransport}`];
+      if (f.error) return [...head, `failed: ${f.error}`, "", "", "", "", "", ""];
+      const own = Number.isFinite(f.inProxyMs) ? [ms(f.toUpstreamMs), ms(f.toClientMs), ms(f.inProxyMs)] : ["", "", ""];
+      return [...head, ms(f.medianMs), ms(f.p10Ms), ms(f.p90Ms), f.via === "direct" ? "" : `${f.addedMs >= 0 ? "+" : ""}${ms(f.addedMs)}`, ...own];
     }),
   };
 }

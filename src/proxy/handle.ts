@@ -29,6 +29,7 @@ import { openUpstream } from "./upstream.js";
 import { endedUpstream, note, runDeadline, STOPPED, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
 import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
+import type { ProxyTiming } from "./timing.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { answerStored, incomingOf, startProxiedRun, storeOptions, upstreamAgent } from "./stored.js";
 import { cancelUpstreamRun, type UpstreamAnswer } from "./upstream.js";
@@ -49,6 +50,8 @@ export interface ProxyRequest {
   discardBody(): void;
   /** Fires when the client goes away before the answer is complete. */
   signal: AbortSignal;
+  /** When the handler got the request (`performance.now()`), set only while the proxy is timed. */
+  receivedAt?: number;
 }
 
 const utf8 = new TextEncoder();
@@ -123,6 +126,8 @@ const mayUse = (principal: Principal, agent: string): boolean => principal.agent
  * @throws Never: every failure is an answer.
  */
 export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
+  // Read only when someone measures the proxy (ProxyOptions.onTiming).
+  if (proxy.onTiming !== undefined) request = { ...request, receivedAt: performance.now() };
   const route = routeOf(request.path);
   if (proxy.cors !== undefined && isPreflight(request.method, request.header("origin"), request.header("access-control-request-method"))) {
     request.discardBody();
@@ -210,6 +215,15 @@ function mayHaveBody(request: ProxyRequest): boolean {
   return coding !== null && coding !== undefined;
 }
 
+/** Tells `onTiming` of a run's first event, ignoring an `onTiming` that throws. */
+function report(proxy: ResolvedProxy, timing: ProxyTiming): void {
+  try {
+    proxy.onTiming?.(timing);
+  } catch {
+    // A failing measurement must not fail the run.
+  }
+}
+
 /** Logs a run's record and counts it, ignoring a logger that throws. */
 function record(proxy: ResolvedProxy, run: ProxyRunRecord): void {
   try {
@@ -295,7 +309,9 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     } else {
       const url = route.target.url;
       const headers = upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers);
-      const opening = await openUpstream({ url, body: upstreamBody(read), headers, signal: stop.signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
+      const timed = proxy.onTiming !== undefined && request.receivedAt !== undefined ? { receivedAt: request.receivedAt, sentAt: NaN } : undefined;
+      const send: typeof proxy.send = timed === undefined ? proxy.send : (target, init) => ((timed.sentAt = performance.now()), proxy.send(target, init));
+      const opening = await openUpstream({ url, body: upstreamBody(read), headers, signal: stop.signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send });
       if (!opening.ok) {
         request.signal.removeEventListener("abort", onGone);
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
@@ -315,6 +331,8 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         onFailure: (error) => proxy.onError(error, route.name),
         onWarning: proxy.warnings(route.name),
         onEnd: finish,
+        relay: proxy.relay,
+        onFirstChunk: timed === undefined ? undefined : (firstIn, firstOut) => report(proxy, { agent: route.name, requestToUpstreamMs: timed.sentAt - timed.receivedAt, firstByteToClientMs: firstOut - firstIn }),
       });
     }
     proxy.metrics?.started(route.name);

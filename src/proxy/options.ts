@@ -14,6 +14,7 @@ import { parseProxyConfig, ProxyConfigError, type ProxyConfig } from "./config.j
 import { resolveLimits, RunLimiter, type ResolvedLimits } from "./limits.js";
 import { ProxyMetrics } from "./metrics.js";
 import { fetchSend, type UpstreamSend } from "./upstream.js";
+import type { ProxyTiming } from "./timing.js";
 import { memoryStore } from "../store/memory.js";
 import { redisStore } from "../store/redis.js";
 import type { RunStore } from "../store/run-store.js";
@@ -78,6 +79,22 @@ export interface ProxyOptions {
   /** Clock and key-file reading for token verification (tests). */
   auth?: AuthOptions;
   /**
+   * Whether an event goes on as the upstream sent it when the client's transport is the
+   * upstream's: binary, its frame; SSE, its `data` line under the proxy's own framing (the
+   * upstream's `event:`, `id:`, `retry:` lines, comments and line ends never pass). Every event is
+   * decoded, validated and checked in order either way, and one that the judgement changed (a
+   * retired event translated, an unknown property stripped, a default filled in) is encoded.
+   * `false` encodes every event again, which makes the client's bytes the proxy's canonical
+   * encoding whatever the upstream's looked like. Default true.
+   */
+  relay?: boolean;
+  /**
+   * Told, for each run of an upstream agent without a store, of the proxy's own share of the time
+   * to its first event (see {@link ProxyTiming}), measured with `performance.now()` only when this
+   * is given. An error it throws is ignored.
+   */
+  onTiming?: (timing: ProxyTiming) => void;
+  /**
    * Where the proxy keeps the runs it relays to upstream agents, which makes them resumable
    * whatever the upstream: `memoryStore()` or `redisStore()` (shared by proxy instances), in place
    * of the configuration's `store`. Each run is bound to the principal that started it and read to
@@ -114,6 +131,10 @@ export interface ResolvedProxy {
   onError: (error: unknown, agent: string) => void;
   /** A run's warning handler, made per run (see {@link ProxyOptions.onWarning}). */
   warnings: (agent: string) => WarningHandler;
+  /** See {@link ProxyOptions.relay}. */
+  relay: boolean;
+  /** See {@link ProxyOptions.onTiming}. */
+  onTiming: ((timing: ProxyTiming) => void) | undefined;
 }
 
 /** The store a configuration asks for (made now; a Redis store connects on first use). */
@@ -141,8 +162,8 @@ function defaultOnError(error: unknown, agent: string): void {
  *
  * @throws {ProxyConfigError} When the configuration is not one (every problem named), a configured
  *   agent has no `url` and no local agent, or `cors` or `compression` is malformed.
- * @throws {TypeError} When a local agent is not an agent, or `logger`, `fetch`, `onError` or
- *   `onWarning` is not a function.
+ * @throws {TypeError} When a local agent is not an agent, `logger`, `fetch`, `onError`, `onWarning`
+ *   or `onTiming` is not a function, or `relay` not a boolean.
  */
 export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaultSend?: UpstreamSend): ResolvedProxy {
   const checked: ProxyConfig = parseProxyConfig(config);
@@ -154,7 +175,8 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
       throw new TypeError(`agents.${name}: ${(error as Error).message}`);
     }
   }
-  for (const key of ["logger", "fetch", "onError", "onWarning"] as const) {
+  if (options.relay !== undefined && typeof options.relay !== "boolean") throw new TypeError(`relay must be a boolean, found ${typeof options.relay}`);
+  for (const key of ["logger", "fetch", "onError", "onWarning", "onTiming"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`${key} must be a function, found ${typeof options[key]}`);
     }
@@ -197,5 +219,7 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     send: options.fetch ? fetchSend(options.fetch) : (defaultSend ?? fetchSend((input, init) => fetch(input, init))),
     onError: options.onError ?? defaultOnError,
     warnings: options.onWarning === undefined ? () => warnOnce() : (agent) => (warning) => options.onWarning!(warning, agent),
+    relay: options.relay ?? true,
+    onTiming: options.onTiming,
   };
 }

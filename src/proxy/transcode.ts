@@ -11,10 +11,11 @@
  */
 import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/index.js";
 import type { AguiEvent } from "../model/events.js";
-import { batchFor, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "../server/batch.js";
+import { batchFor, checkSSESize, KEEP_ALIVE_BYTES, sseBatch, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
 import { declaringVersion, dropUnknown, type WarningHandler } from "../protocol/index.js";
 import { FrameDecoder } from "../binary/index.js";
+import { SSEDecoder } from "../sse/index.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
 import { failureOf, UPSTREAM_FAILURES, UpstreamIdle, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
@@ -45,6 +46,18 @@ export interface TranscodeParams {
   onWarning: WarningHandler;
   /** Called once when the stream ends, however it ends. */
   onEnd: () => void;
+  /**
+   * Whether, when the client's transport is the upstream's, each event judged valid and in order
+   * goes on as it came (binary: its frame; SSE: its `data` line) rather than encoded again. An event
+   * the judgement changed is encoded either way.
+   */
+  relay: boolean;
+  /**
+   * Told once, when the first chunk goes to the client, of the `performance.now()` at which the
+   * upstream's first chunk arrived, and the one at which that first chunk went: the proxy's own
+   * time to first event. Absent: nothing is measured.
+   */
+  onFirstChunk?: (firstUpstreamChunk: number, firstClientChunk: number) => void;
 }
 
 /** A read of the upstream, or why the wait ended without one. */
@@ -70,9 +83,14 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes, dropUnknown(warn), warn);
   const verifier = new EventVerifier();
   // The decoder judged every event; encoding them does not judge them again.
-  const batch = batchFor(params.contentType, true);
+  const sseOut = params.contentType === SSE_MEDIA_TYPE ? sseBatch(true) : undefined;
+  const batch = sseOut ?? batchFor(params.contentType, true);
   /** The decoder, when both sides speak binary: then whole frames can pass as they came. */
-  const frames = decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
+  const frames = params.relay && decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
+  /** The decoder, when both sides speak SSE: then each event's `data` line can pass as it came. */
+  const lines = params.relay && decoder instanceof SSEDecoder && params.contentType === SSE_MEDIA_TYPE ? decoder : undefined;
+  /** The relayable text of each event of the chunk in hand (see `SSEDecoder.pushRelayable`). */
+  const texts: (string | undefined)[] = [];
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
   const idleTimeoutMs = params.idleTimeoutMs;
@@ -80,6 +98,10 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   let ended = false;
   /** When the client was last sent something (`performance.now()`): keep-alives are spaced from it. */
   let sentAt = performance.now();
+  /** Told of the first chunk (then dropped): see {@link TranscodeParams.onFirstChunk}. */
+  let onFirstChunk = params.onFirstChunk;
+  /** When the upstream's first chunk arrived, while it is measured. */
+  let firstIn: number | undefined;
   /** Whether the upstream's current run has ended (then a failure adds no RUN_ERROR of ours). */
   let runEnded = false;
   // What ends a wait for the upstream besides its answer: the stop, or its silence (the watchdog
@@ -103,6 +125,10 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
     if (chunk !== undefined) {
       tally.bytes += chunk.byteLength;
       sentAt = performance.now();
+      if (onFirstChunk !== undefined) {
+        onFirstChunk(firstIn ?? sentAt, sentAt);
+        onFirstChunk = undefined;
+      }
     }
     return chunk;
   };
@@ -143,7 +169,59 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
    * Throws at the first event refused, the events before it batched (encoded: the refused frame's
    * neighbours in the upstream's bytes must not reach the client).
    */
-  const take = (chunk: Uint8Array): Uint8Array | undefined => {
+  const take = (chunk: Uint8Array): Uint8Array | undefined => (lines !== undefined ? relayLines(lines, chunk) : takeFrames(chunk));
+
+  /**
+   * Takes one upstream chunk when both sides speak SSE: each event checked in order, then sent as
+   * the upstream's own `data` line when the decoder kept it whole (see `SSEDecoder.pushRelayable`),
+   * else encoded; a chunk that is nothing but such lines, in the form the proxy itself writes
+   * (`SSEDecoder.verbatim`), goes on as its bytes. Only those lines pass, under the proxy's own
+   * framing: the upstream's other lines (`event:`, `id:`, `retry:`, comments) and its line ends
+   * never reach the client, so nothing it sends can change how the client's parser splits the
+   * stream. Throws at the first event refused, the events before it batched.
+   */
+  const relayLines = (sse: SSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
+    texts.length = 0;
+    const events = sse.pushRelayable(chunk, texts);
+    let verbatim = sse.verbatim;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      if (e.type === "RUN_STARTED" && e.protocolVersion === undefined) {
+        // A RUN_STARTED that declares no version gets the proxy's (what its stream speaks).
+        events[i] = declaringVersion(e);
+        texts[i] = undefined;
+        verbatim = false;
+      }
+    }
+    let i = 0;
+    try {
+      for (; i < events.length; i++) {
+        verifier.push(events[i]!);
+        if (!verbatim) addRelayed(events[i]!, texts[i]);
+        // Held to the bound in UTF-8 bytes as an encoded event is (the decoder's is in UTF-16 units).
+        else if ((texts[i]!.length + 6) * 3 > params.maxEventBytes) checkSSESize(`data: ${texts[i]!}\n\n`, params.maxEventBytes);
+        count(events[i]!);
+      }
+    } catch (error) {
+      if (verbatim) for (let j = 0; j < i; j++) addRelayed(events[j]!, texts[j]);
+      throw error;
+    }
+    // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
+    if (verbatim && events.length > 0) return chunk.slice();
+    return batch.take();
+  };
+
+  /** Batches one event: the upstream's `data` line when it has a relayable one, else encoded. */
+  const addRelayed = (event: AguiEvent, text: string | undefined): void => {
+    if (text === undefined) batch.add(event, params.maxEventBytes);
+    else sseOut!.addText(`data: ${text}\n\n`, params.maxEventBytes);
+  };
+
+  /**
+   * Takes one upstream chunk otherwise: its events checked in order and encoded, or, when both
+   * sides speak binary, the bytes of the frames it completed, as they came.
+   */
+  const takeFrames = (chunk: Uint8Array): Uint8Array | undefined => {
     const before = frames?.count ?? 0;
     changed = false;
     const events = decoder.push(chunk);
@@ -208,7 +286,11 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const read = (): Promise<Read> => {
     readingSince = performance.now();
     return upstream.next().then(
-      (result): Read => ((readingSince = undefined), { kind: "chunk", result }),
+      (result): Read => {
+        readingSince = undefined;
+        if (onFirstChunk !== undefined && firstIn === undefined) firstIn = performance.now();
+        return { kind: "chunk", result };
+      },
       (error: unknown): Read => ((readingSince = undefined), { kind: "error", error }),
     );
   };

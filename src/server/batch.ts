@@ -90,17 +90,34 @@ export interface Batch<T = Uint8Array> {
 
 const utf8 = new TextEncoder();
 
+/** An SSE batch, which also takes SSE text made elsewhere. Internal to the package. */
+export interface SSEBatch extends Batch {
+  /**
+   * Adds one event's SSE text (`data: …` and the blank line, nothing else) as it is, held to `max`
+   * as `add` holds an encoded event: text the caller made from an event it judged valid (the
+   * proxy's relay: the upstream's own single `data` line). Throws an {@link EventTooLargeError}
+   * (leaving the batch as it was) when it is over `max` bytes.
+   */
+  addText(sse: string, max: number): void;
+}
+
 /**
  * SSE text is gathered as a string and encoded once per chunk rather than once per event.
  *
  * An event's size is its `data:` line (field name included, blank line not) in UTF-8 bytes: the
  * SSE decoder bounds the line it is reading, counted in UTF-16 units, which are never more than
- * its UTF-8 bytes, so an event within the bound here is within the same bound there.
+ * its UTF-8 bytes, so an event within the bound here is within the same bound there. Internal to the
+ * package (the proxy's relay adds the upstream's text to one).
  */
-function sseBatch(valid: boolean): Batch {
+export function sseBatch(valid: boolean): SSEBatch {
   let text = "";
   let count = 0;
   return {
+    addText(sse, max) {
+      checkSSESize(sse, max);
+      text += sse;
+      count++;
+    },
     add(event, max) {
       // An event the model judged a moment ago is its own output already: not judged again.
       const encoded = valid ? encodeValidSSE(event as AguiEvent) : encodeSSE(event);

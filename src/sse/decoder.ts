@@ -85,6 +85,12 @@ export class SSEDecoder {
   readonly #enforce: boolean;
   /** The stream's compatibility boundary, made at its first retired event. */
   #retired: RetiredShapes | undefined;
+  /** While {@link SSEDecoder.pushRelayable} runs: where each event's relayable text goes. */
+  #texts: (string | undefined)[] | undefined;
+  /** The value the last message's data parsed to (for {@link SSEDecoder.pushRelayable}). */
+  #parsed: unknown;
+  /** See {@link SSEDecoder.verbatim}. */
+  #verbatim = false;
 
   /**
    * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes};
@@ -138,8 +144,26 @@ export class SSEDecoder {
     if (this.#failed) throw this.#failure;
     const events: AguiEvent[] = [];
     try {
-      const messages = this.#parser.push(chunk);
-      for (let i = 0; i < messages.length; i++) this.#decode(messages[i]!, events);
+      const texts = this.#texts;
+      const messages = texts === undefined ? this.#parser.push(chunk) : this.#parser.pushCanonical(chunk);
+      if (texts === undefined) {
+        for (let i = 0; i < messages.length; i++) this.#decode(messages[i]!, events);
+        return events;
+      }
+      for (let i = 0; i < messages.length; i++) {
+        const message = messages[i]!;
+        const before = events.length;
+        this.#parsed = undefined;
+        this.#decode(message, events);
+        // The event is the parsed value itself only when the judgement kept it whole (no default
+        // filled in, nothing stripped or translated): then its text says exactly this event. A line
+        // feed in the data means several data lines, which a relay would have to split again.
+        for (let k = before; k < events.length; k++) {
+          texts.push(k === before && events[k] === this.#parsed && !message.data.includes("\n") ? message.data : undefined);
+        }
+      }
+      // The chunk is its events' relayable texts and nothing else: none dropped, none encoded.
+      this.#verbatim = this.#parser.canonical && texts.length === messages.length && !texts.includes(undefined);
       return events;
     } catch (error) {
       this.#failed = true;
@@ -149,6 +173,36 @@ export class SSEDecoder {
       if (events.length > 0) return events;
       throw error;
     }
+  }
+
+  /**
+   * {@link SSEDecoder.push}, also telling which events may be relayed as the text they came in:
+   * for each event returned, `texts` gets (in the same order) its `data` text when that text is a
+   * single line and the event is exactly what it parsed to (no default filled in, nothing
+   * stripped or translated), so that any reader of that text gets this very event; else
+   * `undefined` (encode the event instead). Internal to the package: the proxy's relay uses it.
+   *
+   * @throws As {@link SSEDecoder.push}.
+   */
+  pushRelayable(chunk: Uint8Array | string, texts: (string | undefined)[]): AguiEvent[] {
+    this.#texts = texts;
+    this.#verbatim = false;
+    try {
+      return this.push(chunk);
+    } finally {
+      this.#texts = undefined;
+      this.#parsed = undefined;
+    }
+  }
+
+  /**
+   * Whether the chunk of the last {@link SSEDecoder.pushRelayable} was exactly its events'
+   * relayable texts, each as `data: ${text}\n\n`, one after another, and nothing else (see
+   * `SSEParser.canonical`): then its bytes are what relaying its events would send. Internal to
+   * the package.
+   */
+  get verbatim(): boolean {
+    return this.#verbatim;
   }
 
   /**
@@ -181,6 +235,7 @@ export class SSEDecoder {
       throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
     }
     if (!this.#enforce) return this.#pass(value, index, out);
+    this.#parsed = value;
     try {
       this.#accept(value, out);
     } catch (error) {

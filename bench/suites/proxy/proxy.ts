@@ -7,11 +7,15 @@
  * relays in that store (resumable through it), its per-principal cap raised past the suite's
  * concurrent runs (the bench is one principal).
  *
- * Argument: `{"upstream": "http://127.0.0.1:<port>", "token": "...", "paths": ["/long", ...], "store"?: "memory" | "redis", "redisUrl"?: "redis://..."}`.
+ * It measures its own time to first event (`onTiming`), and answers each line on its stdin with its
+ * CPU so far and those timings (stats.ts).
+ *
+ * Argument: `{"upstream": "http://127.0.0.1:<port>", "token": "...", "paths": ["/long", ...], "store"?: "memory" | "redis", "redisUrl"?: "redis://...", "relay"?: false}`.
  * Prints `{"url": "http://127.0.0.1:<port>"}` when listening.
  */
-import { createNodeProxyHandler } from "../../../src/proxy/index.js";
+import { createNodeProxyHandler, type ProxyTiming } from "../../../src/proxy/index.js";
 import { announce, argument, serve, stringField } from "./serve.js";
+import { answerStats } from "./stats.js";
 
 const args = argument();
 const upstream = stringField(args, "upstream");
@@ -34,4 +38,10 @@ const store =
       ? ({ type: "redis", url: stringField(args, "redisUrl"), maxLiveRunsPerOwner: 1000 } as const)
       : undefined;
 
-announce({ url: await serve(createNodeProxyHandler({ agents, auth: { tokens: [{ token, subject: "bench" }] }, compression: false, ...(store ? { store } : {}) })) });
+const timings: ProxyTiming[] = [];
+const handler = createNodeProxyHandler(
+  { agents, auth: { tokens: [{ token, subject: "bench" }] }, compression: false, ...(store ? { store } : {}) },
+  { onTiming: (timing) => void timings.push(timing), relay: args.relay !== false },
+);
+announce({ url: await serve(handler) });
+answerStats(timings);
