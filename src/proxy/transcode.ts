@@ -174,8 +174,7 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   /**
    * Takes one upstream chunk when both sides speak SSE: each event checked in order, then sent as
    * the upstream's own `data` line when the decoder kept it whole (see `SSEDecoder.pushRelayable`),
-   * else encoded; a chunk that is nothing but such lines, in the form the proxy itself writes
-   * (`SSEDecoder.verbatim`), goes on as its bytes. Only those lines pass, under the proxy's own
+   * else encoded. Only those lines pass, under the proxy's own
    * framing: the upstream's other lines (`event:`, `id:`, `retry:`, comments) and its line ends
    * never reach the client, so nothing it sends can change how the client's parser splits the
    * stream. Throws at the first event refused, the events before it batched.
@@ -183,31 +182,19 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const relayLines = (sse: SSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
     texts.length = 0;
     const events = sse.pushRelayable(chunk, texts);
-    let verbatim = sse.verbatim;
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       if (e.type === "RUN_STARTED" && e.protocolVersion === undefined) {
         // A RUN_STARTED that declares no version gets the proxy's (what its stream speaks).
         events[i] = declaringVersion(e);
         texts[i] = undefined;
-        verbatim = false;
       }
     }
-    let i = 0;
-    try {
-      for (; i < events.length; i++) {
-        verifier.push(events[i]!);
-        if (!verbatim) addRelayed(events[i]!, texts[i]);
-        // Held to the bound in UTF-8 bytes as an encoded event is (the decoder's is in UTF-16 units).
-        else if ((texts[i]!.length + 6) * 3 > params.maxEventBytes) checkSSESize(`data: ${texts[i]!}\n\n`, params.maxEventBytes);
-        count(events[i]!);
-      }
-    } catch (error) {
-      if (verbatim) for (let j = 0; j < i; j++) addRelayed(events[j]!, texts[j]);
-      throw error;
+    for (let i = 0; i < events.length; i++) {
+      verifier.push(events[i]!);
+      addRelayed(events[i]!, texts[i]);
+      count(events[i]!);
     }
-    // A copy: the chunk belongs to the upstream's reader, the copy to the client's.
-    if (verbatim && events.length > 0) return chunk.slice();
     return batch.take();
   };
 

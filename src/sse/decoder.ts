@@ -89,8 +89,6 @@ export class SSEDecoder {
   #texts: (string | undefined)[] | undefined;
   /** The value the last message's data parsed to (for {@link SSEDecoder.pushRelayable}). */
   #parsed: unknown;
-  /** See {@link SSEDecoder.verbatim}. */
-  #verbatim = false;
 
   /**
    * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes};
@@ -145,7 +143,7 @@ export class SSEDecoder {
     const events: AguiEvent[] = [];
     try {
       const texts = this.#texts;
-      const messages = texts === undefined ? this.#parser.push(chunk) : this.#parser.pushCanonical(chunk);
+      const messages = this.#parser.push(chunk);
       if (texts === undefined) {
         for (let i = 0; i < messages.length; i++) this.#decode(messages[i]!, events);
         return events;
@@ -162,8 +160,6 @@ export class SSEDecoder {
           texts.push(k === before && events[k] === this.#parsed && !message.data.includes("\n") ? message.data : undefined);
         }
       }
-      // The chunk is its events' relayable texts and nothing else: none dropped, none encoded.
-      this.#verbatim = this.#parser.canonical && texts.length === messages.length && !texts.includes(undefined);
       return events;
     } catch (error) {
       this.#failed = true;
@@ -186,23 +182,12 @@ export class SSEDecoder {
    */
   pushRelayable(chunk: Uint8Array | string, texts: (string | undefined)[]): AguiEvent[] {
     this.#texts = texts;
-    this.#verbatim = false;
     try {
       return this.push(chunk);
     } finally {
       this.#texts = undefined;
       this.#parsed = undefined;
     }
-  }
-
-  /**
-   * Whether the chunk of the last {@link SSEDecoder.pushRelayable} was exactly its events'
-   * relayable texts, each as `data: ${text}\n\n`, one after another, and nothing else (see
-   * `SSEParser.canonical`): then its bytes are what relaying its events would send. Internal to
-   * the package.
-   */
-  get verbatim(): boolean {
-    return this.#verbatim;
   }
 
   /**

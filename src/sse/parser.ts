@@ -102,12 +102,6 @@ export class SSEParser {
   #lastEventId = "";
   #retry: number | undefined;
   #failure: AguiWireError | undefined;
-  /** Whether pushes judge their text's form (see {@link SSEParser.canonical}). */
-  #watch = false;
-  /** The judgement of the text being fed, while {@link SSEParser.#watch}. */
-  #clean = false;
-  /** The judgement of the last {@link SSEParser.pushCanonical}. */
-  #wasClean = false;
 
   /**
    * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes}.
@@ -142,41 +136,6 @@ export class SSEParser {
   }
 
   /**
-   * Whether the text of the last {@link SSEParser.pushCanonical} was, from its first character to
-   * its last, nothing but whole messages each of one `data: ` line (one space) and the blank line
-   * that dispatches it, with LF line ends: no comment, no other field, no CR, no BOM, no U+FFFD
-   * (so no malformed UTF-8), starting and ending between messages. Such text is exactly the
-   * messages' `data: ${data}\n\n`, one after another.
-   */
-  get canonical(): boolean {
-    return this.#wasClean;
-  }
-
-  /**
-   * {@link SSEParser.push}, also judging whether the text is canonical (see
-   * {@link SSEParser.canonical}). Internal to the package: the proxy's relay passes canonical
-   * chunks on as they came.
-   *
-   * @throws As {@link SSEParser.push}.
-   */
-  pushCanonical(chunk: Uint8Array | string): SSEMessage[] {
-    this.#watch = true;
-    this.#clean = false;
-    try {
-      const messages = this.push(chunk);
-      // A byte chunk that does not end in LF may end inside a character the UTF-8 decoder holds.
-      this.#wasClean = this.#clean && (typeof chunk === "string" || chunk[chunk.length - 1] === LF);
-      return messages;
-    } catch (error) {
-      this.#wasClean = false;
-      throw error;
-    } finally {
-      this.#watch = false;
-      this.#clean = false;
-    }
-  }
-
-  /**
    * Feeds the next chunk of the stream.
    *
    * Byte chunks are decoded as UTF-8, statefully across calls. A string chunk is taken as
@@ -205,8 +164,6 @@ export class SSEParser {
       try {
         this.#feed(text, out);
       } catch (error) {
-        // What was judged of the text is not what the caller gets: the rest of it failed.
-        this.#clean = false;
         // Messages completed before the failure in this chunk are handed out first, so what a
         // caller receives does not depend on how the bytes were split; the failure (kept in
         // #failure) is thrown by the next call.
@@ -276,8 +233,6 @@ export class SSEParser {
   #feed(text: string, out: SSEMessage[]): void {
     const n = text.length;
     let pos = 0;
-    // Between messages when it starts, and (checked below) without a CR, a BOM or a U+FFFD.
-    if (this.#watch) this.#clean = this.#tail.length === 0 && this.#data.count === 0 && !this.#skipLF && !(this.#atStart && text.charCodeAt(0) === BOM) && text.indexOf("\uFFFD") < 0;
     if (this.#atStart) {
       this.#atStart = false;
       if (text.charCodeAt(0) === BOM) pos = 1;
@@ -292,7 +247,6 @@ export class SSEParser {
     // at all, which then costs a single search per chunk.
     let nextCR = text.indexOf("\r", pos);
     if (nextCR < 0) nextCR = n;
-    else this.#clean = false;
     let nextLF = text.indexOf("\n", pos);
     if (nextLF < 0) nextLF = n;
     for (;;) {
@@ -329,8 +283,6 @@ export class SSEParser {
         if (nextLF < 0) nextLF = n;
       }
     }
-    // Ends between messages: nothing of a line or a message held for the next text.
-    if (this.#clean && (pos < n || this.#data.count > 0)) this.#clean = false;
     if (pos < n) {
       const size = this.#dataSize() + this.#tail.length + (n - pos);
       if (size > max) this.#tooLarge(size);
@@ -343,8 +295,6 @@ export class SSEParser {
 
   /** Interprets one complete line, `text[start..end)` (without its line end). */
   #line(text: string, start: number, end: number, out: SSEMessage[]): void {
-    // Canonical: a message's one `data: ` line, then the blank line that dispatches it.
-    if (this.#clean) this.#clean = start === end ? this.#data.count === 1 : this.#data.count === 0 && text.startsWith("data: ", start);
     if (start === end) {
       this.#dispatch(out);
       return;
