@@ -1,12 +1,17 @@
 /**
- * The store's connections to Redis: the main one (made from a URL, loading the optional peer
- * `ioredis`, or a caller's client), the ones it opens beside it (the cancel subscription, readers'
- * blocking reads), how each waits and fails, and how they are closed.
+ * The store's connections to Redis: the main one (made from a URL or a cluster's node URLs,
+ * loading the optional peer `ioredis`, or a caller's client), the ones it opens beside it (the
+ * cancel subscription, readers' blocking reads), how each waits and fails, and how they are closed.
+ *
+ * A cluster's connections are ioredis `Cluster`s, used through the commands and events they share
+ * with `Redis` (they route each command to the node that holds its keys), and typed as `Redis`
+ * here: only making one and duplicating one differ.
  *
  * @module
  */
-import type { Redis, RedisOptions } from "ioredis";
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { RunStoreError } from "../run-store.js";
+import { isCluster, type ClusterTarget, type Endpoint } from "./endpoint.js";
 
 /** Longest wait for a reply to a non-blocking command before the store counts Redis as gone. */
 export const COMMAND_TIMEOUT_MS = 5000;
@@ -26,40 +31,45 @@ const IOREDIS: string = "ioredis";
  */
 const FAIL_FAST: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, lazyConnect: true, disconnectTimeout: 100 };
 
-/** How the store reaches Redis: a URL it connects to itself, or a caller's client. */
-export type Connection = { url: string } | { client: Redis };
+/**
+ * The same for a cluster: the cluster fails a command at once while it has no slot map (its
+ * nodes' connections queue until they connect, which ioredis needs, and which their
+ * `connectTimeout` bounds). A command meeting a failover is retried by ioredis a bounded number
+ * of times (`maxRedirections`, `retryDelayOnFailover`), then fails: the store reports it as
+ * `store_unavailable` instead of waiting for the new master for ever.
+ */
+const CLUSTER_FAIL_FAST: ClusterOptions = { enableOfflineQueue: false, lazyConnect: true };
+
+/** The per-node options of {@link FAIL_FAST} that a cluster passes on to its nodes' connections. */
+const NODE_FAIL_FAST: RedisOptions = { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, disconnectTimeout: 100 };
+
+/** The options of a cluster the store makes from node URLs. */
+function clusterOptions(target: ClusterTarget): ClusterOptions {
+  return {
+    ...CLUSTER_FAIL_FAST,
+    redisOptions: {
+      ...NODE_FAIL_FAST,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      ...(target.username !== undefined ? { username: target.username } : {}),
+      ...(target.password !== undefined ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+    },
+  };
+}
 
 /**
- * Checks the connection argument: the URL, or a client that looks like an ioredis `Redis`.
- *
- * @throws {TypeError} When it is neither, or both.
+ * A connection beside `base`, with `extra` (options written for a `Redis`) over the fail-fast
+ * ones: for a cluster, the same options mapped to where a `Cluster` takes them.
  */
-export function connectionOf(connection: unknown): Connection {
-  if (typeof connection !== "object" || connection === null) {
-    throw new TypeError(`redisStore: expected { url } or { client }, found ${connection === null ? "null" : typeof connection}`);
-  }
-  const c = connection as { url?: unknown; client?: unknown };
-  if ((c.url === undefined) === (c.client === undefined)) {
-    throw new TypeError(`redisStore: expected exactly one of url and client, found ${c.url === undefined ? "neither" : "both"}`);
-  }
-  if (c.url !== undefined) {
-    if (typeof c.url !== "string") throw new TypeError(`redisStore: expected url to be a string, found ${typeof c.url}`);
-    let protocol: string;
-    try {
-      protocol = new URL(c.url).protocol;
-    } catch {
-      throw new TypeError(`redisStore: expected url to be a redis:// or rediss:// URL, found ${JSON.stringify(c.url)}`);
-    }
-    if (protocol !== "redis:" && protocol !== "rediss:") {
-      throw new TypeError(`redisStore: expected url to be a redis:// or rediss:// URL, found the scheme ${JSON.stringify(protocol)}`);
-    }
-    return { url: c.url };
-  }
-  const client = c.client as Partial<Redis> | null;
-  if (typeof client !== "object" || client === null || typeof client.duplicate !== "function" || typeof client.xreadBuffer !== "function" || typeof client.evalsha !== "function") {
-    throw new TypeError(`redisStore: expected client to be an ioredis Redis client, found ${client === null ? "null" : typeof client}`);
-  }
-  return { client: client as Redis };
+function duplicateOf(base: Redis, extra: RedisOptions): Redis {
+  if (!isCluster(base)) return base.duplicate({ ...FAIL_FAST, ...extra });
+  const { retryStrategy, enableReadyCheck, ...node } = extra;
+  const options: ClusterOptions = { ...CLUSTER_FAIL_FAST, redisOptions: { ...NODE_FAIL_FAST, ...node } };
+  // A reader's connection is not remade when it drops: nor is a reader's cluster.
+  if (typeof retryStrategy === "function") options.clusterRetryStrategy = (times) => retryStrategy(times);
+  if (enableReadyCheck !== undefined) options.enableReadyCheck = enableReadyCheck;
+  return (base as unknown as Cluster).duplicate(undefined, options) as unknown as Redis;
 }
 
 function messageOf(error: unknown): string {
@@ -143,7 +153,7 @@ async function quit(client: Redis): Promise<void> {
  */
 export class Connections {
   closed = false;
-  readonly #connection: Connection;
+  readonly #connection: Endpoint;
   /** Told when the main connection drops (Redis may be gone). */
   readonly #onDrop: () => void;
   #mainPromise: Promise<Redis> | undefined;
@@ -159,19 +169,19 @@ export class Connections {
   #opening = 0;
 
   /**
-   * @param connection - The URL, or the caller's client.
+   * @param connection - The URL, the cluster's nodes, or the caller's client.
    * @param onDrop - Told when the main connection drops.
    * @param maxReaders - The most readers' connections at once (`maxReaderConnections`).
    */
-  constructor(connection: Connection, onDrop: () => void, maxReaders: number) {
+  constructor(connection: Endpoint, onDrop: () => void, maxReaders: number) {
     this.#connection = connection;
     this.#onDrop = onDrop;
     this.#maxReaders = maxReaders;
   }
 
-  /** Whether the store made its main connection (from a URL), and so owns its timeouts. */
+  /** Whether the store made its main connection (from a URL or nodes), and so owns its timeouts. */
   get owned(): boolean {
-    return "url" in this.#connection;
+    return !("client" in this.#connection);
   }
 
   /** Whether the main connection is up now (no promise: a look, not a wait). */
@@ -188,13 +198,17 @@ export class Connections {
     if (!this.#mainPromise) {
       const connection = this.#connection;
       if ("client" in connection) {
-        connection.client.on("close", this.#onDrop);
-        this.#main = connection.client;
-        this.#mainPromise = Promise.resolve(connection.client);
+        const client = connection.client as Redis;
+        client.on("close", this.#onDrop);
+        this.#main = client;
+        this.#mainPromise = Promise.resolve(client);
       } else {
         this.#mainPromise = (import(IOREDIS) as Promise<typeof import("ioredis")>).then(
           (m) => {
-            const client = new m.Redis(connection.url, { ...FAIL_FAST, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: COMMAND_TIMEOUT_MS });
+            const client =
+              "url" in connection
+                ? new m.Redis(connection.url, { ...FAIL_FAST, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: COMMAND_TIMEOUT_MS })
+                : (new m.Cluster(connection.cluster.nodes.map((n) => ({ ...n })), clusterOptions(connection.cluster)) as unknown as Redis);
             // Errors reach the commands that meet them; without a listener ioredis would log each.
             client.on("error", noop);
             client.on("close", this.#onDrop);
@@ -203,7 +217,7 @@ export class Connections {
             return client;
           },
           (cause: unknown) => {
-            throw new RunStoreError("store_unavailable", "redisStore({ url }): expected the optional peer dependency ioredis to be installed, found it missing (npm install ioredis)", { cause });
+            throw new RunStoreError("store_unavailable", "redisStore: expected the optional peer dependency ioredis to be installed, found it missing (npm install ioredis)", { cause });
           },
         );
       }
@@ -263,7 +277,7 @@ export class Connections {
   async #duplicate(extra: RedisOptions, into: Set<Redis>): Promise<Redis> {
     const base = await this.main();
     if (this.closed) throw new Error("the store was closed");
-    const client = base.duplicate({ ...FAIL_FAST, ...extra });
+    const client = duplicateOf(base, extra);
     client.on("error", noop);
     into.add(client);
     client.once("end", () => into.delete(client));
@@ -282,7 +296,7 @@ export class Connections {
    */
   async close(): Promise<void> {
     this.closed = true;
-    if ("client" in this.#connection) this.#connection.client.off("close", this.#onDrop);
+    if ("client" in this.#connection) (this.#connection.client as Redis).off("close", this.#onDrop);
     for (const c of this.#readers) c.disconnect();
     this.#readers.clear();
     await Promise.all([...this.#made].map((c) => quit(c).catch(noop)));

@@ -155,20 +155,21 @@ export const SCRIPTS = {
 export type Arg = string | number | Buffer;
 
 /**
- * Runs a script by its hash, loading it when Redis does not know it (first use, or after a restart).
+ * Runs a script by its hash, sending it whole when the node that holds its keys does not know it
+ * (first use, a restart, or, on a cluster, another node than the one SCRIPT LOAD reached: EVAL
+ * goes where the keys are, and leaves the script in that node's cache).
  *
  * @throws What the client throws (a lost connection, a timeout), or Redis's error for the script.
  */
 export async function evalScript(client: Redis, s: Script, keys: readonly string[], args: readonly Arg[]): Promise<unknown> {
-  if (s.sha !== undefined) {
-    try {
-      return await client.evalsha(s.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    }
+  // The SHA1 is the script's, whichever node tells it.
+  s.sha ??= (await client.script("LOAD", s.lua)) as string;
+  try {
+    return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
   }
-  s.sha = (await client.script("LOAD", s.lua)) as string;
-  return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+  return await client.eval(s.lua, keys.length, ...keys, ...args);
 }
 
 let serverFrames: { lost: Buffer; cancelled: Buffer } | undefined;
