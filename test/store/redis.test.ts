@@ -311,6 +311,68 @@ describe("redisStore", () => {
     expect(events[1]).toMatchObject({ code: "instance_lost" });
   });
 
+  /**
+   * What a failover to a replica behind its master leaves: the run's meta and stream as they were
+   * before its latest appends (`keep` events), which Redis had confirmed to the writer.
+   */
+  async function loseLatestAppends(id: string, keep: number): Promise<void> {
+    const events = `agui:run:{${id}}:events`;
+    const entries = await admin.xrangeBuffer(events, "-", `0-${keep}`);
+    const pttl = await admin.pttl(events);
+    const rebuilt = admin.multi().del(events);
+    for (const [entryId, fields] of entries) rebuilt.xadd(events, entryId.toString(), ...fields);
+    await rebuilt.pexpire(events, pttl).hset(`agui:run:{${id}}:meta`, "count", keep).exec();
+  }
+
+  it("ends a run whose confirmed events Redis lost (a failover) with a RUN_ERROR past them, for readers here and elsewhere: no silent gap", async () => {
+    const a = store();
+    const b = store();
+    const id = newRunId();
+    const writer = await a.create(id, ACCESS);
+    await writer.append([textEvent("0"), textEvent("1")]);
+    await writer.append([textEvent("2")]);
+    // Two readers given all three events: one here (from memory), one elsewhere (from Redis).
+    const readers = await Promise.all([a, b].map(async (s) => (await s.read(id, -1, ACCESS))[Symbol.asyncIterator]()));
+    for (const reader of readers) {
+      const got: StoredEvent[] = [];
+      while (got.length < 3) got.push(...expand((await reader.next()).value as StoredEvents));
+      expect(got.map((e) => e.seq)).toEqual([0, 1, 2]);
+    }
+    const rest = readers.map(async (reader) => {
+      const got: StoredEvent[] = [];
+      for (let next = await reader.next(); !next.done; next = await reader.next()) got.push(...expand(next.value));
+      return got;
+    });
+    await loseLatestAppends(id, 2);
+    await expect(writer.append([textEvent("3")])).rejects.toMatchObject({ code: "run_lost", message: /lost events in Redis: expected it to hold the 3 events it had confirmed/ });
+    // The end after that failure (what a handler does) has nothing left to do.
+    await writer.end(errorEvent("late"));
+    // Each reader: the store's RUN_ERROR, numbered after what it had (no event 2 again, not another).
+    for (const got of await Promise.all(rest)) {
+      expect(got.map((e) => e.seq)).toEqual([3]);
+      expect(decoded(got)[0]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable", message: /lost events of this run/ });
+    }
+    // From the start: what Redis kept, then the RUN_ERROR (event 2 is missing, and the error says so).
+    const whole = await collect(await b.read(id, -1, ACCESS));
+    expect(whole.map((e) => e.seq)).toEqual([0, 1, 3]);
+    expect(decoded(whole)[2]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable" });
+  });
+
+  it("ends a run whose confirmed events Redis lost at the writer's next lease refresh when it appends nothing more", async () => {
+    const a = store({ leaseMs: 90 });
+    const id = newRunId();
+    const writer = await a.create(id, ACCESS);
+    await writer.append([textEvent("0")]);
+    await writer.append([textEvent("1")]);
+    const reading = collect(await store().read(id, -1, ACCESS));
+    await until(async () => (await admin.exists(`agui:run:{${id}}:seen`)) === 1, "the reader to mark the run seen");
+    await loseLatestAppends(id, 1);
+    const got = await reading;
+    expect(got.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(decoded(got)[2]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable" });
+    await expect(writer.append([textEvent("2")])).rejects.toMatchObject({ code: "run_lost" });
+  });
+
   it("ends a run itself, with RUN_ERROR cancelled, on cancel when the owner's lease has expired", async () => {
     const a = store({ leaseMs: 100 });
     const b = store();

@@ -85,34 +85,61 @@ export function unavailable(what: string, cause: unknown): RunStoreError {
 /** Ignores an error ioredis reports elsewhere (the commands that meet it fail). */
 export const noop = (): void => {};
 
+/**
+ * A connection's wait for "ready" under way, shared by every command that meets it connecting (a
+ * cluster stays "connecting" through its slot map: the commands of a busy store would each add
+ * listeners otherwise).
+ */
+const connecting = new WeakMap<Redis, Promise<void>>();
+
 /** Waits for a connection to be ready, or rejects: a lazy one is connected, a reconnecting one is not waited for. */
 function ready(client: Redis): Promise<void> {
   switch (client.status) {
     case "ready":
       return Promise.resolve();
-    case "wait":
-      return client.connect();
+    case "wait": {
+      const connected = client.connect();
+      connecting.set(client, connected);
+      const settled = (): void => {
+        if (connecting.get(client) === connected) connecting.delete(client);
+      };
+      connected.then(settled, settled);
+      return connected;
+    }
     case "connecting":
-    case "connect":
-      return new Promise((resolve, reject) => {
-        const done = (error?: unknown): void => {
-          client.off("ready", onReady);
-          client.off("error", done);
-          client.off("end", onEnd);
-          clearTimeout(timer);
-          if (error === undefined) resolve();
-          else reject(error);
-        };
-        const onReady = (): void => done();
-        const onEnd = (): void => done(new Error("the connection closed"));
-        const timer = setTimeout(() => done(new Error(`no connection within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
-        client.once("ready", onReady);
-        client.once("error", done);
-        client.once("end", onEnd);
-      });
+    case "connect": {
+      let waiting = connecting.get(client);
+      if (waiting === undefined) {
+        waiting = readyEvent(client);
+        connecting.set(client, waiting);
+      }
+      return waiting;
+    }
     default:
       return Promise.reject(new Error(`the connection is ${client.status}`));
   }
+}
+
+/** The connection's next "ready", or its error or end, within COMMAND_TIMEOUT_MS. */
+function readyEvent(client: Redis): Promise<void> {
+  const waiting: Promise<void> = new Promise((resolve, reject) => {
+    const done = (error?: unknown): void => {
+      client.off("ready", onReady);
+      client.off("error", done);
+      client.off("end", onEnd);
+      clearTimeout(timer);
+      if (connecting.get(client) === waiting) connecting.delete(client);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = (): void => done();
+    const onEnd = (): void => done(new Error("the connection closed"));
+    const timer = setTimeout(() => done(new Error(`no connection within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
+    client.once("ready", onReady);
+    client.once("error", done);
+    client.once("end", onEnd);
+  });
+  return waiting;
 }
 
 /** Rejects when `promise` has not settled within `ms` (for a caller's client, whose timeouts are its own). */
