@@ -7,6 +7,8 @@
  *
  * The failover tests come last: the killed master does not come back.
  */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { Cluster } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventType, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
@@ -14,7 +16,11 @@ import type { RunContext } from "../../src/agent/contract.js";
 import { createNodeHandler, redisStore, RESUME_TOKEN_HEADER, type RunStore } from "../../src/server/index.js";
 import { startRedisCluster, type RedisCluster } from "../fixtures/redis-cluster.js";
 import { listen, postRun, runInput, sleep, SSE, BINARY, type Served } from "../server/helpers.js";
+import { firstLine } from "../fixtures/child.js";
 import { ACCESS, collect, describeRunStoreContract, errorEvent, fired, newRunId, textEvent } from "./contract.js";
+
+const CHILD = fileURLToPath(new URL("../fixtures/redis-child.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 let cluster: RedisCluster;
 /** A client of the test's own, to look at keys and slots. */
@@ -122,6 +128,20 @@ describe("redisStore on a cluster", () => {
       expect((await reading).map((e) => e.seq)).toEqual([0, 1, 2]);
     }
   });
+
+  it("leaves no open handle after close(): a child process exits by itself", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, "close", cluster.urls.join(","), newRunId()], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    // A bound on a wait that should end by itself, not a timing assertion.
+    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    try {
+      expect(await firstLine(child)).toEqual({ done: true, pending: "store_unavailable" });
+      expect(await exit).toBe(0);
+    } finally {
+      clearTimeout(killer);
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
 });
 
 // --- Two handler instances sharing the cluster, and failovers under live runs. -------------------

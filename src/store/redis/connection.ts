@@ -142,6 +142,21 @@ function readyEvent(client: Redis): Promise<void> {
   return waiting;
 }
 
+/**
+ * Tells `onDrop` when the connection drops: a Redis's "close"; a cluster's too (all its nodes
+ * gone), and its "-node", one node's connection gone (a master failing, maybe the one a run is on).
+ */
+function watchDrops(client: Redis, onDrop: () => void): void {
+  client.on("close", onDrop);
+  if (isCluster(client)) (client as unknown as Cluster).on("-node", onDrop);
+}
+
+/** Stops telling `onDrop` (see {@link watchDrops}). */
+function unwatchDrops(client: Redis, onDrop: () => void): void {
+  client.off("close", onDrop);
+  client.off("-node", onDrop);
+}
+
 /** Rejects when `promise` has not settled within `ms` (for a caller's client, whose timeouts are its own). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -226,7 +241,7 @@ export class Connections {
       const connection = this.#connection;
       if ("client" in connection) {
         const client = connection.client as Redis;
-        client.on("close", this.#onDrop);
+        watchDrops(client, this.#onDrop);
         this.#main = client;
         this.#mainPromise = Promise.resolve(client);
       } else {
@@ -238,7 +253,7 @@ export class Connections {
                 : (new m.Cluster(connection.cluster.nodes.map((n) => ({ ...n })), clusterOptions(connection.cluster)) as unknown as Redis);
             // Errors reach the commands that meet them; without a listener ioredis would log each.
             client.on("error", noop);
-            client.on("close", this.#onDrop);
+            watchDrops(client, this.#onDrop);
             this.#made.add(client);
             this.#main = client;
             return client;
@@ -323,7 +338,7 @@ export class Connections {
    */
   async close(): Promise<void> {
     this.closed = true;
-    if ("client" in this.#connection) (this.#connection.client as Redis).off("close", this.#onDrop);
+    if ("client" in this.#connection) unwatchDrops(this.#connection.client as Redis, this.#onDrop);
     for (const c of this.#readers) c.disconnect();
     this.#readers.clear();
     await Promise.all([...this.#made].map((c) => quit(c).catch(noop)));
