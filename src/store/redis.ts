@@ -35,6 +35,16 @@
  * always means the run is lost: whoever meets it first (a reader, `read`, `cancel`, or the writer
  * itself) ends it with a RUN_ERROR `instance_lost` (`cancelled` when it is `cancel`).
  *
+ * Replication is asynchronous, so a failover (on a cluster, or any Redis with replicas) may lose
+ * the latest appends a master had confirmed. The writer sends the count Redis last confirmed to it
+ * with each append, end and lease refresh; a Redis holding fewer ends the run with a RUN_ERROR
+ * `store_unavailable` numbered after the lost events (scripts.ts, DIVERGE), so that no reader
+ * takes later events for ones it was given, and a reader given events that an ended run no longer
+ * holds fails rather than waiting. What remains: if the writer also loses the run (its lease runs
+ * out before it reaches the new master), the run ends `instance_lost` at the count Redis kept, and
+ * a reader already given the event of that number ends without that RUN_ERROR (its client then
+ * reports a truncated run).
+ *
  * A run this store writes is also kept in memory, its latest appends only (`localBytesPerRun`),
  * for the readers on this instance (the POST's own stream, mostly): each append is handed to them
  * once Redis has accepted it, with no round trip and no connection of their own; whatever is

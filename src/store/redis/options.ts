@@ -32,7 +32,9 @@ export interface RedisStoreOptions {
    * The most connections of their own that readers tailing a run written on another instance
    * hold at once (each waits on one with `XREAD BLOCK`). Past it, a reader polls on the store's
    * main connection every 50 ms (at most `blockMs`) instead, so that anonymous reattaches cannot
-   * take Redis's `maxclients` from new runs. 0: every reader polls. Default 64.
+   * take Redis's `maxclients` from new runs. 0: every reader polls. Default 64. On a cluster each
+   * is an ioredis `Cluster` of its own: a connection to the node holding its run, and one to a
+   * node it learns the slots from (maybe the same).
    */
   maxReaderConnections?: number;
   /**
