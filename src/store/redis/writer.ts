@@ -204,6 +204,8 @@ export class Writers {
     const { maxEvents, ttlMs } = settings;
     const writers = this.#writers;
     const k = this.#ctx.keys(key);
+    const run = local.run;
+    let done = false;
     /** Redis lost confirmed events: end the run past them, and tell the caller. */
     const diverged = async (): Promise<never> => {
       writers.delete(key);
@@ -212,8 +214,6 @@ export class Writers {
       await this.diverge(key, local.acked);
       throw divergedError(runId, local.acked);
     };
-    const run = local.run;
-    let done = false;
     return {
       runId,
       cancelled: local.cancel.signal,
