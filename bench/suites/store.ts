@@ -3,9 +3,11 @@
  * into a run.
  *
  * One server process per store (bench/suites/store/server.ts: node:http with
- * `createNodeHandler(agent, { store })`): no store, `memoryStore()`, and `redisStore({ url })` on a
- * redis-server the suite starts on a free port (skipped, with a note, when redis-server is not
- * installed or src/store/redis.ts is missing or fails to load). The client is in the bench process,
+ * `createNodeHandler(agent, { store })`): no store, `memoryStore()`, `redisStore({ url })` on a
+ * redis-server the suite starts on a free port, and `redisStore({ cluster })` on a Redis Cluster of
+ * three masters (no replicas) it starts the same way (test/fixtures/redis-cluster.ts); each Redis
+ * row skipped, with a note, when redis-server (or redis-cli) is not installed or
+ * src/store/redis.ts is missing or fails to load). The client is in the bench process,
  * the same for every row (bench/suites/store/read.ts: fetch and our validating decodeEventStream).
  *
  * - Throughput: the http suite's long run (every event ready at once), one run at a time, events/s
@@ -22,7 +24,9 @@
  *
  * Values: `store/long <transport>/<store>` (events/s), `.../x none` (paired per round),
  * `.../server cpu ms`, `store/reattach <ended|live> <transport>/<store>/median ms` and `/p90 ms`,
- * `store/first event new <transport>/none/median ms` and `/p90 ms`, for bench/goals.ts.
+ * `store/first event new <transport>/none/median ms` and `/p90 ms`, for bench/goals.ts; and
+ * `store/long <transport>/cluster/x redis` (the cluster's events/s over one Redis's, paired per
+ * round; no goal: a cluster is for room, not speed).
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -36,15 +40,15 @@ import { startChild, type Child } from "./proxy/child.js";
 import { cancel, readRun, reattachFirst, serverCpuUs, startFirst, startRun, type Transport } from "./store/read.js";
 
 const TRANSPORTS = ["binary", "sse"] as const satisfies readonly Transport[];
-const STORES = ["none", "memory", "redis"] as const;
+const STORES = ["none", "memory", "redis", "cluster"] as const;
 type StoreKind = (typeof STORES)[number];
 /** The stores a client can reattach to. */
-const RESUMABLE = ["memory", "redis"] as const satisfies readonly StoreKind[];
+const RESUMABLE = ["memory", "redis", "cluster"] as const satisfies readonly StoreKind[];
 const STATES = ["ended", "live"] as const;
 /** A reattach to a run that has ended or is live, or (for reference) a new run's POST without a store. */
 type State = (typeof STATES)[number] | "new";
 
-const LABELS: Record<StoreKind, string> = { none: "no store", memory: "memoryStore()", redis: "redisStore({ url })" };
+const LABELS: Record<StoreKind, string> = { none: "no store", memory: "memoryStore()", redis: "redisStore({ url })", cluster: "redisStore({ cluster })" };
 
 /** A run (or a reattach) that does not finish in this time is aborted, and its row reported as failed. */
 const RUN_TIMEOUT_MS = 30_000;
@@ -71,6 +75,8 @@ export interface StoreMeasurement extends Measurement {
   vsNone: number;
   /** Server CPU per run over the no-store row's, same transport. */
   cpuVsNone: number;
+  /** For the cluster row: one Redis's run time over the cluster's, paired per round (NaN otherwise). */
+  vsRedis: number;
 }
 
 export interface ReattachMeasurement {
@@ -114,6 +120,7 @@ const suite: Suite = {
 
     const children = new Map<StoreKind, Child>();
     let redis: { url: string; stop(): Promise<void> } | undefined;
+    let cluster: { urls: string[]; stop(): Promise<void> } | undefined;
     const throughput = new Map<string, Sample[]>();
     const reattaches = new Map<string, number[]>();
     const errors = new Map<string, string>();
@@ -145,6 +152,20 @@ const suite: Suite = {
               await start("redis", { redisUrl: redis.url });
             } catch (err) {
               notes.push(`Redis rows skipped: the server with redisStore did not start: ${String((err as Error)?.message ?? err).slice(0, 600)}`);
+            }
+          })(),
+          (async () => {
+            try {
+              const { startRedisCluster } = await import("../../test/fixtures/redis-cluster.js");
+              cluster = await startRedisCluster({ replicas: 0 });
+            } catch (err) {
+              notes.push(`Redis Cluster rows skipped: could not start a cluster (${String((err as Error)?.message ?? err).slice(0, 600)}).`);
+              return;
+            }
+            try {
+              await start("cluster", { clusterUrls: cluster.urls });
+            } catch (err) {
+              notes.push(`Redis Cluster rows skipped: the server with redisStore({ cluster }) did not start: ${String((err as Error)?.message ?? err).slice(0, 600)}`);
             }
           })(),
         );
@@ -265,6 +286,7 @@ const suite: Suite = {
     } finally {
       await Promise.all([...children.values()].map((c) => c.stop()));
       await redis?.stop();
+      await cluster?.stop();
     }
 
     const ran = STORES.filter((s) => children.has(s));
@@ -289,6 +311,7 @@ const suite: Suite = {
           vsReference: NaN,
           vsNone: NaN,
           cpuVsNone: NaN,
+          vsRedis: NaN,
         };
         const error = errors.get(id);
         if (error || list.length === 0) return { ...base, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, serverCpuMs: NaN, error: error ?? "no sample" };
@@ -302,6 +325,9 @@ const suite: Suite = {
         row.vsReference = row.vsNone;
         row.cpuVsNone = row.serverCpuMs / none.serverCpuMs;
       }
+      const single = rows.find((r) => r.store === "redis" && !r.error);
+      const clustered = rows.find((r) => r.store === "cluster" && !r.error);
+      if (single && clustered) clustered.vsRedis = pairedRatio(throughput.get(`long ${transport}/redis`)!, throughput.get(`long ${transport}/cluster`)!);
       measurements.push(...rows);
     }
 
@@ -324,6 +350,7 @@ const suite: Suite = {
       values[m.id] = m.eventsPerSec;
       values[`${m.id}/server cpu ms`] = m.serverCpuMs;
       if (m.store !== "none" && Number.isFinite(m.vsNone)) values[`${m.id}/x none`] = m.vsNone;
+      if (Number.isFinite(m.vsRedis)) values[`${m.id}/x redis`] = m.vsRedis;
     }
     for (const r of reattachRows) {
       if (r.error) continue;
@@ -332,7 +359,7 @@ const suite: Suite = {
     }
 
     notes.unshift(
-      `Each server runs in a process of its own (node with tsx: bench/suites/store/server.ts, one per store), the client in the bench process${ran.includes("redis") ? ", redis-server in a third (started by the suite with no persistence, stopped afterwards)" : ""}. This machine has ${cores} core${cores === 1 ? "" : "s"}${cores < 3 ? ", which the client, the server and redis-server share" : ""}.`,
+      `Each server runs in a process of its own (node with tsx: bench/suites/store/server.ts, one per store), the client in the bench process${ran.includes("redis") ? ", redis-server in a third (started by the suite with no persistence, stopped afterwards)" : ""}${ran.includes("cluster") ? "; redisStore({ cluster }) on a Redis Cluster of three masters, no replicas, each a redis-server process (cluster mode, no persistence), so a run's keys are on one of them and the row measures what cluster mode costs the store (ioredis Cluster routing), not replication" : ""}. This machine has ${cores} core${cores === 1 ? "" : "s"}${cores < 3 ? ", which the client, the server and redis-server share" : ""}.`,
       "Client, the same for every row: fetch and decodeEventStream (validates every event), no HttpAgent. Stores with their defaults: memoryStore() keeps ended runs 5 min (the throughput runs stay in the server's heap), redisStore({ url }) 1 hour.",
       `events/s: events over the median wall time of one run, ${repeats} timed rounds after ${warmups} warm-up, stores taken round-robin (their order turning each round). x no store: the median over the rounds of the no-store run's time over this row's (same transport, same round: paired, so that a slow spell of the machine hits both), not the ratio of the medians. server CPU: the server process's user + system CPU per run (median; redis-server's own CPU is not in it). With a store the run is recorded into the store and the POST's answer read back from it.`,
       `reattach: ms from sending GET ?runId= with Last-Event-ID on a new connection to the first event decoded, median (p10, p90) of ${reRepeats} after ${reWarmups} warm-up. ended: a ${trace.length}-event run read to its end by its POST, then Last-Event-ID: ${ENDED_AFTER}. live: a run that waits after event ${LIVE_READ - 1}, its POST read to there and dropped, then Last-Event-ID: ${LIVE_AFTER} (the missed events are replayed from the store, then it is live); DELETE ?runId= cancels it afterwards. new (POST): a new 1,000-event run without a store, timed the same way (POST on a new connection to its first event): what any first event costs here, HTTP and decoding included.`,
@@ -360,10 +387,11 @@ function throughputTable(rows: StoreMeasurement[], events: number, repeats: numb
       { header: "x no store", align: "right" },
       { header: "server CPU ms", align: "right" },
       { header: "CPU x no store", align: "right" },
+      { header: "x one Redis", align: "right" },
     ],
     rows: rows.map((m) => {
       const head = [m.transport === "binary" ? "binary" : "SSE", m.label];
-      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", ""];
+      if (m.error) return [...head, `failed: ${m.error}`, "", "", "", "", "", ""];
       return [
         ...head,
         m.medianMs.toFixed(m.medianMs >= 100 ? 0 : 1),
@@ -372,6 +400,7 @@ function throughputTable(rows: StoreMeasurement[], events: number, repeats: numb
         m.store === "none" ? "" : ratio(m.vsNone),
         m.serverCpuMs.toFixed(1),
         m.store === "none" ? "" : ratio(m.cpuVsNone),
+        Number.isFinite(m.vsRedis) ? ratio(m.vsRedis) : "",
       ];
     }),
   };

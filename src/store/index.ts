@@ -18,4 +18,5 @@ export {
   DEFAULT_REDIS_MAX_READER_CONNECTIONS,
   DEFAULT_REDIS_MAX_LIVE_RUNS,
   type RedisStoreOptions,
+  type RedisConnection,
 } from "./redis.js";

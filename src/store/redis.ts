@@ -5,24 +5,45 @@
  * Key layout (prefix `agui:` by default; `<id>` is the run's key: its runId, or with an owner the
  * owner's digest, a space and the runId):
  *
- * - `<prefix>run:<id>:events`: a stream, one entry per append, entry id `0-<seq+1>` where seq is
+ * Every key of a run carries the run's hash tag, `{<id>}` (with `%`, `{` and `}` of the id
+ * percent-encoded), so that on Redis Cluster all of them are in one slot and one script may touch
+ * them all; runs spread over the slots by their ids.
+ *
+ * - `<prefix>run:{<id>}:events`: a stream, one entry per append, entry id `0-<seq+1>` where seq is
  *   that of the append's last event, field `f` = the append's binary frames back to back (each
  *   carries its length, so a reader splits them and numbers them back from the last). Ids still
  *   grow with seq, so a stale writer's XADD fails. An ended run's stream closes with one more
  *   entry, field `end`, at the id the next event would have had: it wakes every blocked reader and
  *   tells it the run is over.
- * - `<prefix>run:<id>:meta`: a hash: `state` (`live` | `ended`), `count` (events so far),
+ * - `<prefix>run:{<id>}:meta`: a hash: `state` (`live` | `ended`), `count` (events so far),
  *   `owner` (the writing store's random token), `access` (the SHA-256 of the run's resume token,
  *   never the token), `cancel` (`1` once cancelled), `endedBy`.
- * - `<prefix>run:<id>:lease`: the owner's token, `PX leaseMs`, refreshed every `leaseMs / 3`.
- * - `<prefix>run:<id>:seen`: renewed by the run's readers every third of `detachedTimeoutMs`; a
+ * - `<prefix>run:{<id>}:lease`: the owner's token, `PX leaseMs`, refreshed every `leaseMs / 3`.
+ * - `<prefix>run:{<id>}:seen`: renewed by the run's readers every third of `detachedTimeoutMs`; a
  *   live run without it has gone unread that long, and its writer cancels it.
- * - channel `<prefix>cancel`: a run id, published by `cancel` for the owner to hear.
+ * - channel `<prefix>cancel`: a run id, published by `cancel` for the owner to hear. On a cluster
+ *   a PUBLISH reaches every node, so one subscription per store, to any node, hears every cancel
+ *   (sharded pub/sub would tie a subscription to each run's slot: one per run, remade on every
+ *   failover); a cancel missed meanwhile is picked up from the run's `cancel` flag by the next
+ *   lease refresh.
+ *
+ * Nothing spans runs in Redis: the bounds on live runs (`maxLiveRuns`, `maxLiveRunsPerOwner`) are
+ * counted by each instance in its memory, so no key is shared by runs of different slots.
  *
  * Every change to a run is one Lua script (one round trip, atomic), so a stale writer, a reader
  * that notices a dead owner and a cancel never interleave halfway. An expired lease of a live run
  * always means the run is lost: whoever meets it first (a reader, `read`, `cancel`, or the writer
  * itself) ends it with a RUN_ERROR `instance_lost` (`cancelled` when it is `cancel`).
+ *
+ * Replication is asynchronous, so a failover (on a cluster, or any Redis with replicas) may lose
+ * the latest appends a master had confirmed. The writer sends the count Redis last confirmed to it
+ * with each append, end and lease refresh; a Redis holding fewer ends the run with a RUN_ERROR
+ * `store_unavailable` numbered after the lost events (scripts.ts, DIVERGE), so that no reader
+ * takes later events for ones it was given, and a reader given events that an ended run no longer
+ * holds fails rather than waiting. What remains: if the writer also loses the run (its lease runs
+ * out before it reaches the new master), the run ends `instance_lost` at the count Redis kept, and
+ * a reader already given the event of that number ends without that RUN_ERROR (its client then
+ * reports a truncated run).
  *
  * A run this store writes is also kept in memory, its latest appends only (`localBytesPerRun`),
  * for the readers on this instance (the POST's own stream, mostly): each append is handed to them
@@ -36,10 +57,11 @@
  *
  * @module
  */
-import type { Redis, RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
 import { randomToken, sameSecret } from "../util/index.js";
 import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore } from "./run-store.js";
-import { COMMAND_TIMEOUT_MS, Connections, connectionOf } from "./redis/connection.js";
+import { COMMAND_TIMEOUT_MS, Connections } from "./redis/connection.js";
+import { clusterMode, endpointOf, type RedisConnection } from "./redis/endpoint.js";
 import type { StoreContext } from "./redis/context.js";
 import { LocalWindows, type LocalRun } from "./redis/local-window.js";
 import { runKeys, settings, type RedisStoreOptions } from "./redis/options.js";
@@ -58,6 +80,7 @@ export {
   DEFAULT_REDIS_TTL_MS,
   type RedisStoreOptions,
 } from "./redis/options.js";
+export type { RedisConnection } from "./redis/endpoint.js";
 
 /** Added to `blockMs` for a blocking read's reply (so a silent, half-open connection fails in < 20 s). */
 const BLOCK_GRACE_MS = 5000;
@@ -86,20 +109,33 @@ function connectionOptions(blockMs: number): { subscriber: RedisOptions; reader:
  * of those runs on this instance wait for no round trip and hold no connection of their own.
  *
  * With `{ url }` the store makes its connections (loading `ioredis`, an optional peer dependency,
- * on first use) and `close()` quits them all. With `{ client }` it sends its commands on that
- * client and opens the blocking reads and the cancel subscription on `client.duplicate()`s;
- * `close()` quits only those.
+ * on first use) and `close()` quits them all. With `{ cluster: [url, …] }` it does the same with
+ * ioredis `Cluster`s on a Redis Cluster, the URLs being some of its nodes (`redis://host:port`, or
+ * `rediss://`; one scheme and one set of credentials for all). With `{ client }` (an ioredis
+ * `Redis` or `Cluster`) it sends its commands on that client and opens the blocking reads and the
+ * cancel subscription on `client.duplicate()`s; `close()` quits only those.
  *
- * @param connection - `{ url }` (`redis://…` or `rediss://…`) or `{ client }` (an ioredis `Redis`).
+ * On a cluster, each run's keys share one hash tag (its id), so every script runs on the one node
+ * that holds the run; runs spread over the nodes. A failover under a live run either goes
+ * unnoticed, or fails the commands meeting it with `store_unavailable`: the run then ends with a
+ * RUN_ERROR (the writer's, or `instance_lost` once its lease runs out) and its readers get one.
+ *
+ * @param connection - `{ url }` (`redis://…` or `rediss://…`), `{ cluster }` (node URLs of a
+ *   Redis Cluster) or `{ client }` (an ioredis `Redis` or `Cluster`).
  * @param options - See {@link RedisStoreOptions}.
- * @throws {TypeError} When `connection` is neither a Redis URL nor an ioredis client, or an option
- *   has the wrong type.
+ * @throws {TypeError} When `connection` is not exactly one of those (a URL of another scheme, an
+ *   empty node list, cluster URLs with different credentials or naming a database, a client that
+ *   is not ioredis's), when an option has the wrong type, or, on a cluster, when `keyPrefix` holds
+ *   `{` or `}` (it would take the place of each run's hash tag).
  * @throws {RangeError} When a numeric option is not an integer in its range.
  */
-export function redisStore(connection: { url: string } | { client: Redis }, options?: RedisStoreOptions): RunStore {
-  const conn = connectionOf(connection);
+export function redisStore(connection: RedisConnection, options?: RedisStoreOptions): RunStore {
+  const conn = endpointOf(connection);
   const checked = settings(options);
   const { ttlMs, maxEvents, prefix, blockMs, localBytes } = checked;
+  if (clusterMode(conn) && /[{}]/.test(prefix)) {
+    throw new TypeError(`redisStore: expected keyPrefix to hold no { or } on a cluster (each run's keys take the run's id as their hash tag), found ${JSON.stringify(prefix)}`);
+  }
   // Well within ttlMs, so that a run's window is gone before its keys can be.
   const windows = new LocalWindows(localBytes, Math.min(LOCAL_GRACE_MS, Math.floor(ttlMs / 2)));
   const ctx: StoreContext = {

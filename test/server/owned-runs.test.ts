@@ -602,7 +602,7 @@ describe("redisStore", () => {
           tokens.push(token);
           const events = eventsOf(response);
           await within(traceOf(threadId).atGate.promise, 10_000, "the agent to reach its gate");
-          const metaKey = `${prefix}run:${user === undefined ? runId : `${sha256(user)} ${runId}`}:meta`;
+          const metaKey = `${prefix}run:{${user === undefined ? runId : `${sha256(user)} ${runId}`}}:meta`;
           const check = async (): Promise<void> => {
             const meta = await client.hgetall(metaKey);
             expect(Object.keys(meta)).toContain("access");

@@ -93,10 +93,20 @@ describe("redisStore", () => {
   it("refuses bad arguments at once, naming what it expected", () => {
     const url = "redis://127.0.0.1:1";
     expect(() => redisStore(undefined as never)).toThrow(TypeError);
-    expect(() => redisStore({} as never)).toThrow(/exactly one of url and client, found neither/);
+    expect(() => redisStore({} as never)).toThrow(/exactly one of url, cluster and client, found none/);
+    expect(() => redisStore({ url, client: {} } as never)).toThrow(/exactly one of url, cluster and client, found url and client/);
     expect(() => redisStore({ url: 42 } as never)).toThrow(/url to be a string, found number/);
     expect(() => redisStore({ url: "http://x" })).toThrow(/redis:\/\/ or rediss:\/\/ URL, found the scheme "http:"/);
-    expect(() => redisStore({ client: {} } as never)).toThrow(/ioredis Redis client/);
+    expect(() => redisStore({ client: {} } as never)).toThrow(/ioredis Redis or Cluster client/);
+    expect(() => redisStore({ cluster: [] })).toThrow(/cluster to be a non-empty array of redis:\/\/ URLs \(its nodes\), found an empty array/);
+    expect(() => redisStore({ cluster: "redis://127.0.0.1:7000" } as never)).toThrow(/non-empty array .* found string/);
+    expect(() => redisStore({ cluster: ["redis://127.0.0.1:7000", 7001] } as never)).toThrow(/cluster\[1\] to be a string, found number/);
+    expect(() => redisStore({ cluster: ["redis://127.0.0.1:7000", "http://127.0.0.1:7001"] })).toThrow(/cluster\[1\] to be a redis:\/\/ or rediss:\/\/ URL, found the scheme "http:"/);
+    expect(() => redisStore({ cluster: ["redis://a:b@127.0.0.1:7000", "redis://127.0.0.1:7001"] })).toThrow(/scheme and credentials of cluster\[0\], found cluster\[1\] with others/);
+    expect(() => redisStore({ cluster: ["redis://127.0.0.1:7000/2"] })).toThrow(/cluster\[0\] to name no database/);
+    expect(() => redisStore({ cluster: ["redis://127.0.0.1:7000"] }, { keyPrefix: "{app}:" })).toThrow(/keyPrefix to hold no \{ or \} on a cluster/);
+    // One Redis has no slots: a prefix with braces is as good as any other there.
+    expect(() => redisStore({ url }, { keyPrefix: "{app}:" })).not.toThrow();
     expect(() => redisStore({ url }, { leaseMs: 0 })).toThrow(RangeError);
     expect(() => redisStore({ url }, { ttlMs: 1.5 })).toThrow(/ttlMs to be an integer from 1 to .*, found 1.5/);
     expect(() => redisStore({ url }, { maxEventsPerRun: -1 })).toThrow(RangeError);
@@ -109,7 +119,8 @@ describe("redisStore", () => {
     const { readFile } = await import("node:fs/promises");
     const source = await readFile(new URL("../../src/store/redis.ts", import.meta.url), "utf8");
     const imports = source.match(/^import .*$/gm) ?? [];
-    expect(imports.filter((line) => line.includes('"ioredis"'))).toEqual(['import type { Redis, RedisOptions } from "ioredis";']);
+    const ioredis = imports.filter((line) => line.includes('"ioredis"'));
+    expect(ioredis.filter((line) => !line.startsWith("import type "))).toEqual([]);
   });
 
   it("imports ioredis only for its types in every part of the store (src/store/redis/)", async () => {
@@ -124,26 +135,26 @@ describe("redisStore", () => {
     }
   });
 
-  it("keeps a run in the documented keys: a stream with an entry per append at id 0-<last seq+1>, a meta hash, a lease", async () => {
+  it("keeps a run in the documented keys, one hash tag for all: a stream with an entry per append at id 0-<last seq+1>, a meta hash, a lease", async () => {
     const s = store({ keyPrefix: "layout:" });
     const id = newRunId();
     const writer = await s.create(id, ACCESS);
     const [a, b, c] = [textEvent("a"), textEvent("b"), textEvent("c")];
     await writer.append([a, b]);
     await writer.append([c]);
-    expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "live", count: "3" });
-    expect(await admin.exists(`layout:run:${id}:lease`)).toBe(1);
-    const entries = await admin.xrangeBuffer(`layout:run:${id}:events`, "-", "+");
+    expect(await admin.hgetall(`layout:run:{${id}}:meta`)).toMatchObject({ state: "live", count: "3" });
+    expect(await admin.exists(`layout:run:{${id}}:lease`)).toBe(1);
+    const entries = await admin.xrangeBuffer(`layout:run:{${id}}:events`, "-", "+");
     // One entry per append, its frames back to back.
     expect(entries.map(([entryId, fields]) => [entryId.toString(), fields[0]!.toString(), fields[1]!.toString("hex")])).toEqual([
       ["0-2", "f", Buffer.concat([a.frame!, b.frame!]).toString("hex")],
       ["0-3", "f", Buffer.from(c.frame!).toString("hex")],
     ]);
     await writer.end();
-    expect(await admin.hgetall(`layout:run:${id}:meta`)).toMatchObject({ state: "ended", count: "3" });
-    expect(await admin.exists(`layout:run:${id}:lease`)).toBe(0);
+    expect(await admin.hgetall(`layout:run:{${id}}:meta`)).toMatchObject({ state: "ended", count: "3" });
+    expect(await admin.exists(`layout:run:{${id}}:lease`)).toBe(0);
     // The end entry closes the stream; readers never see it as an event.
-    expect((await admin.xrange(`layout:run:${id}:events`, "-", "+")).map(([entryId, fields]) => [entryId, fields[0]])).toEqual([
+    expect((await admin.xrange(`layout:run:{${id}}:events`, "-", "+")).map(([entryId, fields]) => [entryId, fields[0]])).toEqual([
       ["0-2", "f"],
       ["0-3", "f"],
       ["0-4", "end"],
@@ -245,7 +256,7 @@ describe("redisStore", () => {
     const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     const reading = collect(await a.read(id, -1, ACCESS));
-    await admin.del(`agui:run:${id}:lease`);
+    await admin.del(`agui:run:{${id}}:lease`);
     await expect(writer.append([textEvent("b")])).rejects.toMatchObject({ code: "run_lost" });
     const events = decoded(await reading);
     expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
@@ -292,12 +303,74 @@ describe("redisStore", () => {
     const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     // The lease running out, without waiting for it.
-    await admin.del(`agui:run:${id}:lease`);
+    await admin.del(`agui:run:{${id}}:lease`);
     await expect(writer.append([textEvent("b")])).rejects.toMatchObject({ name: "RunStoreError", code: "run_lost" });
     await expect(writer.end()).rejects.toMatchObject({ code: "run_lost" });
     const events = decoded(await collect(await b.read(id, -1, ACCESS)));
     expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
     expect(events[1]).toMatchObject({ code: "instance_lost" });
+  });
+
+  /**
+   * What a failover to a replica behind its master leaves: the run's meta and stream as they were
+   * before its latest appends (`keep` events), which Redis had confirmed to the writer.
+   */
+  async function loseLatestAppends(id: string, keep: number): Promise<void> {
+    const events = `agui:run:{${id}}:events`;
+    const entries = await admin.xrangeBuffer(events, "-", `0-${keep}`);
+    const pttl = await admin.pttl(events);
+    const rebuilt = admin.multi().del(events);
+    for (const [entryId, fields] of entries) rebuilt.xadd(events, entryId.toString(), ...fields);
+    await rebuilt.pexpire(events, pttl).hset(`agui:run:{${id}}:meta`, "count", keep).exec();
+  }
+
+  it("ends a run whose confirmed events Redis lost (a failover) with a RUN_ERROR past them, for readers here and elsewhere: no silent gap", async () => {
+    const a = store();
+    const b = store();
+    const id = newRunId();
+    const writer = await a.create(id, ACCESS);
+    await writer.append([textEvent("0"), textEvent("1")]);
+    await writer.append([textEvent("2")]);
+    // Two readers given all three events: one here (from memory), one elsewhere (from Redis).
+    const readers = await Promise.all([a, b].map(async (s) => (await s.read(id, -1, ACCESS))[Symbol.asyncIterator]()));
+    for (const reader of readers) {
+      const got: StoredEvent[] = [];
+      while (got.length < 3) got.push(...expand((await reader.next()).value as StoredEvents));
+      expect(got.map((e) => e.seq)).toEqual([0, 1, 2]);
+    }
+    const rest = readers.map(async (reader) => {
+      const got: StoredEvent[] = [];
+      for (let next = await reader.next(); !next.done; next = await reader.next()) got.push(...expand(next.value));
+      return got;
+    });
+    await loseLatestAppends(id, 2);
+    await expect(writer.append([textEvent("3")])).rejects.toMatchObject({ code: "run_lost", message: /lost events in Redis: expected it to hold the 3 events it had confirmed/ });
+    // The end after that failure (what a handler does) has nothing left to do.
+    await writer.end(errorEvent("late"));
+    // Each reader: the store's RUN_ERROR, numbered after what it had (no event 2 again, not another).
+    for (const got of await Promise.all(rest)) {
+      expect(got.map((e) => e.seq)).toEqual([3]);
+      expect(decoded(got)[0]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable", message: /lost events of this run/ });
+    }
+    // From the start: what Redis kept, then the RUN_ERROR (event 2 is missing, and the error says so).
+    const whole = await collect(await b.read(id, -1, ACCESS));
+    expect(whole.map((e) => e.seq)).toEqual([0, 1, 3]);
+    expect(decoded(whole)[2]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable" });
+  });
+
+  it("ends a run whose confirmed events Redis lost at the writer's next lease refresh when it appends nothing more", async () => {
+    const a = store({ leaseMs: 90 });
+    const id = newRunId();
+    const writer = await a.create(id, ACCESS);
+    await writer.append([textEvent("0")]);
+    await writer.append([textEvent("1")]);
+    const reading = collect(await store().read(id, -1, ACCESS));
+    await until(async () => (await admin.exists(`agui:run:{${id}}:seen`)) === 1, "the reader to mark the run seen");
+    await loseLatestAppends(id, 1);
+    const got = await reading;
+    expect(got.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(decoded(got)[2]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable" });
+    await expect(writer.append([textEvent("2")])).rejects.toMatchObject({ code: "run_lost" });
   });
 
   it("ends a run itself, with RUN_ERROR cancelled, on cancel when the owner's lease has expired", async () => {
@@ -307,7 +380,7 @@ describe("redisStore", () => {
     const writer = await a.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     await a.close();
-    await until(async () => (await admin.exists(`agui:run:${id}:lease`)) === 0, "the lease to expire");
+    await until(async () => (await admin.exists(`agui:run:{${id}}:lease`)) === 0, "the lease to expire");
     await b.cancel(id, ACCESS);
     const events = decoded(await collect(await b.read(id, -1, ACCESS)));
     expect(events.map((e) => e.type)).toEqual(["TEXT_MESSAGE_CONTENT", "RUN_ERROR"]);
@@ -320,7 +393,7 @@ describe("redisStore", () => {
     const id = newRunId();
     const writer = await a.create(id, ACCESS);
     // A cancel whose PUBLISH never reached the owner: only the flag is left.
-    await admin.hset(`agui:run:${id}:meta`, "cancel", "1");
+    await admin.hset(`agui:run:{${id}}:meta`, "cancel", "1");
     await fired(writer.cancelled);
     await writer.end(errorEvent("cancelled"));
   });
@@ -337,7 +410,7 @@ describe("redisStore", () => {
     await writer.end(errorEvent("run_too_large"));
     const events = await collect(await s.read(id, -1, ACCESS));
     expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
-    expect(await admin.xlen(`agui:run:${id}:events`)).toBeLessThanOrEqual(5);
+    expect(await admin.xlen(`agui:run:{${id}}:events`)).toBeLessThanOrEqual(5);
   });
 
   it("expires a run's keys ttlMs after its end, and keeps a live run's keys under an expiry", async () => {
@@ -346,13 +419,13 @@ describe("redisStore", () => {
     const writer = await s.create(id, ACCESS);
     await writer.append([textEvent("a")]);
     for (const key of ["meta", "events", "lease"]) {
-      const ttl = await admin.pttl(`agui:run:${id}:${key}`);
+      const ttl = await admin.pttl(`agui:run:{${id}}:${key}`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(1150);
     }
     await writer.end();
-    for (const key of ["meta", "events"]) expect(await admin.pttl(`agui:run:${id}:${key}`)).toBeLessThanOrEqual(150);
-    await until(async () => (await admin.exists(`agui:run:${id}:meta`, `agui:run:${id}:events`)) === 0, "the keys to expire");
+    for (const key of ["meta", "events"]) expect(await admin.pttl(`agui:run:{${id}}:${key}`)).toBeLessThanOrEqual(150);
+    await until(async () => (await admin.exists(`agui:run:{${id}}:meta`, `agui:run:{${id}}:events`)) === 0, "the keys to expire");
     await expect(s.read(id, -1, ACCESS)).rejects.toMatchObject({ code: "unknown_run" });
     // The id is free again.
     await (await s.create(id, ACCESS)).end();

@@ -1,7 +1,7 @@
 /**
  * The store suite's server, a process of its own: node:http with `createNodeHandler(agent, {
- * store })`, one store per process (none, `memoryStore()` with its defaults, or `redisStore({ url })`
- * with its defaults), serving three agents:
+ * store })`, one store per process (none, `memoryStore()` with its defaults, `redisStore({ url })`
+ * or `redisStore({ cluster })` with its defaults), serving three agents:
  * - `/long`: the http suite's long run (RUN_STARTED, the mixed trace's turns `blocks` times over,
  *   RUN_FINISHED), every event ready at once;
  * - `/short`: one mixed-trace run of 1,000 events, every event ready at once (reattached to once
@@ -12,7 +12,8 @@
  *   each run its server's CPU.
  * A query string (`?runId=`) is ignored for routing: GET and DELETE reach the same handler.
  *
- * Argument: `{"store": "none" | "memory" | "redis", "blocks": 10, "redisUrl"?: "redis://…"}`.
+ * Argument: `{"store": "none" | "memory" | "redis" | "cluster", "blocks": 10, "redisUrl"?: "redis://…",
+ * "clusterUrls"?: ["redis://…", …]}`.
  * Prints `{"url": "http://127.0.0.1:<port>", "events": {"/long": n, "/short": n, "/live": n}}`
  * when listening.
  */
@@ -55,7 +56,13 @@ async function storeOf(kind: string, args: Record<string, unknown>): Promise<Run
     const { redisStore } = await import("../../../src/store/redis.js");
     return redisStore({ url: stringField(args, "redisUrl") });
   }
-  throw new Error(`expected "store" to be none, memory or redis, found ${JSON.stringify(kind)}`);
+  if (kind === "cluster") {
+    const urls = args.clusterUrls;
+    if (!Array.isArray(urls) || !urls.every((u) => typeof u === "string")) throw new Error(`expected "clusterUrls", an array of redis:// URLs, found ${JSON.stringify(urls)}`);
+    const { redisStore } = await import("../../../src/store/redis.js");
+    return redisStore({ cluster: urls as string[] });
+  }
+  throw new Error(`expected "store" to be none, memory, redis or cluster, found ${JSON.stringify(kind)}`);
 }
 
 const args = argument();

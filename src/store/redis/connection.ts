@@ -1,12 +1,17 @@
 /**
- * The store's connections to Redis: the main one (made from a URL, loading the optional peer
- * `ioredis`, or a caller's client), the ones it opens beside it (the cancel subscription, readers'
- * blocking reads), how each waits and fails, and how they are closed.
+ * The store's connections to Redis: the main one (made from a URL or a cluster's node URLs,
+ * loading the optional peer `ioredis`, or a caller's client), the ones it opens beside it (the
+ * cancel subscription, readers' blocking reads), how each waits and fails, and how they are closed.
+ *
+ * A cluster's connections are ioredis `Cluster`s, used through the commands and events they share
+ * with `Redis` (they route each command to the node that holds its keys), and typed as `Redis`
+ * here: only making one and duplicating one differ.
  *
  * @module
  */
-import type { Redis, RedisOptions } from "ioredis";
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { RunStoreError } from "../run-store.js";
+import { isCluster, type ClusterTarget, type Endpoint } from "./endpoint.js";
 
 /** Longest wait for a reply to a non-blocking command before the store counts Redis as gone. */
 export const COMMAND_TIMEOUT_MS = 5000;
@@ -26,40 +31,45 @@ const IOREDIS: string = "ioredis";
  */
 const FAIL_FAST: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, lazyConnect: true, disconnectTimeout: 100 };
 
-/** How the store reaches Redis: a URL it connects to itself, or a caller's client. */
-export type Connection = { url: string } | { client: Redis };
+/**
+ * The same for a cluster: the cluster fails a command at once while it has no slot map (its
+ * nodes' connections queue until they connect, which ioredis needs, and which their
+ * `connectTimeout` bounds). A command meeting a failover is retried by ioredis a bounded number
+ * of times (`maxRedirections`, `retryDelayOnFailover`), then fails: the store reports it as
+ * `store_unavailable` instead of waiting for the new master for ever.
+ */
+const CLUSTER_FAIL_FAST: ClusterOptions = { enableOfflineQueue: false, lazyConnect: true };
+
+/** The per-node options of {@link FAIL_FAST} that a cluster passes on to its nodes' connections. */
+const NODE_FAIL_FAST: RedisOptions = { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, disconnectTimeout: 100 };
+
+/** The options of a cluster the store makes from node URLs. */
+function clusterOptions(target: ClusterTarget): ClusterOptions {
+  return {
+    ...CLUSTER_FAIL_FAST,
+    redisOptions: {
+      ...NODE_FAIL_FAST,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      ...(target.username !== undefined ? { username: target.username } : {}),
+      ...(target.password !== undefined ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+    },
+  };
+}
 
 /**
- * Checks the connection argument: the URL, or a client that looks like an ioredis `Redis`.
- *
- * @throws {TypeError} When it is neither, or both.
+ * A connection beside `base`, with `extra` (options written for a `Redis`) over the fail-fast
+ * ones: for a cluster, the same options mapped to where a `Cluster` takes them.
  */
-export function connectionOf(connection: unknown): Connection {
-  if (typeof connection !== "object" || connection === null) {
-    throw new TypeError(`redisStore: expected { url } or { client }, found ${connection === null ? "null" : typeof connection}`);
-  }
-  const c = connection as { url?: unknown; client?: unknown };
-  if ((c.url === undefined) === (c.client === undefined)) {
-    throw new TypeError(`redisStore: expected exactly one of url and client, found ${c.url === undefined ? "neither" : "both"}`);
-  }
-  if (c.url !== undefined) {
-    if (typeof c.url !== "string") throw new TypeError(`redisStore: expected url to be a string, found ${typeof c.url}`);
-    let protocol: string;
-    try {
-      protocol = new URL(c.url).protocol;
-    } catch {
-      throw new TypeError(`redisStore: expected url to be a redis:// or rediss:// URL, found ${JSON.stringify(c.url)}`);
-    }
-    if (protocol !== "redis:" && protocol !== "rediss:") {
-      throw new TypeError(`redisStore: expected url to be a redis:// or rediss:// URL, found the scheme ${JSON.stringify(protocol)}`);
-    }
-    return { url: c.url };
-  }
-  const client = c.client as Partial<Redis> | null;
-  if (typeof client !== "object" || client === null || typeof client.duplicate !== "function" || typeof client.xreadBuffer !== "function" || typeof client.evalsha !== "function") {
-    throw new TypeError(`redisStore: expected client to be an ioredis Redis client, found ${client === null ? "null" : typeof client}`);
-  }
-  return { client: client as Redis };
+function duplicateOf(base: Redis, extra: RedisOptions): Redis {
+  if (!isCluster(base)) return base.duplicate({ ...FAIL_FAST, ...extra });
+  const { retryStrategy, enableReadyCheck, ...node } = extra;
+  const options: ClusterOptions = { ...CLUSTER_FAIL_FAST, redisOptions: { ...NODE_FAIL_FAST, ...node } };
+  // A reader's connection is not remade when it drops: nor is a reader's cluster.
+  if (typeof retryStrategy === "function") options.clusterRetryStrategy = (times) => retryStrategy(times);
+  if (enableReadyCheck !== undefined) options.enableReadyCheck = enableReadyCheck;
+  return (base as unknown as Cluster).duplicate(undefined, options) as unknown as Redis;
 }
 
 function messageOf(error: unknown): string {
@@ -75,34 +85,76 @@ export function unavailable(what: string, cause: unknown): RunStoreError {
 /** Ignores an error ioredis reports elsewhere (the commands that meet it fail). */
 export const noop = (): void => {};
 
+/**
+ * A connection's wait for "ready" under way, shared by every command that meets it connecting (a
+ * cluster stays "connecting" through its slot map: the commands of a busy store would each add
+ * listeners otherwise).
+ */
+const connecting = new WeakMap<Redis, Promise<void>>();
+
 /** Waits for a connection to be ready, or rejects: a lazy one is connected, a reconnecting one is not waited for. */
 function ready(client: Redis): Promise<void> {
   switch (client.status) {
     case "ready":
       return Promise.resolve();
-    case "wait":
-      return client.connect();
+    case "wait": {
+      const connected = client.connect();
+      connecting.set(client, connected);
+      const settled = (): void => {
+        if (connecting.get(client) === connected) connecting.delete(client);
+      };
+      connected.then(settled, settled);
+      return connected;
+    }
     case "connecting":
-    case "connect":
-      return new Promise((resolve, reject) => {
-        const done = (error?: unknown): void => {
-          client.off("ready", onReady);
-          client.off("error", done);
-          client.off("end", onEnd);
-          clearTimeout(timer);
-          if (error === undefined) resolve();
-          else reject(error);
-        };
-        const onReady = (): void => done();
-        const onEnd = (): void => done(new Error("the connection closed"));
-        const timer = setTimeout(() => done(new Error(`no connection within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
-        client.once("ready", onReady);
-        client.once("error", done);
-        client.once("end", onEnd);
-      });
+    case "connect": {
+      let waiting = connecting.get(client);
+      if (waiting === undefined) {
+        waiting = readyEvent(client);
+        connecting.set(client, waiting);
+      }
+      return waiting;
+    }
     default:
       return Promise.reject(new Error(`the connection is ${client.status}`));
   }
+}
+
+/** The connection's next "ready", or its error or end, within COMMAND_TIMEOUT_MS. */
+function readyEvent(client: Redis): Promise<void> {
+  const waiting: Promise<void> = new Promise((resolve, reject) => {
+    const done = (error?: unknown): void => {
+      client.off("ready", onReady);
+      client.off("error", done);
+      client.off("end", onEnd);
+      clearTimeout(timer);
+      if (connecting.get(client) === waiting) connecting.delete(client);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = (): void => done();
+    const onEnd = (): void => done(new Error("the connection closed"));
+    const timer = setTimeout(() => done(new Error(`no connection within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
+    client.once("ready", onReady);
+    client.once("error", done);
+    client.once("end", onEnd);
+  });
+  return waiting;
+}
+
+/**
+ * Tells `onDrop` when the connection drops: a Redis's "close"; a cluster's too (all its nodes
+ * gone), and its "-node", one node's connection gone (a master failing, maybe the one a run is on).
+ */
+function watchDrops(client: Redis, onDrop: () => void): void {
+  client.on("close", onDrop);
+  if (isCluster(client)) (client as unknown as Cluster).on("-node", onDrop);
+}
+
+/** Stops telling `onDrop` (see {@link watchDrops}). */
+function unwatchDrops(client: Redis, onDrop: () => void): void {
+  client.off("close", onDrop);
+  client.off("-node", onDrop);
 }
 
 /** Rejects when `promise` has not settled within `ms` (for a caller's client, whose timeouts are its own). */
@@ -143,7 +195,7 @@ async function quit(client: Redis): Promise<void> {
  */
 export class Connections {
   closed = false;
-  readonly #connection: Connection;
+  readonly #connection: Endpoint;
   /** Told when the main connection drops (Redis may be gone). */
   readonly #onDrop: () => void;
   #mainPromise: Promise<Redis> | undefined;
@@ -159,19 +211,19 @@ export class Connections {
   #opening = 0;
 
   /**
-   * @param connection - The URL, or the caller's client.
+   * @param connection - The URL, the cluster's nodes, or the caller's client.
    * @param onDrop - Told when the main connection drops.
    * @param maxReaders - The most readers' connections at once (`maxReaderConnections`).
    */
-  constructor(connection: Connection, onDrop: () => void, maxReaders: number) {
+  constructor(connection: Endpoint, onDrop: () => void, maxReaders: number) {
     this.#connection = connection;
     this.#onDrop = onDrop;
     this.#maxReaders = maxReaders;
   }
 
-  /** Whether the store made its main connection (from a URL), and so owns its timeouts. */
+  /** Whether the store made its main connection (from a URL or nodes), and so owns its timeouts. */
   get owned(): boolean {
-    return "url" in this.#connection;
+    return !("client" in this.#connection);
   }
 
   /** Whether the main connection is up now (no promise: a look, not a wait). */
@@ -188,22 +240,26 @@ export class Connections {
     if (!this.#mainPromise) {
       const connection = this.#connection;
       if ("client" in connection) {
-        connection.client.on("close", this.#onDrop);
-        this.#main = connection.client;
-        this.#mainPromise = Promise.resolve(connection.client);
+        const client = connection.client as Redis;
+        watchDrops(client, this.#onDrop);
+        this.#main = client;
+        this.#mainPromise = Promise.resolve(client);
       } else {
         this.#mainPromise = (import(IOREDIS) as Promise<typeof import("ioredis")>).then(
           (m) => {
-            const client = new m.Redis(connection.url, { ...FAIL_FAST, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: COMMAND_TIMEOUT_MS });
+            const client =
+              "url" in connection
+                ? new m.Redis(connection.url, { ...FAIL_FAST, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: COMMAND_TIMEOUT_MS })
+                : (new m.Cluster(connection.cluster.nodes.map((n) => ({ ...n })), clusterOptions(connection.cluster)) as unknown as Redis);
             // Errors reach the commands that meet them; without a listener ioredis would log each.
             client.on("error", noop);
-            client.on("close", this.#onDrop);
+            watchDrops(client, this.#onDrop);
             this.#made.add(client);
             this.#main = client;
             return client;
           },
           (cause: unknown) => {
-            throw new RunStoreError("store_unavailable", "redisStore({ url }): expected the optional peer dependency ioredis to be installed, found it missing (npm install ioredis)", { cause });
+            throw new RunStoreError("store_unavailable", "redisStore: expected the optional peer dependency ioredis to be installed, found it missing (npm install ioredis)", { cause });
           },
         );
       }
@@ -263,7 +319,7 @@ export class Connections {
   async #duplicate(extra: RedisOptions, into: Set<Redis>): Promise<Redis> {
     const base = await this.main();
     if (this.closed) throw new Error("the store was closed");
-    const client = base.duplicate({ ...FAIL_FAST, ...extra });
+    const client = duplicateOf(base, extra);
     client.on("error", noop);
     into.add(client);
     client.once("end", () => into.delete(client));
@@ -282,7 +338,7 @@ export class Connections {
    */
   async close(): Promise<void> {
     this.closed = true;
-    if ("client" in this.#connection) this.#connection.client.off("close", this.#onDrop);
+    if ("client" in this.#connection) unwatchDrops(this.#connection.client as Redis, this.#onDrop);
     for (const c of this.#readers) c.disconnect();
     this.#readers.clear();
     await Promise.all([...this.#made].map((c) => quit(c).catch(noop)));

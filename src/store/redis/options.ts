@@ -32,7 +32,9 @@ export interface RedisStoreOptions {
    * The most connections of their own that readers tailing a run written on another instance
    * hold at once (each waits on one with `XREAD BLOCK`). Past it, a reader polls on the store's
    * main connection every 50 ms (at most `blockMs`) instead, so that anonymous reattaches cannot
-   * take Redis's `maxclients` from new runs. 0: every reader polls. Default 64.
+   * take Redis's `maxclients` from new runs. 0: every reader polls. Default 64. On a cluster each
+   * is an ioredis `Cluster` of its own: a connection to the node holding its run, and one to a
+   * node it learns the slots from (maybe the same).
    */
   maxReaderConnections?: number;
   /**
@@ -130,7 +132,23 @@ export function settings(options: RedisStoreOptions | undefined): Settings {
  */
 export type RunKeys = [meta: string, events: string, lease: string, seen: string];
 
-/** The keys of run `runId` under `prefix` (see the layout in redis.ts). */
+/** The characters a hash tag cannot hold as they are, and `%`, which escapes them. */
+const TAG_UNSAFE = /[{}%]/;
+
+/**
+ * A run's key as its keys' hash tag: `%`, `{` and `}` percent-encoded (so that the tag can neither
+ * end early nor be empty, and two keys never meet), anything else as it is. Never throws.
+ */
+export function hashTag(key: string): string {
+  if (!TAG_UNSAFE.test(key)) return key;
+  return key.replace(/[{}%]/g, (c) => (c === "%" ? "%25" : c === "{" ? "%7B" : "%7D"));
+}
+
+/**
+ * The keys of run `runId` under `prefix` (see the layout in redis.ts): each carries the run's hash
+ * tag, `{<runId>}`, so that Redis Cluster puts them in one slot and a script may touch them all.
+ */
 export function runKeys(prefix: string, runId: string): RunKeys {
-  return [`${prefix}run:${runId}:meta`, `${prefix}run:${runId}:events`, `${prefix}run:${runId}:lease`, `${prefix}run:${runId}:seen`];
+  const base = `${prefix}run:{${hashTag(runId)}}:`;
+  return [`${base}meta`, `${base}events`, `${base}lease`, `${base}seen`];
 }

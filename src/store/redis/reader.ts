@@ -28,6 +28,13 @@ const READ_BATCH = 32;
 const YIELD = 256;
 /** How often a reader without a connection of its own looks for new events (at most blockMs). */
 const POLL_MS = 50;
+/**
+ * How many times in a row a reader's blocking connection may fail before the reader does: each
+ * time it reads once on the main connection instead (which fails at once if Redis is gone) and
+ * opens another. On a cluster, a failover unblocks the reads waiting on the old master with an
+ * error, and the run goes on on the new one.
+ */
+const BLOCKING_RETRIES = 3;
 
 /** One entry of a stream as ioredis gives it with Buffer replies. */
 type Entry = [id: Buffer, fields: Buffer[]];
@@ -117,6 +124,8 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
   let interrupt: (() => void) | undefined;
   /** How long this reader has polled without finding anything, when it has no connection of its own. */
   let polledMs = 0;
+  /** Blocking reads failed in a row (see BLOCKING_RETRIES). */
+  let blockingFailures = 0;
   const onAbort = (): void => {
     blocking?.disconnect();
     interrupt?.();
@@ -139,8 +148,16 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
    * (the next read then returns its RUN_ERROR and end entry at once). The run's state.
    */
   const checkLease = async (): Promise<number> => {
-    const [state] = await checkRun(ctx, runId, "read a run");
+    const [state, count] = await checkRun(ctx, runId, "read a run");
     if (state === -1) throw new RunStoreError("unknown_run", `run ${JSON.stringify(runId)} expired while it was read`);
+    // Ended before an event this reader was given: Redis lost it (a failover to a replica that
+    // had not received it), and the end entry is behind the cursor, where no read would find it.
+    if (state !== 1 && cursor > count - 1) {
+      throw new RunStoreError(
+        "store_unavailable",
+        `redisStore: expected run ${JSON.stringify(runId)} to hold event ${cursor}, which this reader was given, found it ended with ${count} events (Redis lost some: a failover?)`,
+      );
+    }
     return state;
   };
   signal?.addEventListener("abort", onAbort);
@@ -174,10 +191,16 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
       } else {
         try {
           reply = await blocking.xreadBuffer("COUNT", READ_BATCH, "BLOCK", blockMs, "STREAMS", eventsKey, `0-${cursor + 1}`);
+          blockingFailures = 0;
         } catch (error) {
           if (signal?.aborted) return;
           if (connections.closed) throw closedWhileRead();
-          throw unavailable("read a run", error);
+          if (++blockingFailures > BLOCKING_RETRIES) throw unavailable("read a run", error);
+          // Read once on the main connection, then open another: if Redis is gone, that fails.
+          connections.closeReader(blocking);
+          blocking = undefined;
+          polledMs = 0;
+          continue;
         }
       }
       const entries = entriesOf(reply);

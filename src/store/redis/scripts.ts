@@ -41,14 +41,17 @@ return 1
 `;
 
 /**
- * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, n, frames (n of them, back to back).
- * The new count; -1 when the run is not this writer's live run any more (ending it as lost if its
- * lease expired); -2 - count when the events do not fit. One entry for the whole append.
+ * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, n, frames (n of them, back to back),
+ * acked (the highest count Redis has confirmed to this writer). The new count; -1 when the run is
+ * not this writer's live run any more (ending it as lost if its lease expired); -2 - count when
+ * the events do not fit; 'diverged' when Redis holds fewer events than it confirmed (see
+ * DIVERGE). One entry for the whole append.
  */
 const APPEND = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count')
 if m[1] ~= 'live' or m[2] ~= ARGV[1] then return -1 end
 local count = tonumber(m[3])
+if count < tonumber(ARGV[9]) then return 'diverged' end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   finish(count, ARGV[6], 'instance_lost', ARGV[5], ARGV[3])
   return -1
@@ -63,8 +66,8 @@ return count + n
 `;
 
 /**
- * ARGV: token, ttl, maxlen, lostFrame, [last]. 1 + the final count when ended now, 0 when ended
- * by this writer already, -1 lost.
+ * ARGV: token, ttl, maxlen, lostFrame, acked, [last]. 1 + the final count when ended now, 0 when
+ * ended by this writer already, -1 lost, 'diverged' (see DIVERGE).
  */
 const END = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count', 'endedBy')
@@ -73,11 +76,12 @@ if m[1] ~= 'live' then
   if m[4] == ARGV[1] then return 0 end
   return -1
 end
+if tonumber(m[3]) < tonumber(ARGV[5]) then return 'diverged' end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   finish(tonumber(m[3]), ARGV[4], 'instance_lost', ARGV[2], ARGV[3])
   return -1
 end
-return 1 + finish(tonumber(m[3]), ARGV[5], ARGV[1], ARGV[2], ARGV[3])
+return 1 + finish(tonumber(m[3]), ARGV[6], ARGV[1], ARGV[2], ARGV[3])
 `;
 
 /**
@@ -114,13 +118,15 @@ return 1
 `;
 
 /**
- * ARGV: token, leaseMs, liveTtl, ttl, maxlen, lostFrame, watchReaders ('1' or '0'). 1 refreshed
- * and cancelled, 2 refreshed and unread (no reader has marked it seen within detachedTimeoutMs),
- * 0 refreshed, -1 lost (ending it now if its lease had expired unnoticed).
+ * ARGV: token, leaseMs, liveTtl, ttl, maxlen, lostFrame, watchReaders ('1' or '0'), acked. 1
+ * refreshed and cancelled, 2 refreshed and unread (no reader has marked it seen within
+ * detachedTimeoutMs), 0 refreshed, -1 lost (ending it now if its lease had expired unnoticed),
+ * 'diverged' (see DIVERGE).
  */
 const REFRESH = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'cancel', 'count')
 if m[1] ~= 'live' or m[2] ~= ARGV[1] then return -1 end
+if tonumber(m[4]) < tonumber(ARGV[8]) then return 'diverged' end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   finish(tonumber(m[4]), ARGV[6], 'instance_lost', ARGV[4], ARGV[5])
   return -1
@@ -131,6 +137,22 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 if m[3] then return 1 end
 if ARGV[7] == '1' and redis.call('EXISTS', KEYS[4]) == 0 then return 2 end
 return 0
+`;
+
+/**
+ * ARGV: token, acked, divergedFrame, ttl, maxlen. Redis holds fewer events of this writer's live
+ * run than it confirmed to it (acked): a failover to a replica that had not received the latest
+ * writes lost them. The run ends with a RUN_ERROR numbered past every event any reader may have
+ * been given (acked), so that none takes what follows for what it read, and none waits for ever.
+ * 1 when ended so, 0 when the run is not in that state (any more).
+ */
+const DIVERGE = `${FINISH}
+local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count')
+if m[1] ~= 'live' or m[2] ~= ARGV[1] then return 0 end
+local acked = tonumber(ARGV[2])
+if tonumber(m[3]) >= acked then return 0 end
+finish(acked, ARGV[3], 'store_lost', ARGV[4], ARGV[5])
+return 1
 `;
 
 /** A script, and its SHA1 once Redis has told it. */
@@ -149,39 +171,53 @@ export const SCRIPTS = {
   check: script(CHECK),
   cancel: script(CANCEL),
   refresh: script(REFRESH),
+  diverge: script(DIVERGE),
 } as const;
 
 /** An argument of a script: Redis takes strings, numbers and bytes. */
 export type Arg = string | number | Buffer;
 
 /**
- * Runs a script by its hash, loading it when Redis does not know it (first use, or after a restart).
+ * Runs a script by its hash, sending it whole when the node that holds its keys does not know it
+ * (first use, a restart, or, on a cluster, another node than the one SCRIPT LOAD reached: EVAL
+ * goes where the keys are, and leaves the script in that node's cache).
  *
  * @throws What the client throws (a lost connection, a timeout), or Redis's error for the script.
  */
 export async function evalScript(client: Redis, s: Script, keys: readonly string[], args: readonly Arg[]): Promise<unknown> {
-  if (s.sha !== undefined) {
-    try {
-      return await client.evalsha(s.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    }
+  // The SHA1 is the script's, whichever node tells it.
+  s.sha ??= (await client.script("LOAD", s.lua)) as string;
+  try {
+    return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
   }
-  s.sha = (await client.script("LOAD", s.lua)) as string;
-  return await client.evalsha(s.sha, keys.length, ...keys, ...args);
+  return await client.eval(s.lua, keys.length, ...keys, ...args);
 }
 
-let serverFrames: { lost: Buffer; cancelled: Buffer } | undefined;
+/** The RUN_ERROR frames the store writes itself. */
+export interface ServerFrames {
+  /** The run's instance stopped before it ended (its lease ran out). */
+  readonly lost: Buffer;
+  /** Cancelled after its instance had stopped. */
+  readonly cancelled: Buffer;
+  /** Redis lost events it had confirmed (a failover to a replica that had not received them). */
+  readonly diverged: Buffer;
+}
+
+let serverFrames: ServerFrames | undefined;
 /**
- * The RUN_ERROR frames the store writes itself (a run lost with its instance, a run cancelled
- * after it), encoded once and copied out of the encoder's pool.
+ * The RUN_ERROR frames the store writes itself, encoded once and copied out of the encoder's pool.
  *
  * @throws Never.
  */
-export function frames(): { lost: Buffer; cancelled: Buffer } {
+export function frames(): ServerFrames {
   serverFrames ??= {
     lost: Buffer.from(encodeFrame({ type: EventType.RUN_ERROR, code: "instance_lost", message: "the instance running this run stopped before it ended" })),
     cancelled: Buffer.from(encodeFrame({ type: EventType.RUN_ERROR, code: "cancelled", message: "the run was cancelled after the instance running it had stopped" })),
+    diverged: Buffer.from(
+      encodeFrame({ type: EventType.RUN_ERROR, code: "store_unavailable", message: "the run store lost events of this run it had taken (a failover to a replica behind its master): the run cannot go on" }),
+    ),
   };
   return serverFrames;
 }

@@ -26,6 +26,9 @@ function frameOf(event: RunEvent): Uint8Array {
   return event.frame;
 }
 
+/** What a script answers when Redis holds fewer events than it confirmed (see the DIVERGE script). */
+const DIVERGED = "diverged";
+
 /** A writer of this store, as the lease refresh sees it. */
 interface LocalWriter {
   /** Its run's key (the runId, or the owner's digest and the runId). */
@@ -34,10 +37,21 @@ interface LocalWriter {
   readonly cancel: AbortController;
   /** What the store keeps of its run in memory. */
   readonly run: LocalRun;
+  /**
+   * The most events Redis has confirmed holding (the highest count an append was answered with):
+   * Redis holding fewer later means a failover lost them (see the DIVERGE script).
+   */
+  acked: number;
 }
 
 const lostError = (runId: string): RunStoreError =>
   new RunStoreError("run_lost", `run ${JSON.stringify(runId)} was taken from this writer: expected its lease to be held, found the run ended by another (its lease had expired)`);
+
+const divergedError = (runId: string, acked: number): RunStoreError =>
+  new RunStoreError(
+    "run_lost",
+    `run ${JSON.stringify(runId)} lost events in Redis: expected it to hold the ${acked} events it had confirmed, found fewer (a failover to a replica behind its master?); the run was ended with a RUN_ERROR`,
+  );
 
 const cancelledError = (): AguiWireError => new AguiWireError("aborted", "the run was cancelled");
 const unreadError = (ms: number): AguiWireError => new AguiWireError("aborted", `the run was cancelled: nobody read it for ${ms} ms`);
@@ -86,7 +100,7 @@ export class Writers {
       else this.#creating.set(place, n);
     }
     if (created !== 1) throw new RunStoreError("run_exists", `a run ${JSON.stringify(runId)} is in the store already: expected a new runId`);
-    const local: LocalWriter = { runId: key, owner: access.owner, cancel: new AbortController(), run: windows.open(key, access.tokenHash) };
+    const local: LocalWriter = { runId: key, owner: access.owner, cancel: new AbortController(), run: windows.open(key, access.tokenHash), acked: 0 };
     this.#writers.set(key, local);
     if (this.#refreshTimer === undefined) {
       this.#refreshTimer = setInterval(() => this.#refresh(), Math.max(1, Math.floor(settings.leaseMs / 3)));
@@ -108,6 +122,17 @@ export class Writers {
     let mine = this.#creating.get(owner) ?? 0;
     for (const w of this.#writers.values()) if (w.owner === owner) mine++;
     if (mine >= maxLiveRunsPerOwner) throw new RunStoreError("store_full", `too many live runs of yours: expected fewer than ${maxLiveRunsPerOwner} (maxLiveRunsPerOwner)`);
+  }
+
+  /**
+   * Ends a run of this writer whose latest events Redis lost (it holds fewer than `acked`) with a
+   * RUN_ERROR numbered past them.
+   *
+   * @throws {RunStoreError} (rejects) `store_unavailable` when Redis does not answer.
+   */
+  async diverge(key: string, acked: number): Promise<void> {
+    const { connections, token, settings, maxlen } = this.#ctx;
+    await connections.command("end a run Redis lost events of", (c) => evalScript(c, SCRIPTS.diverge, this.#ctx.keys(key), [token, acked, frames().diverged, settings.ttlMs, maxlen]));
   }
 
   /** Tells the writer of run `runId`, if this store has it, that the run was cancelled. Never throws. */
@@ -148,9 +173,14 @@ export class Writers {
     const { lost } = frames();
     const watch = settings.detachedMs === 0 ? "0" : "1";
     for (const w of this.#writers.values()) {
-      connections.command("refresh a lease", (c) => evalScript(c, SCRIPTS.refresh, this.#ctx.keys(w.runId), [token, settings.leaseMs, liveTtl, settings.ttlMs, maxlen, lost, watch])).then(
+      connections.command("refresh a lease", (c) => evalScript(c, SCRIPTS.refresh, this.#ctx.keys(w.runId), [token, settings.leaseMs, liveTtl, settings.ttlMs, maxlen, lost, watch, w.acked])).then(
         (result) => {
-          if (result === 1) w.cancel.abort(cancelledError());
+          if (result === DIVERGED) {
+            // Ended for its readers; the writer hears of it at its next append or its end.
+            this.diverge(w.runId, w.acked).catch(noop);
+            this.#writers.delete(w.runId);
+            windows.detach(w.run);
+          } else if (result === 1) w.cancel.abort(cancelledError());
           else if (result === 2) w.cancel.abort(unreadError(settings.detachedMs));
           // A lost run keeps its writer until end(), which reports run_lost; no more refreshing,
           // and its readers here read the instance_lost end from Redis.
@@ -176,6 +206,14 @@ export class Writers {
     const k = this.#ctx.keys(key);
     const run = local.run;
     let done = false;
+    /** Redis lost confirmed events: end the run past them, and tell the caller. */
+    const diverged = async (): Promise<never> => {
+      writers.delete(key);
+      windows.detach(run);
+      done = true;
+      await this.diverge(key, local.acked);
+      throw divergedError(runId, local.acked);
+    };
     return {
       runId,
       cancelled: local.cancel.signal,
@@ -193,12 +231,13 @@ export class Writers {
         }
         let result: unknown;
         try {
-          result = await connections.command("append to a run", (c) => evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, blob]));
+          result = await connections.command("append to a run", (c) => evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, blob, local.acked]));
         } catch (error) {
           // Redis may have taken it or not: readers here go and ask.
           windows.detach(run);
           throw error;
         }
+        if (result === DIVERGED) return await diverged();
         if (result === -1) {
           writers.delete(key);
           windows.detach(run);
@@ -214,6 +253,7 @@ export class Writers {
             `run ${JSON.stringify(runId)} outgrew the store: expected at most ${maxEvents} events (maxEventsPerRun), found ${-2 - result} and ${n} more`,
           );
         }
+        if (result > local.acked) local.acked = result;
         windows.commit(run, result - n, events);
       },
       async end(last?: RunEvent) {
@@ -221,7 +261,7 @@ export class Writers {
         // Stop refreshing first: if this end never gets through, the lease runs out and the run
         // still ends (as lost) instead of staying live for ever.
         writers.delete(key);
-        const args: Arg[] = [token, ttlMs, maxlen, frames().lost];
+        const args: Arg[] = [token, ttlMs, maxlen, frames().lost, local.acked];
         if (last !== undefined) {
           const frame = frameOf(last);
           args.push(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
@@ -233,6 +273,7 @@ export class Writers {
           windows.detach(run);
           throw error;
         }
+        if (result === DIVERGED) return await diverged();
         if (result === -1) {
           windows.detach(run);
           throw lostError(runId);
