@@ -1,0 +1,137 @@
+/**
+ * Two builds of the package timed against each other in one process, rounds alternating, so that
+ * a shared machine's slow spells hit both sides alike: for a change to the codecs, the numbers to
+ * quote next to the suites' (which measure one build). Each workload is timed on each build in
+ * every round (the order turned each round); the report gives each build's median events/s and
+ * the median and interquartile range of the per-round ratio new / base, all in CPU time.
+ *
+ *   npx tsc -p tsconfig.build.json --outDir /tmp/base   # in a worktree of the base commit
+ *   npm run build && npx tsx bench/paired.ts /tmp/base dist [--rounds 31] [--filter snapshot]
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { quantile } from "./stats.js";
+import { runTrace } from "./trace.js";
+import { snapshotTrace } from "./snapshot-trace.js";
+import { tokenTrace } from "./token-trace.js";
+import type { AguiEventInput } from "../src/index.js";
+
+/** What the workloads call on a build. */
+interface Build {
+  encodeFrame(e: AguiEventInput): Uint8Array;
+  encodeSSE(e: AguiEventInput): string;
+  decodeEvent(b: Uint8Array): unknown;
+  encodeEvent(e: AguiEventInput): Uint8Array;
+}
+
+/** One timed workload: `run` does `events` events' work on a build. */
+interface Workload {
+  name: string;
+  events: number;
+  run(b: Build): void;
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args.splice(i, 2)[1];
+};
+const rounds = Number(flag("--rounds") ?? 31);
+const filter = flag("--filter");
+const [baseDir, newDir] = args;
+if (!baseDir || !newDir) throw new Error("usage: tsx bench/paired.ts <base build dir> <new build dir> [--rounds n] [--filter word]");
+
+const load = async (dir: string): Promise<Build> => (await import(pathToFileURL(resolve(dir, "index.js")).href)) as Build;
+const builds = { base: await load(baseDir), new: await load(newDir) };
+
+let sink = 0;
+const encodeFrames = (events: AguiEventInput[]) => (b: Build) => {
+  for (const e of events) sink += b.encodeFrame(e).length;
+};
+const encodeSSEs = (events: AguiEventInput[]) => (b: Build) => {
+  for (const e of events) sink += b.encodeSSE(e).length;
+};
+const decodes = (events: AguiEventInput[]) => {
+  // The messages, encoded once by the base build: both decode the same bytes.
+  const messages = events.map((e) => builds.base.encodeEvent(e).slice());
+  return (b: Build) => {
+    for (const m of messages) sink += b.decodeEvent(m) === undefined ? 0 : 1;
+  };
+};
+/** `n` copies of the largest event of `type` in `trace`. */
+const largest = (trace: AguiEventInput[], type: string, n: number): AguiEventInput[] => {
+  const of = trace.filter((e) => e.type === type);
+  const big = of.reduce((a, e) => (JSON.stringify(e).length > JSON.stringify(a).length ? e : a), of[0]!);
+  return Array.from({ length: n }, () => big);
+};
+
+const mixed = runTrace();
+const token = tokenTrace(1000);
+const snapshot = snapshotTrace(1000);
+const oneToken = token.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").slice(0, 500);
+const inputs: [string, AguiEventInput[]][] = [
+  ["mixed trace", mixed],
+  ["token trace", token],
+  ["snapshot trace", snapshot],
+  ["one-token TEXT_MESSAGE_CONTENT", oneToken],
+  ["STATE_SNAPSHOT mixed (largest)", largest(mixed, "STATE_SNAPSHOT", 50)],
+  ["STATE_DELTA mixed", largest(mixed, "STATE_DELTA", 200)],
+  ["STATE_SNAPSHOT snapshot (largest)", largest(snapshot, "STATE_SNAPSHOT", 20)],
+  ["STATE_DELTA snapshot (largest)", largest(snapshot, "STATE_DELTA", 200)],
+  ["ACTIVITY_SNAPSHOT snapshot", largest(snapshot, "ACTIVITY_SNAPSHOT", 200)],
+  ["CUSTOM snapshot", largest(snapshot, "CUSTOM", 200)],
+];
+const workloads: Workload[] = inputs.flatMap(([name, events]) => [
+  { name: `encodeFrame ${name}`, events: events.length, run: encodeFrames(events) },
+  { name: `encodeSSE ${name}`, events: events.length, run: encodeSSEs(events) },
+  { name: `decodeEvent ${name}`, events: events.length, run: decodes(events) },
+]).filter((w) => !filter || w.name.includes(filter));
+
+/**
+ * Ms of this process's CPU for `reps` runs of `w` on `b`. CPU time rather than the wall clock:
+ * on a machine shared with other work the wall clock also counts the time this process waited
+ * for a core, which says nothing about the code.
+ */
+function time(w: Workload, b: Build, reps: number): number {
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < reps; i++) w.run(b);
+  const t = process.cpuUsage(t0);
+  return (t.user + t.system) / 1000;
+}
+
+const rows: string[][] = [["workload", "base ev/s", "new ev/s", "new/base median", "IQR", "new frame/SSE"]];
+const frameOverSse = new Map<string, number>();
+const results = new Map<string, { base: number[]; new: number[]; ratio: number[] }>();
+for (const w of workloads) {
+  // About 20 ms a sample, sized on the base build after a warm-up of both.
+  for (let i = 0; i < 3; i++) (time(w, builds.base, 1), time(w, builds.new, 1));
+  const reps = Math.max(1, Math.round(20 / Math.max(0.01, time(w, builds.base, 1))));
+  const r = { base: [] as number[], new: [] as number[], ratio: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (["base", "new"] as const) : (["new", "base"] as const);
+    const ms: Record<string, number> = {};
+    for (const side of order) ms[side] = time(w, builds[side], reps);
+    r.base.push((w.events * reps * 1000) / ms.base!);
+    r.new.push((w.events * reps * 1000) / ms.new!);
+    r.ratio.push(ms.base! / ms.new!);
+  }
+  results.set(w.name, r);
+}
+for (const [name, r] of results) {
+  const med = (xs: number[]) => quantile(xs, 0.5);
+  const k = (x: number) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} M` : `${(x / 1e3).toFixed(1)} k`);
+  let vsSse = "";
+  if (name.startsWith("encodeFrame ")) {
+    const sse = results.get(`encodeSSE ${name.slice("encodeFrame ".length)}`);
+    if (sse) {
+      vsSse = `${(med(r.new) / med(sse.new)).toFixed(2)}x (base ${(med(r.base) / med(sse.base)).toFixed(2)}x)`;
+      frameOverSse.set(name, med(r.new) / med(sse.new));
+    }
+  }
+  rows.push([name, k(med(r.base)), k(med(r.new)), `${med(r.ratio).toFixed(3)}x`, `${quantile(r.ratio, 0.25).toFixed(3)}-${quantile(r.ratio, 0.75).toFixed(3)}`, vsSse]);
+}
+const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
+for (const row of rows) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  "));
+console.log(`${rounds} rounds, alternating; ratio = base ms / new ms per round (above 1: new is faster). sink ${sink % 10}`);
