@@ -3,13 +3,15 @@
  * a shared machine's slow spells hit both sides alike: for a change to the codecs, the numbers to
  * quote next to the suites' (which measure one build). Each workload is timed on each build in
  * every round (the order turned each round); the report gives each build's median events/s and
- * the median and interquartile range of the per-round ratio new / base, all in CPU time.
+ * the median and interquartile range of the per-round ratio new / base, all in CPU time, over
+ * several processes (see below why).
  *
  *   npx tsc -p tsconfig.build.json --outDir /tmp/base   # in a worktree of the base commit
- *   npm run build && npx tsx bench/paired.ts /tmp/base dist [--rounds 31] [--filter snapshot]
+ *   npm run build && npx tsx bench/paired.ts /tmp/base dist [--rounds 15] [--processes 4] [--filter snapshot]
  *
  * @module
  */
+import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { quantile } from "./stats.js";
@@ -38,8 +40,12 @@ const flag = (name: string) => {
   const i = args.indexOf(name);
   return i < 0 ? undefined : args.splice(i, 2)[1];
 };
-const rounds = Number(flag("--rounds") ?? 31);
+const rounds = Number(flag("--rounds") ?? 15);
+const processes = Number(flag("--processes") ?? 4);
 const filter = flag("--filter");
+const childAt = args.indexOf("--child");
+const child = childAt >= 0;
+if (child) args.splice(childAt, 1);
 const [baseDir, newDir] = args;
 if (!baseDir || !newDir) throw new Error("usage: tsx bench/paired.ts <base build dir> <new build dir> [--rounds n] [--filter word]");
 
@@ -101,37 +107,69 @@ function time(w: Workload, b: Build, reps: number): number {
   return (t.user + t.system) / 1000;
 }
 
-const rows: string[][] = [["workload", "base ev/s", "new ev/s", "new/base median", "IQR", "new frame/SSE"]];
-const frameOverSse = new Map<string, number>();
-const results = new Map<string, { base: number[]; new: number[]; ratio: number[] }>();
-for (const w of workloads) {
-  // About 20 ms a sample, sized on the base build after a warm-up of both.
-  for (let i = 0; i < 3; i++) (time(w, builds.base, 1), time(w, builds.new, 1));
-  const reps = Math.max(1, Math.round(20 / Math.max(0.01, time(w, builds.base, 1))));
-  const r = { base: [] as number[], new: [] as number[], ratio: [] as number[] };
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? (["base", "new"] as const) : (["new", "base"] as const);
-    const ms: Record<string, number> = {};
-    for (const side of order) ms[side] = time(w, builds[side], reps);
-    r.base.push((w.events * reps * 1000) / ms.base!);
-    r.new.push((w.events * reps * 1000) / ms.new!);
-    r.ratio.push(ms.base! / ms.new!);
+/** One process's rounds: events/s of each build and the per-round ratio, per workload. */
+type Rounds = Record<string, { base: number[]; new: number[]; ratio: number[] }>;
+
+/** Times every workload for `rounds` rounds in this process. */
+function measure(): Rounds {
+  const results: Rounds = {};
+  for (const w of workloads) {
+    // About 20 ms a sample, sized on the base build after a warm-up of both.
+    for (let i = 0; i < 3; i++) (time(w, builds.base, 1), time(w, builds.new, 1));
+    const reps = Math.max(1, Math.round(20 / Math.max(0.01, time(w, builds.base, 1))));
+    const r = { base: [] as number[], new: [] as number[], ratio: [] as number[] };
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (["base", "new"] as const) : (["new", "base"] as const);
+      const ms: Record<string, number> = {};
+      for (const side of order) ms[side] = time(w, builds[side], reps);
+      r.base.push((w.events * reps * 1000) / ms.base!);
+      r.new.push((w.events * reps * 1000) / ms.new!);
+      r.ratio.push(ms.base! / ms.new!);
+    }
+    results[w.name] = r;
   }
-  results.set(w.name, r);
+  return results;
 }
-for (const [name, r] of results) {
+
+if (child) {
+  process.stdout.write(JSON.stringify(measure()));
+} else {
+  // Each process loads the two builds in turn, the order swapped every other process: in one
+  // process two identical builds can differ by up to 20% on a workload (where V8 put their code,
+  // which one warmed up the shared objects' shapes), the same way in every round, which
+  // alternating rounds cannot cancel; a median over processes can.
+  const per: Rounds[] = [];
+  for (let i = 0; i < processes; i++) {
+    const swap = i % 2 === 1;
+    const argv = [...process.execArgv, process.argv[1]!, "--child", "--rounds", String(rounds), ...(filter ? ["--filter", filter] : []), ...(swap ? [newDir, baseDir] : [baseDir, newDir])];
+    const out = execFileSync(process.execPath, argv, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const got = JSON.parse(out) as Rounds;
+    if (swap) for (const r of Object.values(got)) [r.base, r.new, r.ratio] = [r.new, r.base, r.ratio.map((x) => 1 / x)];
+    per.push(got);
+    console.error(`process ${i + 1}/${processes} done`);
+  }
   const med = (xs: number[]) => quantile(xs, 0.5);
   const k = (x: number) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} M` : `${(x / 1e3).toFixed(1)} k`);
-  let vsSse = "";
-  if (name.startsWith("encodeFrame ")) {
-    const sse = results.get(`encodeSSE ${name.slice("encodeFrame ".length)}`);
-    if (sse) {
-      vsSse = `${(med(r.new) / med(sse.new)).toFixed(2)}x (base ${(med(r.base) / med(sse.base)).toFixed(2)}x)`;
-      frameOverSse.set(name, med(r.new) / med(sse.new));
+  const rows: string[][] = [["workload", "base ev/s", "new ev/s", "new/base", "IQR", "per process", "new frame/SSE"]];
+  const pooled = (name: string, side: "base" | "new" | "ratio") => per.flatMap((p) => p[name]![side]);
+  for (const name of Object.keys(per[0]!)) {
+    const ratios = pooled(name, "ratio");
+    let vsSse = "";
+    if (name.startsWith("encodeFrame ")) {
+      const sse = `encodeSSE ${name.slice("encodeFrame ".length)}`;
+      if (per[0]![sse]) vsSse = `${(med(pooled(name, "new")) / med(pooled(sse, "new"))).toFixed(2)}x (base ${(med(pooled(name, "base")) / med(pooled(sse, "base"))).toFixed(2)}x)`;
     }
+    rows.push([
+      name,
+      k(med(pooled(name, "base"))),
+      k(med(pooled(name, "new"))),
+      `${med(ratios).toFixed(3)}x`,
+      `${quantile(ratios, 0.25).toFixed(3)}-${quantile(ratios, 0.75).toFixed(3)}`,
+      per.map((p) => med(p[name]!.ratio).toFixed(2)).join(" "),
+      vsSse,
+    ]);
   }
-  rows.push([name, k(med(r.base)), k(med(r.new)), `${med(r.ratio).toFixed(3)}x`, `${quantile(r.ratio, 0.25).toFixed(3)}-${quantile(r.ratio, 0.75).toFixed(3)}`, vsSse]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
+  for (const row of rows) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  "));
+  console.log(`${processes} processes (load order swapped every other one) x ${rounds} rounds, alternating; new/base = base CPU ms / new CPU ms per round, median and IQR over all rounds (above 1: new is faster); per process: each one's median. sink ${sink % 10}`);
 }
-const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
-for (const row of rows) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  "));
-console.log(`${rounds} rounds, alternating; ratio = base ms / new ms per round (above 1: new is faster). sink ${sink % 10}`);
