@@ -6,8 +6,12 @@
  * the median and interquartile range of the per-round ratio new / base, all in CPU time, over
  * several processes (see below why).
  *
- *   npx tsc -p tsconfig.build.json --outDir /tmp/base   # in a worktree of the base commit
- *   npm run build && npx tsx bench/paired.ts /tmp/base dist [--rounds 15] [--processes 4] [--filter snapshot]
+ *   git worktree add ../base <commit> && cd ../base && npx tsc -p tsconfig.build.json   # its dist/
+ *   npm run build && npx tsx bench/paired.ts ../base/dist dist [--rounds 15] [--processes 4] [--filter snapshot]
+ *
+ * Both builds must sit below a package.json with `"type": "module"`, as dist/ does: a build
+ * elsewhere (in /tmp) is CommonJS to Node, and tsx then recompiles it with esbuild (adding a
+ * `__name()` call to every named function), which made the same code 1.2-1.5x slower.
  *
  * @module
  */
