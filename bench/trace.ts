@@ -1,10 +1,14 @@
 /**
- * The events the suites run on, all built from the shared test fixtures: the "mixed trace" (one
- * realistic run, test/fixtures/corpus.ts), the "1.0 trace" (a realistic AG-UI 1.0 session,
- * test/fixtures/trace-1.0.ts), per-type batches, and long streams of either, plus encoding helpers.
+ * The events the suites run on: the "mixed trace" (one realistic run, test/fixtures/corpus.ts),
+ * the "1.0 trace" (a realistic AG-UI 1.0 session, test/fixtures/trace-1.0.ts), the "token trace"
+ * (a run as an LLM streams it, bench/token-trace.ts), the "snapshot trace" (a run whose bytes are
+ * mostly JSON values, bench/snapshot-trace.ts), per-type batches, and long streams of any, plus
+ * encoding helpers.
  */
 import { CORPUS, mixedTrace } from "../test/fixtures/corpus.js";
 import { run10Trace } from "../test/fixtures/trace-1.0.js";
+import { snapshotTrace } from "./snapshot-trace.js";
+import { tokenTrace } from "./token-trace.js";
 import { concatBytes } from "../src/util/bytes.js";
 import { encodeEvent, encodeFrame, encodeSSE, EVENT_TYPES, type AguiEventInput, type EventType } from "../src/index.js";
 
@@ -26,6 +30,37 @@ export function runTrace(): AguiEventInput[] {
  */
 export function runTrace10(): AguiEventInput[] {
   return run10Trace(RUN_EVENTS);
+}
+
+/**
+ * The token trace: one run of {@link RUN_EVENTS} events as an LLM streams it, 97% one-token
+ * TEXT_MESSAGE_CONTENT events (see bench/token-trace.ts).
+ */
+export function runTraceToken(): AguiEventInput[] {
+  return tokenTrace(RUN_EVENTS);
+}
+
+/**
+ * The snapshot trace: one run of about {@link RUN_EVENTS} events whose bytes are mostly JSON values
+ * (state snapshots and deltas, activity, custom values; see bench/snapshot-trace.ts).
+ */
+export function runTraceSnapshot(): AguiEventInput[] {
+  return snapshotTrace(RUN_EVENTS);
+}
+
+/**
+ * `count` copies of the largest event of `type` in `trace` (by the length of its JSON), for the
+ * per-type rows of the events that cost most; undefined when the trace has none.
+ */
+export function largestBatch(trace: readonly AguiEventInput[], type: EventType, count = BATCH): AguiEventInput[] | undefined {
+  let best: AguiEventInput | undefined;
+  let bestSize = -1;
+  for (const e of trace) {
+    if (e.type !== type) continue;
+    const size = JSON.stringify(e).length;
+    if (size > bestSize) [best, bestSize] = [e, size];
+  }
+  return best && Array.from({ length: count }, () => best);
 }
 
 /**
@@ -110,10 +145,10 @@ export async function* asyncChunks(chunks: readonly Uint8Array[]): AsyncGenerato
 /**
  * One long run: RUN_STARTED, then the turns of the mixed trace (the 998 events between its
  * RUN_STARTED and RUN_FINISHED) `blocks` times over, then RUN_FINISHED. Not `mixedTrace(10_000)`,
- * whose message snapshots re-send the growing conversation every turn (see above).
+ * whose message snapshots re-send the growing conversation every turn (see above). `run` replaces
+ * the mixed trace, e.g. with the token trace.
  */
-export function longRun(blocks: number): AguiEventInput[] {
-  const run = runTrace();
+export function longRun(blocks: number, run: AguiEventInput[] = runTrace()): AguiEventInput[] {
   const body = run.slice(1, -1);
   const out: AguiEventInput[] = [run[0]!];
   for (let i = 0; i < blocks; i++) out.push(...body);

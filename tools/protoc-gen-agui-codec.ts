@@ -302,8 +302,10 @@ function writeStatements(field: DescField, access: string): string[] {
       : [`{ const n = ${num}; if (n) { ${tag} w.uint32(n); } }`];
   }
   const cond = optional ? `${access} !== undefined` : field.scalar === ScalarType.STRING ? `${access} !== ""` : field.scalar === ScalarType.BOOL ? `${access}` : `${access} !== 0`;
+  // Ids (message_id, tool_call_id, run_id, ...) repeat from one event to the next: the writer
+  // copies the bytes of the last one it wrote instead of encoding it again.
   const write =
-    field.scalar === ScalarType.STRING ? `w.string(${access})` : field.scalar === ScalarType.INT64 ? `w.int64(${access})` : field.scalar === ScalarType.BOOL ? `w.ensure(1); w.byte(${access} ? 1 : 0)` : `w.double(${access})`;
+    field.scalar === ScalarType.STRING ? `w.${field.name.endsWith("_id") ? "id" : "string"}(${access})` : field.scalar === ScalarType.INT64 ? `w.int64(${access})` : field.scalar === ScalarType.BOOL ? `w.ensure(1); w.byte(${access} ? 1 : 0)` : `w.double(${access})`;
   return [`if (${cond}) { ${tag} ${write}; }`];
 }
 

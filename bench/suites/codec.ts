@@ -1,7 +1,9 @@
 /**
- * Codec suite: one event at a time to bytes and back, per event type and over two realistic
- * traces of 1,000 events (the "mixed trace", one run, and the "1.0 trace", an AG-UI 1.0 session
- * with reasoning, tool results, activity, subagents and an interrupt), ours against the @ag-ui
+ * Codec suite: one event at a time to bytes and back, per event type and over four traces of
+ * 1,000 events (the "mixed trace", one run; the "1.0 trace", an AG-UI 1.0 session with reasoning,
+ * tool results, activity, subagents and an interrupt; the "token trace", a run as an LLM streams
+ * it; the "snapshot trace", a run whose bytes are mostly JSON values), and for the event types
+ * that carry JSON values, their largest event in the snapshot trace; ours against the @ag-ui
  * packages, protobuf-es, protobufjs and our own SSE.
  *
  * Encode: ours `encodeFrame` (validated, framed) against `@ag-ui/encoder` `encodeBinary` (the
@@ -24,12 +26,19 @@ import {
   toBinary,
 } from "../peers.js";
 import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup } from "../suite.js";
-import { perTypeBatches, runTrace, runTrace10, totalBytes } from "../trace.js";
+import { largestBatch, perTypeBatches, runTrace, runTrace10, runTraceSnapshot, runTraceToken, totalBytes } from "../trace.js";
 
 const utf8 = new TextEncoder();
 
 /** The whole traces, by group id suffix (`encode mixed`, `decode 1.0`), as opposed to per-type batches. */
-const TRACES = ["mixed", "1.0"];
+const TRACES = ["mixed", "1.0", "token", "snapshot"];
+
+/**
+ * The event types that carry JSON values (google.protobuf.Value / Struct on the wire), each with a
+ * per-type row for its largest event in the snapshot trace: the events where protobuf's encoding
+ * costs most against JSON's. Group ids `<type> largest`.
+ */
+const JSON_TYPES = ["STATE_SNAPSHOT", "STATE_DELTA", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "CUSTOM"] as const;
 
 /** Encode and decode groups for one list of events. */
 function groupsFor(id: string, title: string, events: AguiEventInput[], pbjs: ReturnType<typeof loadProtobufjsEvent>): TaskGroup[] {
@@ -75,19 +84,27 @@ function groupsFor(id: string, title: string, events: AguiEventInput[], pbjs: Re
 
 const suite: Suite = {
   name: "codec",
-  description: "one event at a time, encode and decode, per event type and over two realistic traces of 1,000 events (mixed, 1.0)",
+  description: "one event at a time, encode and decode, per event type (and the largest JSON-carrying events) and over four traces of 1,000 events (mixed, 1.0, token, snapshot)",
   async run(ctx) {
     const budget: Budget = ctx.quick
       ? { time: 30, iterations: 3, warmupTime: 10, warmupIterations: 2 }
       : { time: 500, iterations: 10, warmupTime: 200, warmupIterations: 5 };
     const trace = runTrace();
     const trace10 = runTrace10();
+    const token = runTraceToken();
+    const snapshot = runTraceSnapshot();
     const pbjs = loadProtobufjsEvent();
     const groups = [
       ...groupsFor("mixed", `mixed trace (${trace.length} events)`, trace, pbjs),
       ...groupsFor("1.0", `1.0 trace (${trace10.length} events)`, trace10, pbjs),
+      ...groupsFor("token", `token trace (${token.length} events)`, token, pbjs),
+      ...groupsFor("snapshot", `snapshot trace (${snapshot.length} events)`, snapshot, pbjs),
     ];
     for (const [type, batch] of perTypeBatches(trace, trace10)) groups.push(...groupsFor(type, type, batch, pbjs));
+    for (const type of JSON_TYPES) {
+      const batch = largestBatch(snapshot, type);
+      if (batch) groups.push(...groupsFor(`${type} largest`, `${type}, the largest of the snapshot trace`, batch, pbjs));
+    }
 
     const measurements = await measureGroups("codec", groups, budget, ctx);
     const inGroup = (id: string) => measurements.filter((m) => m.group === id);
@@ -96,8 +113,12 @@ const suite: Suite = {
       measurementTable(`Decode, mixed trace (${trace.length} events, one realistic run)`, inGroup("decode mixed"), "@ag-ui/proto", true),
       measurementTable(`Encode, 1.0 trace (${trace10.length} events, an AG-UI 1.0 session of two runs)`, inGroup("encode 1.0"), "@ag-ui/encoder", true),
       measurementTable(`Decode, 1.0 trace (${trace10.length} events, an AG-UI 1.0 session of two runs)`, inGroup("decode 1.0"), "@ag-ui/proto", true),
-      perTypeTable("Encode per event type (batches of 100 events)", measurements, "encode"),
-      perTypeTable("Decode per event type (batches of 100 events)", measurements, "decode"),
+      measurementTable(`Encode, token trace (${token.length} events, one run as an LLM streams it)`, inGroup("encode token"), "@ag-ui/encoder", true),
+      measurementTable(`Decode, token trace (${token.length} events, one run as an LLM streams it)`, inGroup("decode token"), "@ag-ui/proto", true),
+      measurementTable(`Encode, snapshot trace (${snapshot.length} events, one run whose bytes are mostly JSON values)`, inGroup("encode snapshot"), "@ag-ui/encoder", true),
+      measurementTable(`Decode, snapshot trace (${snapshot.length} events, one run whose bytes are mostly JSON values)`, inGroup("decode snapshot"), "@ag-ui/proto", true),
+      perTypeTable("Encode per event type (batches of 100 events; `largest`: 100 copies of the type's largest event in the snapshot trace)", measurements, "encode"),
+      perTypeTable("Decode per event type (batches of 100 events; `largest` as above)", measurements, "decode"),
     ];
     const panel = (group: string, title: string) => ({
       title,
@@ -112,10 +133,15 @@ const suite: Suite = {
         panel("decode mixed", "Decode one event (mixed trace)"),
         panel("encode 1.0", "Encode one event (1.0 trace)"),
         panel("decode 1.0", "Decode one event (1.0 trace)"),
+        panel("encode token", "Encode one event (token trace)"),
+        panel("decode token", "Decode one event (token trace)"),
+        panel("encode snapshot", "Encode one event (snapshot trace)"),
       ],
       notes: [
         `1.0 trace: a run that reasons (REASONING_*), calls tools and gets TOOL_CALL_RESULTs, reports ACTIVITY_*, delegates to subagents (SUBAGENT_*, events with subagentRunId, chunk events) and ends with an interrupt outcome, then the run that resumes it (RUN_STARTED input.resume); ${percent(trace10, ["TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"])} of it are text and reasoning deltas (mixed trace: ${percent(trace, ["TEXT_MESSAGE_CONTENT"])} text deltas).`,
-        "Per event type: batches of 100 events of that type from the mixed trace, else from the 1.0 trace, else (RAW, RUN_ERROR) from the test corpus.",
+        `token trace: one run as an LLM streams it (bench/token-trace.ts): ${percent(token, ["TEXT_MESSAGE_CONTENT"])} one-token TEXT_MESSAGE_CONTENT events (deltas of 1 to 11 bytes), a tool call streamed in fragments with its TOOL_CALL_RESULT, state snapshots and deltas, a messages snapshot; UUID and call_ ids.`,
+        `snapshot trace: one run whose bytes are mostly JSON values (bench/snapshot-trace.ts): every 25 events a STATE_SNAPSHOT of a board growing to 40 cards (up to ${Math.round(Math.max(...snapshot.map((e) => JSON.stringify(e).length)) / 1000)} KB of JSON), 3 STATE_DELTAs, ACTIVITY_SNAPSHOT and _DELTA, CUSTOM, a tool call and 8 text deltas.`,
+        "Per event type: batches of 100 events of that type from the mixed trace, else from the 1.0 trace, else (RAW, RUN_ERROR) from the test corpus; rows named `largest` repeat the largest event of the type in the snapshot trace.",
         "validates = checks the event against the event schema; ours always does, protobuf-es and protobufjs never do, @ag-ui/proto decode does not.",
         "MB/s counts each task's own output (encode) or input (decode): frames with their 4-byte prefix for encodeFrame/encodeBinary, bare messages otherwise, UTF-8 JSON for SSE.",
       ],

@@ -1,6 +1,7 @@
 /**
  * End to end over HTTP on loopback: a server streams a pre-built realistic run to a client on
- * 127.0.0.1, both in this process, for one long run and for many concurrent runs, over each
+ * 127.0.0.1, both in this process, for one long run and for many concurrent runs, of the mixed
+ * trace and of the token trace (a run as an LLM streams it, one token an event), over each
  * transport:
  * - ours: a node:http server with `createNodeHandler(agent)`, read by our `HttpAgent`
  *   (`events`, consumed with for-await);
@@ -39,7 +40,8 @@ import { readInAnotherProcess } from "../../test/server/fixtures/read-in-another
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import type { Impl, Measurement, Suite, SuiteContext } from "../suite.js";
-import { longRun } from "../trace.js";
+import { tokenTrace } from "../token-trace.js";
+import { longRun, runTraceToken } from "../trace.js";
 import { median, timeStats } from "../stats.js";
 
 const TRANSPORTS = ["binary", "sse"] as const;
@@ -271,7 +273,7 @@ export interface HttpMeasurement extends Measurement {
 const suite: Suite = {
   name: "http",
   description:
-    "end to end over HTTP on loopback (one long run, many concurrent runs), each transport: our server and client against a node:http server on @ag-ui/encoder with @ag-ui/client",
+    "end to end over HTTP on loopback (one long run, many concurrent runs; mixed and token traces), each transport: our server and client against a node:http server on @ag-ui/encoder with @ag-ui/client",
   async run(ctx: SuiteContext) {
     const blocks = ctx.quick ? 2 : 10;
     const concurrent = ctx.quick ? 20 : 50;
@@ -279,6 +281,9 @@ const suite: Suite = {
     const repeats = ctx.quick ? 3 : 7;
     const long = longRun(blocks);
     const short = mixedTrace(200);
+    // The same two scenarios on the token trace: a run as an LLM streams it, one token an event.
+    const longToken = longRun(blocks, runTraceToken());
+    const shortToken = tokenTrace(200);
     const scenarios: Scenario[] = [
       { id: "long", title: `one long run of ${long.length.toLocaleString("en")} events`, path: "/long", events: long, runs: 1 },
       {
@@ -286,6 +291,14 @@ const suite: Suite = {
         title: `${concurrent} concurrent runs of ${short.length} events (${(concurrent * short.length).toLocaleString("en")} events)`,
         path: "/concurrent",
         events: short,
+        runs: concurrent,
+      },
+      { id: "token-long", title: `token trace, one long run of ${longToken.length.toLocaleString("en")} events`, path: "/token-long", events: longToken, runs: 1 },
+      {
+        id: "token-concurrent",
+        title: `token trace, ${concurrent} concurrent runs of ${shortToken.length} events (${(concurrent * shortToken.length).toLocaleString("en")} events)`,
+        path: "/token-concurrent",
+        events: shortToken,
         runs: concurrent,
       },
     ];
@@ -628,7 +641,7 @@ function httpTable(scenario: Scenario, rows: HttpMeasurement[], repeats: number)
 
 function panel(scenario: Scenario, transport: Transport, measurements: HttpMeasurement[]): ChartPanel {
   return {
-    title: `HTTP loopback, ${scenario.id === "long" ? "one long run" : `${scenario.runs} concurrent runs`}, ${transport === "binary" ? "binary" : "SSE"}`,
+    title: `HTTP loopback, ${scenario.id.startsWith("token") ? "token trace, " : ""}${scenario.runs === 1 ? "one long run" : `${scenario.runs} concurrent runs`}, ${transport === "binary" ? "binary" : "SSE"}`,
     bars: measurements
       .filter((m) => m.scenario === scenario.id && m.transport === transport)
       .map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.key === REFERENCE })),

@@ -105,7 +105,7 @@ const pipeOf = (c: Config): string => `pipe-${straight(c)}`;
 
 /** A batch of runs timed as one: one long run, or many at once. */
 interface Scenario {
-  id: "long" | "concurrent";
+  id: "long" | "concurrent" | "token-long";
   title: string;
   /** Path on the upstream (and the pipe); the proxy's agent is named after it. */
   path: string;
@@ -238,7 +238,8 @@ const suite: Suite = {
     const firstRepeats = ctx.quick ? 10 : 30;
     const firstPath = "/first";
     const cores = availableParallelism();
-    const sizes: Record<string, number> = { "/long": longEvents, "/concurrent": perRun, [firstPath]: 30 };
+    // "/token-long": the long run on the token trace (the upstream serves a token trace on paths starting so).
+    const sizes: Record<string, number> = { "/long": longEvents, "/concurrent": perRun, "/token-long": longEvents, [firstPath]: 30 };
     // Filled once the upstream has said how many events each of its traces holds.
     let scenarios: Scenario[] = [];
     let tinyEvents = NaN;
@@ -278,6 +279,7 @@ const suite: Suite = {
           events: short,
           runs: concurrent,
         },
+        { id: "token-long", title: `token trace, one long run of ${count("/token-long").toLocaleString("en")} events`, path: "/token-long", events: count("/token-long"), runs: 1 },
       ];
       // All at once, and each kept as soon as it runs, so that the finally stops whichever started.
       const proxyArg = { upstream: upstream.ready.url, token: TOKEN, paths: Object.keys(sizes) };
@@ -306,7 +308,7 @@ const suite: Suite = {
         proxyChildren.redis = child;
       } catch (err) {
         const why = `the proxy with redisStore did not start: ${String((err as Error)?.message ?? err).slice(0, 300)}`;
-        for (const config of CONFIGS) if (config.store === "redis") for (const id of ["long", "concurrent", "first", "reattach"]) errors.set(`${id}/${config.key}`, why);
+        for (const config of CONFIGS) if (config.store === "redis") for (const id of ["long", "concurrent", "token-long", "first", "reattach"]) errors.set(`${id}/${config.key}`, why);
       }
 
       const urlOf = (config: Config, path: string): string => {
@@ -651,7 +653,7 @@ function reattachTable(
 
 function panel(scenario: Scenario, rows: ProxyMeasurement[]): ChartPanel {
   return {
-    title: `proxy on loopback, ${scenario.id === "long" ? "one long run" : `${scenario.runs} concurrent runs`}`,
+    title: `proxy on loopback, ${scenario.id === "token-long" ? "token trace, " : ""}${scenario.runs === 1 ? "one long run" : `${scenario.runs} concurrent runs`}`,
     bars: rows.filter((m) => !m.error).map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.key === "direct-binary" })),
   };
 }

@@ -13,7 +13,7 @@ import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import { agDecodeStream } from "../peers.js";
 import { measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
-import { asyncChunks, binaryStream, chunk, runTrace, runTrace10, sseStream, streamTrace } from "../trace.js";
+import { asyncChunks, binaryStream, chunk, runTrace, runTrace10, runTraceToken, sseStream, streamTrace } from "../trace.js";
 
 const TRANSPORTS = ["binary", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
@@ -24,11 +24,12 @@ const CHUNKS = [
 
 /**
  * The traces repeated into streams. A group's id is `<transport> <chunks><suffix>`: the mixed
- * trace's groups keep the names the goals read (`binary 64k`), the 1.0 trace's end in ` 1.0`.
+ * trace's groups keep the names the goals read (`binary 64k`), the others end in ` 1.0`, ` token`.
  */
 const TRACES = [
   { id: "mixed", suffix: "", label: "mixed trace", unit: "runs of 1,000", build: runTrace },
   { id: "1.0", suffix: " 1.0", label: "1.0 trace", unit: "AG-UI 1.0 sessions of 1,000, two runs each", build: runTrace10 },
+  { id: "token", suffix: " token", label: "token trace", unit: "runs of 1,000 as an LLM streams them", build: runTraceToken },
 ] as const;
 type Trace = (typeof TRACES)[number];
 
@@ -119,6 +120,7 @@ const suite: Suite = {
       ),
       notes: [
         "1.0 trace: one run that reasons, calls tools and gets their results, reports activity, delegates to subagents and ends with an interrupt outcome, then the run that resumes it (see the codec suite).",
+        "token trace: one run as an LLM streams it, 97% one-token TEXT_MESSAGE_CONTENT events (deltas of 1 to 11 bytes), the rest a tool call streamed in fragments with its result, state snapshots and deltas, and a messages snapshot (bench/token-trace.ts).",
         "x @ag-ui/client: against the reference decoder of the same transport and chunk size.",
         "x our SSE: a binary row against the same decoder on the SSE stream at the same chunk size. 1 KiB / 64 KiB: a 1 KiB row against the same row at 64 KiB.",
         "@ag-ui/client parseProtoStream does not validate events; parseSSEStream does not either, so EventSchemas.parse is added, as the brief of the comparison says.",

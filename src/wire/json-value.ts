@@ -6,6 +6,7 @@
  */
 import { MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { malformed, skipField, type Reader } from "./reader.js";
+import { writeCompositeValue, writeStructBody } from "./json-writer.js";
 import type { Writer } from "./writer.js";
 
 /** Writes the body of a `google.protobuf.Value` holding `v` (the caller writes tag and length). */
@@ -31,24 +32,9 @@ export function writeValue(w: Writer, v: JsonValue): void {
         w.ensure(2);
         w.byte(0x08); // 1: null_value, written explicitly so that null differs from absent
         w.byte(0x00);
-      } else if (Array.isArray(v)) {
-        w.ensure(1);
-        w.byte(0x32); // 6: list_value
-        const list = w.fork();
-        for (let i = 0; i < v.length; i++) {
-          w.ensure(1);
-          w.byte(0x0a); // ListValue.values
-          const item = w.fork();
-          writeValue(w, v[i]!);
-          w.join(item);
-        }
-        w.join(list);
       } else {
-        w.ensure(1);
-        w.byte(0x2a); // 5: struct_value
-        const struct = w.fork();
-        writeStruct(w, v);
-        w.join(struct);
+        // Arrays and objects are messages nested in messages: written back to front (see there).
+        writeCompositeValue(w, v);
       }
   }
 }
@@ -58,23 +44,7 @@ export function writeValue(w: Writer, v: JsonValue): void {
  * and length).
  */
 export function writeStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
-  for (const key in v) {
-    w.ensure(1);
-    w.byte(0x0a); // Struct.fields entry
-    const entry = w.fork();
-    if (key !== "") {
-      // An empty key is the proto3 default and is not written, as other encoders do.
-      w.ensure(1);
-      w.byte(0x0a);
-      w.string(key);
-    }
-    w.ensure(1);
-    w.byte(0x12);
-    const value = w.fork();
-    writeValue(w, v[key]!);
-    w.join(value);
-    w.join(entry);
-  }
+  writeStructBody(w, v);
 }
 
 const VALUE_FIELDS = 0b1111110;

@@ -101,10 +101,10 @@ export interface TextMessageStartEventFields {
 /** Writes the fields of agui.wire.v1.TextMessageStartEvent from `v` (the caller writes the tag and length). */
 export function writeTextMessageStartEvent(w: Writer, v: TextMessageStartEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 0); w.join(b);
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x12); w.string(v.messageId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x12); w.id(v.messageId); }
   if (v.role !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.role); }
   if (v.name !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.name); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x2a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.TextMessageStartEvent whose fields end at `end`. */
@@ -126,9 +126,9 @@ export interface TextMessageContentEventFields {
 /** Writes the fields of agui.wire.v1.TextMessageContentEvent from `v` (the caller writes the tag and length). */
 export function writeTextMessageContentEvent(w: Writer, v: TextMessageContentEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 1); w.join(b);
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x12); w.string(v.messageId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x12); w.id(v.messageId); }
   if (v.delta !== "") { w.ensure(1); w.byte(0x1a); w.string(v.delta); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.TextMessageContentEvent whose fields end at `end`. */
@@ -163,8 +163,8 @@ export interface TextMessageEndEventFields {
 /** Writes the fields of agui.wire.v1.TextMessageEndEvent from `v` (the caller writes the tag and length). */
 export function writeTextMessageEndEvent(w: Writer, v: TextMessageEndEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 2); w.join(b);
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x12); w.string(v.messageId); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x12); w.id(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.TextMessageEndEvent whose fields end at `end`. */
@@ -187,10 +187,10 @@ export interface ToolCallStartEventFields {
 /** Writes the fields of agui.wire.v1.ToolCallStartEvent from `v` (the caller writes the tag and length). */
 export function writeToolCallStartEvent(w: Writer, v: ToolCallStartEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 3); w.join(b);
-  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x12); w.string(v.toolCallId); }
+  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x12); w.id(v.toolCallId); }
   if (v.toolCallName !== "") { w.ensure(1); w.byte(0x1a); w.string(v.toolCallName); }
-  if (v.parentMessageId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.parentMessageId); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.subagentRunId); }
+  if (v.parentMessageId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.parentMessageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x2a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.ToolCallStartEvent whose fields end at `end`. */
@@ -212,9 +212,9 @@ export interface ToolCallArgsEventFields {
 /** Writes the fields of agui.wire.v1.ToolCallArgsEvent from `v` (the caller writes the tag and length). */
 export function writeToolCallArgsEvent(w: Writer, v: ToolCallArgsEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 4); w.join(b);
-  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x12); w.string(v.toolCallId); }
+  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x12); w.id(v.toolCallId); }
   if (v.delta !== "") { w.ensure(1); w.byte(0x1a); w.string(v.delta); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.ToolCallArgsEvent whose fields end at `end`. */
@@ -249,8 +249,8 @@ export interface ToolCallEndEventFields {
 /** Writes the fields of agui.wire.v1.ToolCallEndEvent from `v` (the caller writes the tag and length). */
 export function writeToolCallEndEvent(w: Writer, v: ToolCallEndEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 5); w.join(b);
-  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x12); w.string(v.toolCallId); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.subagentRunId); }
+  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x12); w.id(v.toolCallId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.ToolCallEndEvent whose fields end at `end`. */
@@ -272,7 +272,7 @@ export interface StateSnapshotEventFields {
 export function writeStateSnapshotEvent(w: Writer, v: StateSnapshotEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 6); w.join(b);
   if (v.snapshot !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.snapshot); w.join(m); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.StateSnapshotEvent whose fields end at `end`. */
@@ -307,7 +307,7 @@ export interface StateDeltaEventFields {
 export function writeStateDeltaEvent(w: Writer, v: StateDeltaEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 7); w.join(b);
   { const list = v.delta; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x12); const m = w.fork(); writeJsonPatchOperation(w, item); w.join(m); } }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.StateDeltaEvent whose fields end at `end`. */
@@ -376,7 +376,7 @@ export function writeRawEvent(w: Writer, v: RawEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 9); w.join(b);
   if (v.event !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.event); w.join(m); }
   if (v.source !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.source); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.RawEvent whose fields end at `end`. */
@@ -414,7 +414,7 @@ export function writeCustomEvent(w: Writer, v: CustomEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 10); w.join(b);
   if (v.name !== "") { w.ensure(1); w.byte(0x12); w.string(v.name); }
   if (v.value !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.value); w.join(m); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.CustomEvent whose fields end at `end`. */
@@ -452,9 +452,9 @@ export interface RunStartedEventFields {
 /** Writes the fields of agui.wire.v1.RunStartedEvent from `v` (the caller writes the tag and length). */
 export function writeRunStartedEvent(w: Writer, v: RunStartedEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 11); w.join(b);
-  if (v.threadId !== "") { w.ensure(1); w.byte(0x12); w.string(v.threadId); }
-  if (v.runId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.runId); }
-  if (v.parentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.parentRunId); }
+  if (v.threadId !== "") { w.ensure(1); w.byte(0x12); w.id(v.threadId); }
+  if (v.runId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.runId); }
+  if (v.parentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.parentRunId); }
   if (v.input !== undefined) { w.ensure(1); w.byte(0x2a); const m = w.fork(); writeRunAgentInput(w, v.input); w.join(m); }
   if (v.protocolVersion !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.protocolVersion); }
 }
@@ -499,8 +499,8 @@ export interface RunFinishedEventFields {
 export function writeRunFinishedEvent(w: Writer, model: RunFinishedEventFields): void {
   const v = toWireRunFinishedEvent(model);
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 12); w.join(b);
-  if (v.threadId !== "") { w.ensure(1); w.byte(0x12); w.string(v.threadId); }
-  if (v.runId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.runId); }
+  if (v.threadId !== "") { w.ensure(1); w.byte(0x12); w.id(v.threadId); }
+  if (v.runId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.runId); }
   if (v.result !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeValue(w, v.result); w.join(m); }
   if (v.outcome !== "") { w.ensure(1); w.byte(0x2a); w.string(v.outcome); }
   { const list = v.interrupts; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x32); const m = w.fork(); writeInterrupt(w, item); w.join(m); } }
@@ -584,7 +584,7 @@ export interface StepStartedEventFields {
 export function writeStepStartedEvent(w: Writer, v: StepStartedEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 14); w.join(b);
   if (v.stepName !== "") { w.ensure(1); w.byte(0x12); w.string(v.stepName); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.StepStartedEvent whose fields end at `end`. */
@@ -606,7 +606,7 @@ export interface StepFinishedEventFields {
 export function writeStepFinishedEvent(w: Writer, v: StepFinishedEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 15); w.join(b);
   if (v.stepName !== "") { w.ensure(1); w.byte(0x12); w.string(v.stepName); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.StepFinishedEvent whose fields end at `end`. */
@@ -675,11 +675,11 @@ export interface TextMessageChunkEventFields {
 /** Writes the fields of agui.wire.v1.TextMessageChunkEvent from `v` (the caller writes the tag and length). */
 export function writeTextMessageChunkEvent(w: Writer, v: TextMessageChunkEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 19); w.join(b);
-  if (v.messageId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.messageId); }
+  if (v.messageId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.messageId); }
   if (v.role !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.role); }
   if (v.delta !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.delta); }
   if (v.name !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.name); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x32); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.TextMessageChunkEvent whose fields end at `end`. */
@@ -703,11 +703,11 @@ export interface ToolCallChunkEventFields {
 /** Writes the fields of agui.wire.v1.ToolCallChunkEvent from `v` (the caller writes the tag and length). */
 export function writeToolCallChunkEvent(w: Writer, v: ToolCallChunkEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 20); w.join(b);
-  if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.toolCallId); }
+  if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.toolCallId); }
   if (v.toolCallName !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.toolCallName); }
-  if (v.parentMessageId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.parentMessageId); }
+  if (v.parentMessageId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.parentMessageId); }
   if (v.delta !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.delta); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x32); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.ToolCallChunkEvent whose fields end at `end`. */
@@ -733,9 +733,9 @@ export interface ToolCallResultEventFields {
 export function writeToolCallResultEvent(w: Writer, model: ToolCallResultEventFields): void {
   const v = toWireToolCallResultEvent(model);
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 21); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
-  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x22); w.string(v.toolCallId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
+  if (v.toolCallId !== "") { w.ensure(1); w.byte(0x22); w.id(v.toolCallId); }
   if (v.content !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.content); }
   if (v.role !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.role); }
   { const list = v.contentParts; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x3a); const m = w.fork(); writeContentPart(w, item); w.join(m); } }
@@ -779,8 +779,8 @@ export interface ActivitySnapshotEventFields {
 /** Writes the fields of agui.wire.v1.ActivitySnapshotEvent from `v` (the caller writes the tag and length). */
 export function writeActivitySnapshotEvent(w: Writer, v: ActivitySnapshotEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 22); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
   if (v.activityType !== "") { w.ensure(1); w.byte(0x22); w.string(v.activityType); }
   if (v.content !== undefined) { w.ensure(1); w.byte(0x2a); const m = w.fork(); writeStruct(w, v.content); w.join(m); }
   if (v.replace !== undefined) { w.ensure(1); w.byte(0x30); w.ensure(1); w.byte(v.replace ? 1 : 0); }
@@ -822,8 +822,8 @@ export interface ActivityDeltaEventFields {
 /** Writes the fields of agui.wire.v1.ActivityDeltaEvent from `v` (the caller writes the tag and length). */
 export function writeActivityDeltaEvent(w: Writer, v: ActivityDeltaEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 23); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
   if (v.activityType !== "") { w.ensure(1); w.byte(0x22); w.string(v.activityType); }
   { const list = v.patch; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x2a); const m = w.fork(); writeJsonPatchOperation(w, item); w.join(m); } }
 }
@@ -861,8 +861,8 @@ export interface ReasoningStartEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningStartEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningStartEvent(w: Writer, v: ReasoningStartEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 24); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
 }
 
 /** Reads a agui.wire.v1.ReasoningStartEvent whose fields end at `end`. */
@@ -884,8 +884,8 @@ export interface ReasoningMessageStartEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningMessageStartEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningMessageStartEvent(w: Writer, v: ReasoningMessageStartEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 25); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
   if (v.role !== "") { w.ensure(1); w.byte(0x22); w.string(v.role); }
 }
 
@@ -908,8 +908,8 @@ export interface ReasoningMessageContentEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningMessageContentEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningMessageContentEvent(w: Writer, v: ReasoningMessageContentEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 26); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
   if (v.delta !== "") { w.ensure(1); w.byte(0x22); w.string(v.delta); }
 }
 
@@ -945,8 +945,8 @@ export interface ReasoningMessageEndEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningMessageEndEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningMessageEndEvent(w: Writer, v: ReasoningMessageEndEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 27); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
 }
 
 /** Reads a agui.wire.v1.ReasoningMessageEndEvent whose fields end at `end`. */
@@ -968,8 +968,8 @@ export interface ReasoningMessageChunkEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningMessageChunkEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningMessageChunkEvent(w: Writer, v: ReasoningMessageChunkEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 28); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
   if (v.delta !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.delta); }
 }
 
@@ -991,8 +991,8 @@ export interface ReasoningEndEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningEndEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningEndEvent(w: Writer, v: ReasoningEndEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 29); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
-  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.string(v.messageId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
+  if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
 }
 
 /** Reads a agui.wire.v1.ReasoningEndEvent whose fields end at `end`. */
@@ -1016,9 +1016,9 @@ export interface ReasoningEncryptedValueEventFields {
 /** Writes the fields of agui.wire.v1.ReasoningEncryptedValueEvent from `v` (the caller writes the tag and length). */
 export function writeReasoningEncryptedValueEvent(w: Writer, v: ReasoningEncryptedValueEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 30); w.join(b);
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
   if (v.subtype !== "") { w.ensure(1); w.byte(0x1a); w.string(v.subtype); }
-  if (v.entityId !== "") { w.ensure(1); w.byte(0x22); w.string(v.entityId); }
+  if (v.entityId !== "") { w.ensure(1); w.byte(0x22); w.id(v.entityId); }
   if (v.encryptedValue !== "") { w.ensure(1); w.byte(0x2a); w.string(v.encryptedValue); }
   if (v.encryptedValueType !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.encryptedValueType); }
 }
@@ -1045,12 +1045,12 @@ export interface SubagentStartedEventFields {
 /** Writes the fields of agui.wire.v1.SubagentStartedEvent from `v` (the caller writes the tag and length). */
 export function writeSubagentStartedEvent(w: Writer, v: SubagentStartedEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 16); w.join(b);
-  if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
   if (v.name !== "") { w.ensure(1); w.byte(0x1a); w.string(v.name); }
   if (v.description !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.description); }
-  if (v.parentSubagentRunId !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.parentSubagentRunId); }
-  if (v.parentToolCallId !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.parentToolCallId); }
-  if (v.parentMessageId !== undefined) { w.ensure(1); w.byte(0x3a); w.string(v.parentMessageId); }
+  if (v.parentSubagentRunId !== undefined) { w.ensure(1); w.byte(0x2a); w.id(v.parentSubagentRunId); }
+  if (v.parentToolCallId !== undefined) { w.ensure(1); w.byte(0x32); w.id(v.parentToolCallId); }
+  if (v.parentMessageId !== undefined) { w.ensure(1); w.byte(0x3a); w.id(v.parentMessageId); }
 }
 
 /** Reads a agui.wire.v1.SubagentStartedEvent whose fields end at `end`. */
@@ -1074,7 +1074,7 @@ export interface SubagentFinishedEventFields {
 export function writeSubagentFinishedEvent(w: Writer, model: SubagentFinishedEventFields): void {
   const v = toWireSubagentFinishedEvent(model);
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 17); w.join(b);
-  if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
   if (v.result !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.result); w.join(m); }
   if (v.outcome !== "") { w.ensure(1); w.byte(0x22); w.string(v.outcome); }
   { const list = v.interruptIds; if (list !== undefined) for (let i = 0; i < list.length; i++) { w.ensure(1); w.byte(0x2a); w.string(list[i]!); } }
@@ -1114,7 +1114,7 @@ export interface SubagentErrorEventFields {
 /** Writes the fields of agui.wire.v1.SubagentErrorEvent from `v` (the caller writes the tag and length). */
 export function writeSubagentErrorEvent(w: Writer, v: SubagentErrorEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 18); w.join(b);
-  if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
   if (v.message !== "") { w.ensure(1); w.byte(0x1a); w.string(v.message); }
   if (v.code !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.code); }
 }

@@ -42,11 +42,11 @@ export function writeMessage(w: Writer, model: MessageFields): void {
   if (v.content !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.content); }
   if (v.name !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.name); }
   { const list = v.toolCalls; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x2a); const m = w.fork(); writeToolCall(w, item); w.join(m); } }
-  if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.toolCallId); }
+  if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x32); w.id(v.toolCallId); }
   if (v.error !== undefined) { w.ensure(1); w.byte(0x3a); w.string(v.error); }
   { const list = v.contentParts; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x42); const m = w.fork(); writeContentPart(w, item); w.join(m); } }
   if (v.metadata !== undefined) { w.ensure(1); w.byte(0x4a); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x52); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x52); w.id(v.subagentRunId); }
   if (v.encryptedValue !== undefined) { w.ensure(1); w.byte(0x5a); w.string(v.encryptedValue); }
   if (v.activityType !== undefined) { w.ensure(1); w.byte(0x62); w.string(v.activityType); }
   if (v.activityContent !== undefined) { w.ensure(1); w.byte(0x6a); const m = w.fork(); writeStruct(w, v.activityContent); w.join(m); }
@@ -560,7 +560,7 @@ export interface ResumeEntryFields {
 
 /** Writes the fields of agui.wire.v1.ResumeEntry from `v` (the caller writes the tag and length). */
 export function writeResumeEntry(w: Writer, v: ResumeEntryFields): void {
-  if (v.interruptId !== "") { w.ensure(1); w.byte(0x0a); w.string(v.interruptId); }
+  if (v.interruptId !== "") { w.ensure(1); w.byte(0x0a); w.id(v.interruptId); }
   if (v.status !== "") { w.ensure(1); w.byte(0x12); w.string(v.status); }
   if (v.payload !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.payload); w.join(m); }
   if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
@@ -600,9 +600,9 @@ export interface RunAgentInputFields {
 /** Writes the fields of agui.wire.v1.RunAgentInput from `v` (the caller writes the tag and length). */
 export function writeRunAgentInput(w: Writer, model: RunAgentInputFields): void {
   const v = toWireRunAgentInput(model);
-  if (v.threadId !== "") { w.ensure(1); w.byte(0x0a); w.string(v.threadId); }
-  if (v.runId !== "") { w.ensure(1); w.byte(0x12); w.string(v.runId); }
-  if (v.parentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.parentRunId); }
+  if (v.threadId !== "") { w.ensure(1); w.byte(0x0a); w.id(v.threadId); }
+  if (v.runId !== "") { w.ensure(1); w.byte(0x12); w.id(v.runId); }
+  if (v.parentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.parentRunId); }
   if (v.state !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeValue(w, v.state); w.join(m); }
   { const list = v.messages; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x2a); const m = w.fork(); writeMessage(w, item); w.join(m); } }
   { const list = v.tools; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x32); const m = w.fork(); writeTool(w, item); w.join(m); } }
@@ -652,11 +652,11 @@ export function writeInterrupt(w: Writer, v: InterruptFields): void {
   if (v.id !== "") { w.ensure(1); w.byte(0x0a); w.string(v.id); }
   if (v.reason !== "") { w.ensure(1); w.byte(0x12); w.string(v.reason); }
   if (v.message !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.message); }
-  if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x22); w.string(v.toolCallId); }
+  if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.toolCallId); }
   if (v.responseSchema !== undefined) { w.ensure(1); w.byte(0x2a); const m = w.fork(); writeValue(w, v.responseSchema); w.join(m); }
   if (v.expiresAt !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.expiresAt); }
   if (v.metadata !== undefined) { w.ensure(1); w.byte(0x3a); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
-  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x42); w.string(v.subagentRunId); }
+  if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x42); w.id(v.subagentRunId); }
 }
 
 /** Reads a agui.wire.v1.Interrupt whose fields end at `end`. */

@@ -1,0 +1,94 @@
+/**
+ * The back-to-front JSON value writer (src/wire/json-writer.ts) against protobuf-es: for any JSON
+ * value, the bytes of `google.protobuf.Value` / `Struct` are the ones protobuf-es writes, including
+ * where the writer's own machinery is at work (its scratch buffer growing mid-value, the key cache
+ * filling up and starting again, long and non-ASCII strings, lone surrogates, the empty key).
+ */
+import { fromJson, toBinary } from "@bufbuild/protobuf";
+import { StructSchema, ValueSchema } from "@bufbuild/protobuf/wkt";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { JsonValue } from "../../src/index.js";
+import { beginWrite, writeStruct, writeValue } from "../../src/wire/index.js";
+
+/** Our bytes of a Value body holding `v` (a copy: the writer hands out views on its pool). */
+function ours(v: JsonValue): Uint8Array {
+  const w = beginWrite();
+  writeValue(w, v);
+  return w.finish().slice();
+}
+
+/**
+ * A copy of `v` without empty keys: protobuf-es writes an empty map key as an explicit empty
+ * field where we (and @ag-ui/proto) leave the proto3 default out; both read alike. The empty key
+ * is tested on its own below.
+ */
+function withoutEmptyKeys(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(withoutEmptyKeys);
+  if (v === null || typeof v !== "object") return v;
+  const out: { [key: string]: JsonValue } = {};
+  for (const [k, x] of Object.entries(v)) if (k !== "") out[k] = withoutEmptyKeys(x);
+  return out;
+}
+
+/** protobuf-es's bytes of the same. */
+function theirs(v: JsonValue): Uint8Array {
+  return toBinary(ValueSchema, fromJson(ValueSchema, v));
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+describe("JSON values as google.protobuf.Value, written back to front", () => {
+  it("match protobuf-es for arbitrary JSON", () => {
+    const json = fc.jsonValue({ maxDepth: 6, noUnicodeString: false }).map((v) => withoutEmptyKeys(JSON.parse(JSON.stringify(v)) as JsonValue));
+    fc.assert(
+      fc.property(json, (v) => {
+        expect(hex(ours(v))).toBe(hex(theirs(v)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("match protobuf-es on the awkward cases", () => {
+    const cases: JsonValue[] = [
+      { a: "", b: null, c: [], d: {} },
+      { "Zürich": "Genève — 東京 😀", ["k".repeat(70)]: "v".repeat(70), ["é".repeat(65)]: "ü".repeat(200) },
+      { lone: "a\ud800b", tail: "x\udc00", pair: "😀abc", end: "abc😀" },
+      { n: [0, -0.5, 1e300, -1e-300, 2 ** 53, 123456.789, -1] },
+      // Lengths at the varint boundaries: 127, 128, 16383 and 16384 bytes.
+      ["a".repeat(125), "b".repeat(126), "c".repeat(16381), "d".repeat(16382)],
+      { list: Array.from({ length: 130 }, (_, i) => i) },
+    ];
+    for (const v of cases) expect(hex(ours(v)), JSON.stringify(v).slice(0, 60)).toBe(hex(theirs(v)));
+  });
+
+  it("grow the scratch buffer in the middle of a value without losing what is written", () => {
+    // Nested lists and objects whose total is many times the initial 16 KiB scratch buffer.
+    const v: JsonValue = {
+      rows: Array.from({ length: 400 }, (_, i) => ({ id: `row-${i}`, text: "é".repeat(i % 90), nested: { deep: [i, { s: "x".repeat(i) }] } })),
+      big: "y".repeat(300_000),
+      after: { ok: true },
+    };
+    expect(hex(ours(v))).toBe(hex(theirs(v)));
+    // And the writer is still right afterwards, with its buffer back to the small size.
+    expect(hex(ours({ a: [1, "b"] }))).toBe(hex(theirs({ a: [1, "b"] })));
+  });
+
+  it("keep writing the right keys past the key cache's size", () => {
+    const many: { [key: string]: JsonValue } = {};
+    for (let i = 0; i < 5000; i++) many[`key-${i}`] = i;
+    for (let round = 0; round < 2; round++) expect(hex(ours(many))).toBe(hex(theirs(many)));
+  });
+
+  it("leave an empty key out of its entry, as @ag-ui/proto does", () => {
+    // Struct { fields: { "": 1 } } with the entry's key field, the proto3 default, not written.
+    expect(hex(ours({ "": 1 }))).toBe("2a0d0a0b120911000000000000f03f");
+  });
+
+  it("write a Struct body as protobuf-es does", () => {
+    const v = { b: 1, a: { c: [null, true, "s"] }, "Zürich": "k" };
+    const w = beginWrite();
+    writeStruct(w, v);
+    expect(hex(w.finish())).toBe(hex(toBinary(StructSchema, fromJson(StructSchema, v))));
+  });
+});
