@@ -36,7 +36,8 @@
  *
  * @module
  */
-import type { Redis, RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
+import type { RedisClientLike } from "./redis/client-like.js";
 import { randomToken, sameSecret } from "../util/index.js";
 import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore } from "./run-store.js";
 import { COMMAND_TIMEOUT_MS, Connections, connectionOf } from "./redis/connection.js";
@@ -96,7 +97,7 @@ function connectionOptions(blockMs: number): { subscriber: RedisOptions; reader:
  *   has the wrong type.
  * @throws {RangeError} When a numeric option is not an integer in its range.
  */
-export function redisStore(connection: { url: string } | { client: Redis }, options?: RedisStoreOptions): RunStore {
+export function redisStore(connection: { url: string } | { client: RedisClientLike }, options?: RedisStoreOptions): RunStore {
   const conn = connectionOf(connection);
   const checked = settings(options);
   const { ttlMs, maxEvents, prefix, blockMs, localBytes } = checked;

@@ -214,6 +214,64 @@ export const misspelt = defineAgent(async function* (input) {
     );
     expect(typeErrors("tsconfig.agent.json")).toBe("");
   });
+
+  // A consumer whose every entry's declarations are checked (skipLibCheck false), as a Node-only
+  // project has them: ES and @types/node, no DOM lib, so no HeadersInit, ResponseType and the
+  // like; under each module setting a project may use. Then the same with the DOM lib beside
+  // them, and a browser project's (DOM, no @types/node) with the isomorphic entries.
+  const everyEntry = `import { parseEvent, EventType, type AguiEvent } from "agui-wire";
+import { createAgentHandler, createNodeHandler, defineAgent, memoryStore } from "agui-wire/server";
+import { HttpAgent, type HttpAgentConfig } from "agui-wire/client";
+import { createProxyHandler } from "agui-wire/proxy";
+const event: AguiEvent = parseEvent({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
+const agent = defineAgent(async function* (input) {
+  yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
+});
+export const handlers = [createAgentHandler(agent), createNodeHandler(agent, { store: memoryStore() })];
+// Headers as a record, as pairs and as a Headers all do.
+const configs: HttpAgentConfig[] = [
+  { url: "http://localhost/agent", headers: { authorization: "Bearer t" } },
+  { url: "http://localhost/agent", headers: [["authorization", "Bearer t"]] },
+  { url: "http://localhost/agent", headers: new Headers({ authorization: "Bearer t" }) },
+];
+export const agents = configs.map((config) => new HttpAgent(config));
+export const proxy = createProxyHandler({ agents: {} });
+export { event };
+`;
+  const browserEntries = `import { parseEvent, EventType, type AguiEvent } from "agui-wire";
+import { HttpAgent } from "agui-wire/client";
+export const event: AguiEvent = parseEvent({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
+export const agent = new HttpAgent({ url: "/agent", headers: new Headers({ authorization: "Bearer t" }) });
+`;
+  const nodeTypes = { typeRoots: [join(root, "node_modules/@types")], types: ["node"] };
+  const settings = [
+    { name: "node16", module: "node16", moduleResolution: "node16" },
+    { name: "nodenext", module: "nodenext", moduleResolution: "nodenext" },
+    { name: "bundler", module: "esnext", moduleResolution: "bundler" },
+  ];
+
+  it.each(settings)("ships declarations a Node project checks without the DOM lib or skipLibCheck ($name)", ({ name, module, moduleResolution }) => {
+    writeFileSync(join(consumer, "every-entry.ts"), everyEntry);
+    const project = `tsconfig.node-${name}.json`;
+    writeFileSync(
+      join(consumer, project),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", lib: ["ES2022"], ...nodeTypes, module, moduleResolution, strict: true, noEmit: true, skipLibCheck: false },
+        files: ["every-entry.ts"],
+      }),
+    );
+    expect(typeErrors(project)).toBe("");
+  }, 60_000);
+
+  it("ships declarations a project with the DOM lib checks, with @types/node and without", () => {
+    writeFileSync(join(consumer, "every-entry.ts"), everyEntry);
+    writeFileSync(join(consumer, "browser-entries.ts"), browserEntries);
+    const dom = { target: "ES2022", lib: ["ES2022", "DOM", "DOM.Iterable"], module: "esnext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: false };
+    writeFileSync(join(consumer, "tsconfig.dom-node.json"), JSON.stringify({ compilerOptions: { ...dom, ...nodeTypes }, files: ["every-entry.ts"] }));
+    writeFileSync(join(consumer, "tsconfig.dom.json"), JSON.stringify({ compilerOptions: { ...dom, types: [] }, files: ["browser-entries.ts"] }));
+    expect(typeErrors("tsconfig.dom-node.json")).toBe("");
+    expect(typeErrors("tsconfig.dom.json")).toBe("");
+  }, 60_000);
 });
 
 /** Runs the consumer's tsc on `project`, and returns its report: empty when the types check. */
