@@ -215,6 +215,34 @@ export const misspelt = defineAgent(async function* (input) {
     expect(typeErrors("tsconfig.agent.json")).toBe("");
   });
 
+  it("reports each wrong event of a defineAgent generator declared AgentGenerator at its own yield, naming the field", () => {
+    const lines = [
+      `import { defineAgent, type AgentGenerator } from "agui-wire/server";`,
+      `export const agent = defineAgent(async function* (input): AgentGenerator {`,
+      `  yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };`,
+      `  yield { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: 1 };`,
+      `  yield { type: "TEXT_MESSAGE_END", messageId: "m", delta: "x" };`,
+      `  yield { type: "RUN_FINISHD", threadId: input.threadId, runId: input.runId };`,
+      `  yield { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId };`,
+      `});`,
+    ];
+    writeFileSync(join(consumer, "wrong-events.ts"), lines.join("\n"));
+    writeFileSync(
+      join(consumer, "tsconfig.wrong-events.json"),
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: true, typeRoots: [join(root, "node_modules/@types")], types: ["node"] },
+        files: ["wrong-events.ts"],
+      }),
+    );
+    // One diagnostic per wrong event, at the yield's line, in tsc's one-line form.
+    const reported = typeErrors("tsconfig.wrong-events.json").split("\n").filter((line) => line.startsWith("wrong-events.ts("));
+    expect(reported.map((line) => /^wrong-events\.ts\((\d+),/.exec(line)![1])).toEqual(["4", "5", "6"]);
+    expect(reported[0]).toContain("Type 'number' is not assignable to type 'string'.");
+    expect(reported[0]!.slice(0, reported[0]!.indexOf(":"))).toBe(`wrong-events.ts(4,${lines[3]!.indexOf("delta") + 1})`);
+    expect(reported[1]).toContain("'delta' does not exist in type '{ type: \"TEXT_MESSAGE_END\"");
+    expect(reported[2]).toContain(`Type '"RUN_FINISHD"' is not assignable to type`);
+  });
+
   // A consumer whose every entry's declarations are checked (skipLibCheck false), as a Node-only
   // project has them: ES and @types/node, no DOM lib, so no HeadersInit, ResponseType and the
   // like; under each module setting a project may use. Then the same with the DOM lib beside
