@@ -187,7 +187,8 @@ void bad;
       JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ["check.ts"] }),
     );
     expect(typeErrors("tsconfig.json")).toBe("");
-  });
+    // A type check of the declarations (skipLibCheck false) takes most of 20 s on a loaded machine.
+  }, 60_000);
 
   it("types an agent written with defineAgent, and rejects a misspelt event type", () => {
     writeFileSync(
