@@ -6,8 +6,9 @@
  * the transport used (counted by the agent's `fetch`) and the time it took (with how much of it
  * was the scripted agent's pacing). With "through the proxy" checked, both runs go through the
  * secure proxy, which transcodes its SSE-only upstream for the binary panel; "Try a wrong token"
- * shows the proxy's refusal. "Drop connections" asks the server to cut both runs' connections
- * (to the agent, or to the proxy); each `HttpAgent` reattaches (GET with `Last-Event-ID`, to the
+ * shows the proxy's refusal, under the buttons. "Drop connections" asks the server to cut both
+ * runs' connections (to the agent, or to the proxy; between runs, it starts a run and cuts it a few
+ * events in); each `HttpAgent` reattaches (GET with `Last-Event-ID`, to the
  * agent or through the proxy, whose own store kept reading its upstream's run), and the panel says
  * after which event, through what, and how many events the store sent back at once: those the
  * agent made meanwhile.
@@ -234,6 +235,7 @@ async function runTransport(target: Panel, transport: Exclude<Transport, "auto">
           events++;
           last = event;
           show(target, event, performance.now() - started);
+          dropWhenDue(target, events);
         },
         // The conversation and state are drawn from the agent's own, after each event changed them.
         onMessagesChanged: ({ messages }) => showConversation(messages),
@@ -275,19 +277,27 @@ const viaProxy = document.getElementById("via-proxy") as HTMLInputElement;
 const wrongToken = document.getElementById("wrong-token") as HTMLButtonElement;
 const drop = document.getElementById("drop") as HTMLButtonElement;
 let runs = 0;
+/** Whether a run is in progress: "Drop connections" cuts it then, and starts one to cut otherwise. */
+let running = false;
+/** Set by "Drop connections" between runs: the run it starts is cut once it is this far along. */
+let dropAfterEvents: number | undefined;
+/** How far along a run started by "Drop connections" is cut: a few events in, most still to come. */
+const DROP_AFTER_EVENTS = 10;
 /** This page's own part of its runs' ids. */
 const session = Math.random().toString(36).slice(2, 6);
 
 async function runBoth(): Promise<void> {
   button.disabled = true;
   viaProxy.disabled = true;
+  running = true;
+  shownEvents.clear();
   comparison.textContent = "";
+  delete comparison.dataset.dropped;
+  delete comparison.dataset.refused;
   runs++;
   const runId = `run-${runs}`;
   const route = viaProxy.checked ? PROXIED : DIRECT;
   document.body.dataset.route = viaProxy.checked ? "proxy" : "direct";
-  // Both routes keep their runs in a store: the agent's own, or the proxy's (its upstream keeps none).
-  drop.disabled = false;
   try {
     // Each run has an id of its own, whatever page started it: the store keeps runs by id.
     const [b, s] = await Promise.all([
@@ -301,16 +311,46 @@ async function runBoth(): Promise<void> {
   } finally {
     button.disabled = false;
     viaProxy.disabled = false;
-    drop.disabled = true;
+    running = false;
+    dropAfterEvents = undefined;
   }
 }
 
 /** Asks the server to cut the connections of the runs in progress, as a flaky network would. */
 async function dropConnections(): Promise<void> {
-  drop.disabled = true;
   const response = await fetch("/demo/drop", { method: "POST" });
   const { dropped } = (await response.json()) as { dropped: number };
   comparison.dataset.dropped = String(dropped);
+  comparison.textContent = `Dropped ${dropped} connection${dropped === 1 ? "" : "s"} mid-run: each panel reattaches and says what it missed.`;
+}
+
+/**
+ * "Drop connections": cuts the runs in progress; between runs (a run lasts a few seconds, too
+ * short to aim at) starts one, and cuts it a few events in.
+ */
+function dropOrArm(): void {
+  if (running) {
+    void dropConnections();
+    return;
+  }
+  dropAfterEvents = DROP_AFTER_EVENTS;
+  void runBoth();
+}
+
+/** The events each panel has shown of the current run. */
+const shownEvents = new Map<Panel, number>();
+
+/**
+ * Called with each event a panel shows: cuts the run an armed "Drop connections" started, once
+ * both panels are that far along (so that both connections are open, and both get cut).
+ */
+function dropWhenDue(target: Panel, events: number): void {
+  shownEvents.set(target, events);
+  if (dropAfterEvents === undefined) return;
+  const due = dropAfterEvents;
+  if (![binary, sse].every((panel) => (shownEvents.get(panel) ?? 0) >= due)) return;
+  dropAfterEvents = undefined;
+  void dropConnections();
 }
 
 /** Asks the proxy for a run with a token it does not know, and shows its answer. */
@@ -328,5 +368,5 @@ async function tryWrongToken(): Promise<void> {
 button.addEventListener("click", () => void runBoth());
 viaProxy.addEventListener("change", () => void runBoth());
 wrongToken.addEventListener("click", () => void tryWrongToken());
-drop.addEventListener("click", () => void dropConnections());
+drop.addEventListener("click", dropOrArm);
 void runBoth();

@@ -166,7 +166,7 @@ export function describeCycle(graph: ImportGraph, component: readonly string[], 
  * one: store/ by server/), so it lists public names only and cannot also carry what a
  * neighbouring layer needs; gen/ is generated and has no entry.
  */
-export const SEALED_FOLDERS: readonly string[] = ["agent", "binary", "http", "protocol", "sse", "stream", "util", "wire"];
+export const SEALED_FOLDERS: readonly string[] = ["agent", "binary", "http", "node-http", "protocol", "sse", "stream", "util", "wire"];
 
 /**
  * The layer a module of src/ belongs to: its top folder, where src/gen/model (generated from the

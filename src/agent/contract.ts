@@ -14,6 +14,16 @@ import type { Subscribable } from "../util/index.js";
  */
 export type AgentEvents = AsyncIterable<AguiEventInput | AguiEvent> | Iterable<AguiEventInput | AguiEvent> | Subscribable;
 
+/**
+ * The return type to write on an agent's async generator, `async function* (input): AgentGenerator`:
+ * TypeScript checks each `yield` against the return type a generator declares, so a wrong event is
+ * reported at that `yield`, naming the field (`'delta' does not exist in type …`, `Type 'number'
+ * is not assignable to type 'string'`), every one of them. Without it the yields are only typed
+ * from context, and a wrong one fails the whole function, many levels deep, one at a time. A sync
+ * `function*` takes `Generator<AguiEventInput | AguiEvent, void, unknown>`.
+ */
+export type AgentGenerator = AsyncGenerator<AguiEventInput | AguiEvent, void, unknown>;
+
 /** What an agent's `run` may return: the events, a function giving them, or a promise of either. */
 export type AgentRunResult = AgentEvents | (() => AgentEvents) | Promise<AgentEvents | (() => AgentEvents)>;
 

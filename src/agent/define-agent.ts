@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { AgentFunction } from "./contract.js";
+// AgentGenerator is named by the documentation only.
+import type { AgentFunction, AgentGenerator } from "./contract.js";
 
 /**
  * Returns `agent` unchanged, typed as an {@link AgentFunction}. It exists for the types: passed
@@ -13,8 +14,13 @@ import type { AgentFunction } from "./contract.js";
  * or a missing field is a compile error. Annotating the constant does the same:
  * `const agent: AgentFunction = async function* (input) { … }`.
  *
+ * Write the generator's return type, {@link AgentGenerator}, to have each wrong event reported at
+ * its own `yield`, naming the field: TypeScript checks a generator's yields one by one only
+ * against a return type the generator declares, never against one it takes from context (here,
+ * the parameter's), where a wrong event fails the whole function instead, many levels deep.
+ *
  * @example
- * const agent = defineAgent(async function* (input, { signal }) {
+ * const agent = defineAgent(async function* (input, { signal }): AgentGenerator {
  *   yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
  *   yield { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId };
  * });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { type Agent, type AgentEvents, type AgentFunction, type AgentLike, type AgentRunResult, type RunContext } from "./contract.js";
+export { type Agent, type AgentEvents, type AgentFunction, type AgentGenerator, type AgentLike, type AgentRunResult, type RunContext } from "./contract.js";
 export { defineAgent } from "./define-agent.js";
 export { done, PULL, pullIterator, PullIterator, type Pullable, type Pulled } from "./pull.js";
 export { RunSource, SKIP } from "./run-source.js";

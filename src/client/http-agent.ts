@@ -12,7 +12,7 @@ import { idleTimeoutOf } from "../stream/index.js";
 import { AbstractAgent, type AgentConfig, type AgentSubscriber, type RunAgentResult } from "./abstract-agent.js";
 import type { RunAgentParameters } from "./input.js";
 import { resumableRun, resumeOptionsOf, withRunId, type ResolvedResume, type ResumableRunParams, type ResumeOptions } from "./resume.js";
-import { newResumeToken, RESUME_TOKEN_HEADER, resumeTokenProblem } from "../http/index.js";
+import { newResumeToken, RESUME_TOKEN_HEADER, resumeTokenProblem, type HeadersLike } from "../http/index.js";
 import { randomId } from "./input.js";
 import { platformSend } from "./platform-send.js";
 import type { Send } from "./response.js";
@@ -32,7 +32,7 @@ export interface HttpAgentConfig extends AgentConfig {
   /** The agent's URL; each run is a POST to it. */
   url: string | URL;
   /** Sent with every run; these win over the defaults (`Content-Type`, `Accept`). */
-  headers?: HeadersInit;
+  headers?: HeadersLike;
   /** Default `auto`. */
   transport?: Transport;
   /**
@@ -189,7 +189,7 @@ export class HttpAgent extends AbstractAgent {
   /** The agent's URL. */
   url: string | URL;
   /** Sent with every run, over the defaults. */
-  headers: HeadersInit | undefined;
+  headers: HeadersLike | undefined;
   /** Which transport runs ask for. */
   transport: Transport;
   /** What runs do with a redirect. */

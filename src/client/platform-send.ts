@@ -3,7 +3,7 @@
  *
  * Why: on loopback, fetch (undici) cost about a third of a short run's time in the client: a
  * Request, a Response and a WHATWG stream per response, a promise and a stream hop per chunk.
- * Here the body is read straight from the response (or its decompressor) by src/http/incoming-body.ts.
+ * Here the body is read straight from the response (or its decompressor) by src/node-http/incoming-body.ts.
  * Browsers get `platform-send.browser.ts` instead (package.json's `browser` field), which has no
  * transport of its own, so that node:http never reaches a browser bundle.
  *
@@ -25,7 +25,7 @@ import type { IncomingMessage } from "node:http";
 import type * as Stream from "node:stream";
 import type { Readable } from "node:stream";
 import type * as Zlib from "node:zlib";
-import { httpTargets, incomingBody, incomingHeader } from "../http/index.js";
+import { httpTargets, incomingBody, incomingHeader } from "../node-http/index.js";
 import type { RunResponse, Send } from "./response.js";
 
 /** zstd's decompressor, in the Node versions that have it (22.15 and later). */

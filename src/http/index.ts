@@ -1,10 +1,11 @@
 /**
  * HTTP plumbing shared by the server, the client and the proxy: the `AG-UI-Run-Id` header and
- * resume tokens, request options parsed once per URL, and a node:http response body read as chunks.
+ * resume tokens, request headers and response bodies as the client takes them. Isomorphic: what
+ * needs node:http is in node-http/.
  *
  * @module
  */
-export { httpTargets } from "./http-target.js";
-export { incomingBody, incomingHeader, type IterableBody } from "./incoming-body.js";
+export type { BodyReader, BodyReadResult, IterableBody } from "./body-reader.js";
+export type { HeadersLike } from "./headers-like.js";
 export { digestOf, newResumeToken, RESUME_TOKEN_HEADER, RESUME_TOKEN_PARAM, resumeTokenProblem } from "./resume-token.js";
 export { RUN_ID_HEADER, runIdProblem } from "./run-id-header.js";

@@ -71,8 +71,18 @@ export const VideoPartSchema = mediaPart("video");
 /** A document part. */
 export const DocumentPartSchema = mediaPart("document");
 
+/**
+ * The type of {@link ContentPartSchema}, as a named interface, so that the published declarations
+ * name it where messages and tool results hold parts instead of spelling the five parts out again.
+ */
+export interface ContentPartUnionSchema
+  extends z.ZodMiniDiscriminatedUnion<
+    [typeof TextPartSchema, typeof ImagePartSchema, typeof AudioPartSchema, typeof VideoPartSchema, typeof DocumentPartSchema],
+    "type"
+  > {}
+
 /** One part of a message body: a union on `type`. */
-export const ContentPartSchema = tagged("type", [
+export const ContentPartSchema: ContentPartUnionSchema = tagged("type", [
   TextPartSchema,
   ImagePartSchema,
   AudioPartSchema,

@@ -403,8 +403,47 @@ export type SubagentStartedEvent = z.infer<typeof SubagentStartedEventSchema>;
 export type SubagentFinishedEvent = z.infer<typeof SubagentFinishedEventSchema>;
 export type SubagentErrorEvent = z.infer<typeof SubagentErrorEventSchema>;
 
+/**
+ * The type of {@link EVENT_SCHEMAS}, written out with each schema by name: inferred, the published
+ * declarations would spell every schema out again here and in {@link EventSchema} (a third of
+ * their size), and a consumer's type checker would build and check each copy.
+ */
+export type EventSchemas = {
+  readonly TEXT_MESSAGE_START: typeof TextMessageStartEventSchema;
+  readonly TEXT_MESSAGE_CONTENT: typeof TextMessageContentEventSchema;
+  readonly TEXT_MESSAGE_END: typeof TextMessageEndEventSchema;
+  readonly TOOL_CALL_START: typeof ToolCallStartEventSchema;
+  readonly TOOL_CALL_ARGS: typeof ToolCallArgsEventSchema;
+  readonly TOOL_CALL_END: typeof ToolCallEndEventSchema;
+  readonly STATE_SNAPSHOT: typeof StateSnapshotEventSchema;
+  readonly STATE_DELTA: typeof StateDeltaEventSchema;
+  readonly MESSAGES_SNAPSHOT: typeof MessagesSnapshotEventSchema;
+  readonly RAW: typeof RawEventSchema;
+  readonly CUSTOM: typeof CustomEventSchema;
+  readonly RUN_STARTED: typeof RunStartedEventSchema;
+  readonly RUN_FINISHED: typeof RunFinishedEventSchema;
+  readonly RUN_ERROR: typeof RunErrorEventSchema;
+  readonly STEP_STARTED: typeof StepStartedEventSchema;
+  readonly STEP_FINISHED: typeof StepFinishedEventSchema;
+  readonly SUBAGENT_STARTED: typeof SubagentStartedEventSchema;
+  readonly SUBAGENT_FINISHED: typeof SubagentFinishedEventSchema;
+  readonly SUBAGENT_ERROR: typeof SubagentErrorEventSchema;
+  readonly TEXT_MESSAGE_CHUNK: typeof TextMessageChunkEventSchema;
+  readonly TOOL_CALL_CHUNK: typeof ToolCallChunkEventSchema;
+  readonly TOOL_CALL_RESULT: typeof ToolCallResultEventSchema;
+  readonly ACTIVITY_SNAPSHOT: typeof ActivitySnapshotEventSchema;
+  readonly ACTIVITY_DELTA: typeof ActivityDeltaEventSchema;
+  readonly REASONING_START: typeof ReasoningStartEventSchema;
+  readonly REASONING_MESSAGE_START: typeof ReasoningMessageStartEventSchema;
+  readonly REASONING_MESSAGE_CONTENT: typeof ReasoningMessageContentEventSchema;
+  readonly REASONING_MESSAGE_END: typeof ReasoningMessageEndEventSchema;
+  readonly REASONING_MESSAGE_CHUNK: typeof ReasoningMessageChunkEventSchema;
+  readonly REASONING_END: typeof ReasoningEndEventSchema;
+  readonly REASONING_ENCRYPTED_VALUE: typeof ReasoningEncryptedValueEventSchema;
+};
+
 /** The schema of each event type, by its `type` string. */
-export const EVENT_SCHEMAS = {
+export const EVENT_SCHEMAS: EventSchemas = {
   TEXT_MESSAGE_START: TextMessageStartEventSchema,
   TEXT_MESSAGE_CONTENT: TextMessageContentEventSchema,
   TEXT_MESSAGE_END: TextMessageEndEventSchema,
@@ -439,16 +478,16 @@ export const EVENT_SCHEMAS = {
 } as const satisfies { [T in EventType]: z.ZodMiniType<{ type: T }> };
 
 /** Any event: a union on `type`. */
-export const EventSchema = tagged("type", Object.values(EVENT_SCHEMAS) as unknown as [
-  typeof TextMessageStartEventSchema,
-  ...(typeof EVENT_SCHEMAS)[Exclude<EventType, "TEXT_MESSAGE_START">][],
-]);
+export const EventSchema: z.ZodMiniDiscriminatedUnion<[typeof TextMessageStartEventSchema, ...EventSchemas[Exclude<EventType, "TEXT_MESSAGE_START">][]], "type"> = tagged(
+  "type",
+  Object.values(EVENT_SCHEMAS) as unknown as [typeof TextMessageStartEventSchema, ...EventSchemas[Exclude<EventType, "TEXT_MESSAGE_START">][]],
+);
 
 /** Any event: a union on `type`. */
-export type AguiEvent = z.infer<(typeof EVENT_SCHEMAS)[EventType]>;
+export type AguiEvent = z.infer<EventSchemas[EventType]>;
 
 /** The event type whose `type` is `T`. */
 export type EventOf<T extends EventType> = Extract<AguiEvent, { type: T }>;
 
 /** What an event looks like before validation fills in defaults (RUN_STARTED input's lists). */
-export type AguiEventInput = z.input<(typeof EVENT_SCHEMAS)[EventType]>;
+export type AguiEventInput = z.input<EventSchemas[EventType]>;

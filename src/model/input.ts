@@ -54,29 +54,40 @@ const inputShape = {
   context: z._default(array(ContextSchema), () => []),
 };
 
-/**
- * The body of a run request. `threadId`, `runId` and `messages` are required; `tools` and `context`
- * default to empty lists, as in AG-UI 1.0. `state` and `forwardedProps` may be `null` (kept as
- * given), which 1.0 refuses for `forwardedProps` but bodies written for earlier releases send.
- */
-export const RunAgentInputSchema = object({
+const runAgentInputSchema = object({
   ...inputShape,
   /** Application values passed through to the agent untouched. */
   forwardedProps: z.optional(JsonValueSchema),
   /** Answers to the interrupts the previous run ended with. */
   resume: z.optional(array(ResumeEntrySchema)),
 });
+type RunAgentInputSchemaOf = typeof runAgentInputSchema;
+/**
+ * The type of {@link RunAgentInputSchema}, as a named interface, so that the published
+ * declarations name it where it is used instead of spelling the input (messages and all) out again.
+ */
+export interface RunAgentInputObjectSchema extends RunAgentInputSchemaOf {}
+/**
+ * The body of a run request. `threadId`, `runId` and `messages` are required; `tools` and `context`
+ * default to empty lists, as in AG-UI 1.0. `state` and `forwardedProps` may be `null` (kept as
+ * given), which 1.0 refuses for `forwardedProps` but bodies written for earlier releases send.
+ */
+export const RunAgentInputSchema: RunAgentInputObjectSchema = runAgentInputSchema;
 /** The body of a run request, as validated (defaults filled in). */
 export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
 /** The body of a run request, as a client may write it. */
 export type RunAgentInputInit = z.input<typeof RunAgentInputSchema>;
 
-/**
- * The request as RUN_STARTED echoes it: an event, so held to 1.0's rule that `forwardedProps` is
- * absent or a value, never `null`.
- */
-export const EchoedRunAgentInputSchema = object({
+const echoedRunAgentInputSchema = object({
   ...inputShape,
   forwardedProps: z.optional(NonNullJsonSchema),
   resume: z.optional(array(ResumeEntrySchema)),
 });
+type EchoedRunAgentInputSchemaOf = typeof echoedRunAgentInputSchema;
+/** The type of {@link EchoedRunAgentInputSchema}, named for the reason {@link RunAgentInputObjectSchema} is. */
+export interface EchoedRunAgentInputObjectSchema extends EchoedRunAgentInputSchemaOf {}
+/**
+ * The request as RUN_STARTED echoes it: an event, so held to 1.0's rule that `forwardedProps` is
+ * absent or a value, never `null`.
+ */
+export const EchoedRunAgentInputSchema: EchoedRunAgentInputObjectSchema = echoedRunAgentInputSchema;

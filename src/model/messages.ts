@@ -171,8 +171,28 @@ export const ReasoningMessageSchema = object({
 /** A span of the agent's reasoning, kept as a message. */
 export type ReasoningMessage = z.infer<typeof ReasoningMessageSchema>;
 
+/**
+ * The type of {@link MessageSchema}, as a named interface: the published declarations then name it
+ * wherever a schema holds messages (the run input, RUN_STARTED, MESSAGES_SNAPSHOT) instead of
+ * spelling all seven message schemas out again in each, which a consumer's type checker would
+ * build and check once per copy.
+ */
+export interface MessageUnionSchema
+  extends z.ZodMiniDiscriminatedUnion<
+    [
+      typeof DeveloperMessageSchema,
+      typeof SystemMessageSchema,
+      typeof AssistantMessageSchema,
+      typeof UserMessageSchema,
+      typeof ToolMessageSchema,
+      typeof ActivityMessageSchema,
+      typeof ReasoningMessageSchema,
+    ],
+    "role"
+  > {}
+
 /** A message: a union on `role`. */
-export const MessageSchema = tagged("role", [
+export const MessageSchema: MessageUnionSchema = tagged("role", [
   DeveloperMessageSchema,
   SystemMessageSchema,
   AssistantMessageSchema,

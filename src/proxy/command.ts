@@ -2,6 +2,7 @@
  * `agui-wire proxy --config proxy.json [--port N] [--host H]`: the proxy as a command. It reads
  * and checks the configuration (saying exactly what is wrong with a bad one), serves it with
  * node:http, logs one JSON line per run on stdout, and stops cleanly on SIGINT or SIGTERM.
+ * `--help` (or `-h`) prints the usage, with each option's default, and exits 0.
  *
  * @module
  */
@@ -21,25 +22,44 @@ export interface CommandIO {
 /** The default port, when `--port` is not given. */
 export const DEFAULT_PROXY_PORT = 8787;
 
-const USAGE = "usage: agui-wire proxy --config <proxy.json> [--port <port>] [--host <host>]";
+/** The default address, when `--host` is not given: loopback, so that nothing outside the machine reaches a proxy started to try it. */
+export const DEFAULT_PROXY_HOST = "127.0.0.1";
 
-/** The command's arguments, read; or what is wrong with them. */
-export function parseArguments(argv: readonly string[]): { config: string; port: number; host: string } | { error: string } {
+/** What `--help` prints, and what follows a mistake in the arguments: every option, with its default. */
+export const USAGE = `usage: agui-wire proxy --config <proxy.json> [--port <port>] [--host <host>]
+
+Commands:
+  proxy              serve the agents a JSON configuration names, at POST /agents/{name},
+                     with its tokens, JWTs and limits; one JSON line per run on stdout
+
+Options of proxy:
+  --config <path>    the proxy's JSON configuration (required); a key file it names is
+                     found next to it
+  --port <port>      the port to listen on, 0 for any free one (default: ${DEFAULT_PROXY_PORT})
+  --host <host>      the address to listen on (default: ${DEFAULT_PROXY_HOST}, this machine only;
+                     0.0.0.0 or :: for every interface)
+  -h, --help         print this help and exit`;
+
+/** The command's arguments, read; a request for help; or what is wrong with them. */
+export function parseArguments(argv: readonly string[]): { config: string; port: number; host: string } | { help: true } | { error: string } {
+  // Help wins wherever it is asked for, even beside a mistake: it says how to mend it.
+  if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return { help: true };
   if (argv[0] !== "proxy") return { error: argv.length === 0 ? "expected a command, found none" : `unknown command ${JSON.stringify(argv[0])}: expected "proxy"` };
   let config: string | undefined;
   let port = DEFAULT_PROXY_PORT;
-  let host = "127.0.0.1";
+  let host = DEFAULT_PROXY_HOST;
   for (let i = 1; i < argv.length; i++) {
     const flag = argv[i]!;
     const [name, inline] = flag.startsWith("--") && flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined];
+    if (name !== "--config" && name !== "--host" && name !== "--port") return { error: `unknown option ${JSON.stringify(name)}: expected --config, --port, --host or --help` };
     const value = inline ?? argv[++i];
     if (value === undefined) return { error: `${name} expects a value, found none` };
     if (name === "--config") config = value;
     else if (name === "--host") host = value;
-    else if (name === "--port") {
+    else {
       port = Number(value);
       if (!/^\d+$/.test(value) || port > 65535) return { error: `--port expects a port number from 0 to 65535, found ${JSON.stringify(value)}` };
-    } else return { error: `unknown option ${JSON.stringify(name)}: expected --config, --port or --host` };
+    }
   }
   if (config === undefined) return { error: "--config is required: the path of the proxy's JSON configuration" };
   return { config, port, host };
@@ -48,11 +68,16 @@ export function parseArguments(argv: readonly string[]): { config: string; port:
 /**
  * Runs the command with `argv` (the arguments after the program's name).
  *
- * @returns The server once it listens, or the exit code of a failure that was reported.
+ * @returns The server once it listens; or the exit code: 0 after `--help`, 1 or 2 after a failure
+ *   that was reported.
  * @throws Never: every failure is written to `io.stderr` and returned as an exit code.
  */
 export async function runProxyCommand(argv: readonly string[], io: CommandIO): Promise<Server | number> {
   const args = parseArguments(argv);
+  if ("help" in args) {
+    io.stdout(USAGE);
+    return 0;
+  }
   if ("error" in args) {
     io.stderr(`agui-wire: ${args.error}\n${USAGE}`);
     return 2;

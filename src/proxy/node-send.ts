@@ -1,13 +1,13 @@
 /**
  * Upstream requests over node:http and node:https, for the Node handler: the answer's body is read
- * straight from the `IncomingMessage` (src/http/incoming-body.ts: every byte arrived since the last read
+ * straight from the `IncomingMessage` (src/node-http/incoming-body.ts: every byte arrived since the last read
  * in one chunk), so no WHATWG stream is made per chunk, and connections are kept alive between runs.
  *
  * @module
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { httpTargets, incomingBody, incomingHeader } from "../http/index.js";
+import { httpTargets, incomingBody, incomingHeader } from "../node-http/index.js";
 import type { UpstreamSend } from "./upstream.js";
 
 /**

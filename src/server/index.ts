@@ -17,5 +17,5 @@ export { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "./resumable.js";
 export { RUN_CANCELLED } from "./record.js";
 export { STORE_UNAVAILABLE } from "./replay.js";
 export * from "../store/index.js";
-export type { Agent, AgentLike, AgentFunction, AgentEvents, AgentRunResult, RunContext } from "../agent/index.js";
+export type { Agent, AgentLike, AgentFunction, AgentGenerator, AgentEvents, AgentRunResult, RunContext } from "../agent/index.js";
 export { defineAgent } from "../agent/index.js";

@@ -58,6 +58,7 @@
  * @module
  */
 import type { RedisOptions } from "ioredis";
+import type { RedisClientLike } from "./redis/client-like.js";
 import { randomToken, sameSecret } from "../util/index.js";
 import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore } from "./run-store.js";
 import { COMMAND_TIMEOUT_MS, Connections } from "./redis/connection.js";
@@ -129,8 +130,12 @@ function connectionOptions(blockMs: number): { subscriber: RedisOptions; reader:
  *   `{` or `}` (it would take the place of each run's hash tag).
  * @throws {RangeError} When a numeric option is not an integer in its range.
  */
-export function redisStore(connection: RedisConnection, options?: RedisStoreOptions): RunStore {
-  const conn = endpointOf(connection);
+export function redisStore(
+  connection: { url: string } | { cluster: readonly string[] } | { client: RedisClientLike },
+  options?: RedisStoreOptions,
+): RunStore {
+  // Declared without ioredis's types (see RedisClientLike); endpointOf checks the client is one.
+  const conn = endpointOf(connection as RedisConnection);
   const checked = settings(options);
   const { ttlMs, maxEvents, prefix, blockMs, localBytes } = checked;
   if (clusterMode(conn) && /[{}]/.test(prefix)) {

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { core } from "zod";
+// zod/v4/core, not "zod": the classic API's declarations would be loaded (and checked) by every
+// consumer of these types for one issue type, doubling the cost of type-checking the client.
+import type * as core from "zod/v4/core";
 
 /**
  * Stable codes carried by {@link AguiWireError.code}.

@@ -320,6 +320,23 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("drops connections from a click between runs: it starts a run and cuts it a few events in, and the run completes whole", async () => {
+    await page.waitForFunction(() => ["binary", "sse"].every((id) => document.getElementById(id)?.dataset.state === "done"), undefined, { timeout: 15_000 });
+    // Between runs too the button can be clicked: a run lasts a few seconds, too short to aim at.
+    expect(await page.isEnabled("#drop")).toBe(true);
+    await page.click("#drop");
+    await page.waitForFunction(() => document.getElementById("comparison")?.dataset.dropped !== undefined);
+    expect(Number(await page.$eval("#comparison", (p) => (p as HTMLElement).dataset.dropped))).toBe(2);
+    await expectCompleteRun("run-8", page);
+    for (const id of ["binary", "sse"] as const) {
+      const note = await page.$eval(`#${id} .resumed`, (p) => p.textContent ?? "");
+      expect(note, id).toMatch(new RegExp(`^Reattached after event \\d+: \\d+ missed events? replayed\\. All ${EVENTS} once\\.$`));
+    }
+    const cut = problems.filter((p) => /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION|network error/i.test(p));
+    problems.splice(0, problems.length, ...problems.filter((p) => !cut.includes(p)));
+    expect(problems).toEqual([]);
+  });
+
   it("leaves a list where the reader scrolled it, instead of following new events", async () => {
     // A short window, so that the lists overflow after a few events and most of the run is
     // still to come when the reader scrolls up.
@@ -352,6 +369,34 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       expect(sse.row.top).toBeGreaterThanOrEqual(sse.list.top - 1);
     } finally {
       await short.close();
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("at 390×844, starts the panels within the first screen, and shows a wrong token's answer in view", async () => {
+    const phone = await open({ width: 390, height: 844 });
+    try {
+      await phone.goto(server.url);
+      await expectCompleteRun("run-1", phone);
+      await phone.evaluate(() => window.scrollTo(0, 0));
+      // The first panel begins in the top half of the screen, its status and first events with it
+      // (the explanation went below the panels, where it pushed them about 1,000 px down).
+      const top = await phone.$eval("#binary", (panel) => panel.getBoundingClientRect().top);
+      expect(top).toBeLessThan(844 / 2);
+      await phone.click("#wrong-token");
+      await phone.waitForFunction(() => document.getElementById("comparison")?.dataset.refused !== undefined);
+      // The answer is on the screen the button is on: nothing scrolled, and it lies within it.
+      const answer = await phone.$eval("#comparison", (p) => ({ ...p.getBoundingClientRect().toJSON(), text: p.textContent, scrollY: window.scrollY, height: window.innerHeight }));
+      expect(answer.text).toMatch(/^The proxy refused the wrong token: 401/);
+      expect(answer.scrollY).toBe(0);
+      expect(answer.top).toBeGreaterThanOrEqual(0);
+      expect(answer.bottom).toBeLessThanOrEqual(answer.height);
+      // Chromium logs every 4xx answer to a fetch as a console error: this one was asked for.
+      const expected = problems.findIndex((p) => /status of 401/.test(p));
+      expect(expected, problems.join("\n")).toBeGreaterThanOrEqual(0);
+      problems.splice(expected, 1);
+    } finally {
+      await phone.close();
     }
     expect(problems).toEqual([]);
   });

@@ -188,7 +188,8 @@ void bad;
       JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ["check.ts"] }),
     );
     expect(typeErrors("tsconfig.json")).toBe("");
-  });
+    // A type check of the declarations (skipLibCheck false) takes most of 20 s on a loaded machine.
+  }, 60_000);
 
   it("types an agent written with defineAgent, and rejects a misspelt event type", () => {
     writeFileSync(
@@ -215,6 +216,92 @@ export const misspelt = defineAgent(async function* (input) {
     );
     expect(typeErrors("tsconfig.agent.json")).toBe("");
   });
+
+  it("reports each wrong event of a defineAgent generator declared AgentGenerator at its own yield, naming the field", () => {
+    const lines = [
+      `import { defineAgent, type AgentGenerator } from "agui-wire/server";`,
+      `export const agent = defineAgent(async function* (input): AgentGenerator {`,
+      `  yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };`,
+      `  yield { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: 1 };`,
+      `  yield { type: "TEXT_MESSAGE_END", messageId: "m", delta: "x" };`,
+      `  yield { type: "RUN_FINISHD", threadId: input.threadId, runId: input.runId };`,
+      `  yield { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId };`,
+      `});`,
+    ];
+    writeFileSync(join(consumer, "wrong-events.ts"), lines.join("\n"));
+    writeFileSync(
+      join(consumer, "tsconfig.wrong-events.json"),
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: true, typeRoots: [join(root, "node_modules/@types")], types: ["node"] },
+        files: ["wrong-events.ts"],
+      }),
+    );
+    // One diagnostic per wrong event, at the yield's line, in tsc's one-line form.
+    const reported = typeErrors("tsconfig.wrong-events.json").split("\n").filter((line) => line.startsWith("wrong-events.ts("));
+    expect(reported.map((line) => /^wrong-events\.ts\((\d+),/.exec(line)![1])).toEqual(["4", "5", "6"]);
+    expect(reported[0]).toContain("Type 'number' is not assignable to type 'string'.");
+    expect(reported[0]!.slice(0, reported[0]!.indexOf(":"))).toBe(`wrong-events.ts(4,${lines[3]!.indexOf("delta") + 1})`);
+    expect(reported[1]).toContain("'delta' does not exist in type '{ type: \"TEXT_MESSAGE_END\"");
+    expect(reported[2]).toContain(`Type '"RUN_FINISHD"' is not assignable to type`);
+  });
+
+  // A consumer whose every entry's declarations are checked (skipLibCheck false), as a Node-only
+  // project has them: ES and @types/node, no DOM lib, so no HeadersInit, ResponseType and the
+  // like; under each module setting a project may use. Then the same with the DOM lib beside
+  // them, and a browser project's (DOM, no @types/node) with the isomorphic entries.
+  const everyEntry = `import { parseEvent, EventType, type AguiEvent } from "agui-wire";
+import { createAgentHandler, createNodeHandler, defineAgent, memoryStore } from "agui-wire/server";
+import { HttpAgent, type HttpAgentConfig } from "agui-wire/client";
+import { createProxyHandler } from "agui-wire/proxy";
+const event: AguiEvent = parseEvent({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
+const agent = defineAgent(async function* (input) {
+  yield { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId };
+});
+export const handlers = [createAgentHandler(agent), createNodeHandler(agent, { store: memoryStore() })];
+// Headers as a record, as pairs and as a Headers all do.
+const configs: HttpAgentConfig[] = [
+  { url: "http://localhost/agent", headers: { authorization: "Bearer t" } },
+  { url: "http://localhost/agent", headers: [["authorization", "Bearer t"]] },
+  { url: "http://localhost/agent", headers: new Headers({ authorization: "Bearer t" }) },
+];
+export const agents = configs.map((config) => new HttpAgent(config));
+export const proxy = createProxyHandler({ agents: {} });
+export { event };
+`;
+  const browserEntries = `import { parseEvent, EventType, type AguiEvent } from "agui-wire";
+import { HttpAgent } from "agui-wire/client";
+export const event: AguiEvent = parseEvent({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
+export const agent = new HttpAgent({ url: "/agent", headers: new Headers({ authorization: "Bearer t" }) });
+`;
+  const nodeTypes = { typeRoots: [join(root, "node_modules/@types")], types: ["node"] };
+  const settings = [
+    { name: "node16", module: "node16", moduleResolution: "node16" },
+    { name: "nodenext", module: "nodenext", moduleResolution: "nodenext" },
+    { name: "bundler", module: "esnext", moduleResolution: "bundler" },
+  ];
+
+  it.each(settings)("ships declarations a Node project checks without the DOM lib or skipLibCheck ($name)", ({ name, module, moduleResolution }) => {
+    writeFileSync(join(consumer, "every-entry.ts"), everyEntry);
+    const project = `tsconfig.node-${name}.json`;
+    writeFileSync(
+      join(consumer, project),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", lib: ["ES2022"], ...nodeTypes, module, moduleResolution, strict: true, noEmit: true, skipLibCheck: false },
+        files: ["every-entry.ts"],
+      }),
+    );
+    expect(typeErrors(project)).toBe("");
+  }, 60_000);
+
+  it("ships declarations a project with the DOM lib checks, with @types/node and without", () => {
+    writeFileSync(join(consumer, "every-entry.ts"), everyEntry);
+    writeFileSync(join(consumer, "browser-entries.ts"), browserEntries);
+    const dom = { target: "ES2022", lib: ["ES2022", "DOM", "DOM.Iterable"], module: "esnext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: false };
+    writeFileSync(join(consumer, "tsconfig.dom-node.json"), JSON.stringify({ compilerOptions: { ...dom, ...nodeTypes }, files: ["every-entry.ts"] }));
+    writeFileSync(join(consumer, "tsconfig.dom.json"), JSON.stringify({ compilerOptions: { ...dom, types: [] }, files: ["browser-entries.ts"] }));
+    expect(typeErrors("tsconfig.dom-node.json")).toBe("");
+    expect(typeErrors("tsconfig.dom.json")).toBe("");
+  }, 60_000);
 });
 
 /** Runs the consumer's tsc on `project`, and returns its report: empty when the types check. */

@@ -129,4 +129,29 @@ describe("agui-wire proxy", () => {
     expect(await badPort.exited).toBe(2);
     expect(badPort.stderr).toContain('--port expects a port number from 0 to 65535, found "http"');
   }, 30_000);
+
+  it("prints its usage, each option with its default, for --help and -h, and exits 0; after a mistake, on stderr with 2", async () => {
+    const runs = [["proxy", "--help"], ["proxy", "-h"], ["--help"], ["-h"], ["proxy", "--config", "proxy.json", "--help"], [], ["nope"], ["proxy", "--verbose"]].map((args) => {
+      const running = start(args);
+      // "close", not "exit": the output is read to its end only then.
+      const closed = new Promise<number | null>((resolve) => running.child.once("close", resolve));
+      return { args, running, closed };
+    });
+    const outcomes = await Promise.all(runs.map(async ({ args, running, closed }) => ({ args, code: await closed, stdout: running.lines.join("\n"), stderr: running.stderr })));
+    for (const { args, code, stdout, stderr } of outcomes.slice(0, 5)) {
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect(stdout).toMatch(/^usage: agui-wire proxy --config <proxy\.json> \[--port <port>\] \[--host <host>\]\n/);
+      expect(stdout).toMatch(/--config <path> +the proxy's JSON configuration \(required\)/);
+      expect(stdout).toMatch(/--port <port> +the port to listen on, 0 for any free one \(default: 8787\)/);
+      expect(stdout).toMatch(/--host <host> +the address to listen on \(default: 127\.0\.0\.1,/);
+      expect(stdout).toMatch(/-h, --help +print this help and exit/);
+    }
+    for (const { args, code, stdout, stderr } of outcomes.slice(5)) {
+      expect({ args, code, stdout }).toEqual({ args, code: 2, stdout: "" });
+      expect(stderr).toContain("(default: 8787)");
+    }
+    expect(outcomes[5]!.stderr).toContain("expected a command, found none");
+    expect(outcomes[6]!.stderr).toContain('unknown command "nope": expected "proxy"');
+    expect(outcomes[7]!.stderr).toContain('unknown option "--verbose": expected --config, --port, --host or --help');
+  }, 60_000);
 });

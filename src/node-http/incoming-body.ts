@@ -14,6 +14,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
+import type { BodyReader, BodyReadResult, IterableBody } from "../http/index.js";
 
 /**
  * A response header's value as fetch's `Headers.get` gives it: `null` when absent, repeated ones
@@ -24,23 +25,10 @@ export function incomingHeader(message: IncomingMessage, name: string): string |
   return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
 }
 
-/** A reader of a body: what the client uses of a `ReadableStreamDefaultReader`. */
-export interface BodyReader {
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/** A body that is not a `ReadableStream`: async iterable, with a reader and `cancel`. */
-export interface IterableBody extends AsyncIterable<Uint8Array> {
-  getReader(): BodyReader;
-  /** Lets go of the rest of the body. Never rejects. */
-  cancel(reason?: unknown): Promise<void>;
-}
-
 /** The most bytes queued before the response is paused (the socket then stops being read). */
 export const HIGH_WATER_MARK = 64 * 1024;
 
-type Result = ReadableStreamReadResult<Uint8Array>;
+type Result = BodyReadResult;
 
 /** The error of a body whose stream closed before its end, as Node's own iterator reports it. */
 function prematureClose(): Error {
