@@ -58,11 +58,11 @@
  * @module
  */
 import type { RedisOptions } from "ioredis";
-import type { RedisClientLike } from "./redis/client-like.js";
+import type { RedisConnection } from "./redis/client-like.js";
 import { randomToken, sameSecret } from "../util/index.js";
 import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore } from "./run-store.js";
 import { COMMAND_TIMEOUT_MS, Connections } from "./redis/connection.js";
-import { clusterMode, endpointOf, type RedisConnection } from "./redis/endpoint.js";
+import { clusterMode, endpointOf } from "./redis/endpoint.js";
 import type { StoreContext } from "./redis/context.js";
 import { LocalWindows, type LocalRun } from "./redis/local-window.js";
 import { runKeys, settings, type RedisStoreOptions } from "./redis/options.js";
@@ -81,7 +81,7 @@ export {
   DEFAULT_REDIS_TTL_MS,
   type RedisStoreOptions,
 } from "./redis/options.js";
-export type { RedisConnection } from "./redis/endpoint.js";
+export type { RedisConnection } from "./redis/client-like.js";
 
 /** Added to `blockMs` for a blocking read's reply (so a silent, half-open connection fails in < 20 s). */
 const BLOCK_GRACE_MS = 5000;
@@ -131,11 +131,11 @@ function connectionOptions(blockMs: number): { subscriber: RedisOptions; reader:
  * @throws {RangeError} When a numeric option is not an integer in its range.
  */
 export function redisStore(
-  connection: { url: string } | { cluster: readonly string[] } | { client: RedisClientLike },
+  connection: RedisConnection,
   options?: RedisStoreOptions,
 ): RunStore {
   // Declared without ioredis's types (see RedisClientLike); endpointOf checks the client is one.
-  const conn = endpointOf(connection as RedisConnection);
+  const conn = endpointOf(connection);
   const checked = settings(options);
   const { ttlMs, maxEvents, prefix, blockMs, localBytes } = checked;
   if (clusterMode(conn) && /[{}]/.test(prefix)) {

@@ -16,3 +16,6 @@ export interface RedisClientLike {
   xreadBuffer(...args: never[]): unknown;
   evalsha(...args: never[]): unknown;
 }
+
+/** What `redisStore` takes as its first argument. */
+export type RedisConnection = { url: string } | { cluster: readonly string[] } | { client: RedisClientLike };

@@ -25,8 +25,6 @@ export interface ClusterTarget {
 /** How the store reaches Redis: a URL it connects to itself, a cluster's nodes, or a caller's client. */
 export type Endpoint = { url: string } | { cluster: ClusterTarget } | { client: Redis | Cluster };
 
-/** What `redisStore` takes as its first argument. */
-export type RedisConnection = { url: string } | { cluster: readonly string[] } | { client: Redis | Cluster };
 
 const describe = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value);
 
