@@ -32,6 +32,7 @@ import { upstreamHeaders } from "./headers.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { answerStored, incomingOf, startProxiedRun, storeOptions, upstreamAgent } from "./stored.js";
 import { cancelUpstreamRun, type UpstreamAnswer } from "./upstream.js";
+import { observeRequest } from "./observe.js";
 
 /** A request as the proxy's core sees it. */
 export interface ProxyRequest {
@@ -123,6 +124,13 @@ const mayUse = (principal: Principal, agent: string): boolean => principal.agent
  * @throws Never: every failure is an answer.
  */
 export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
+  const observed = await observeRequest(proxy, request);
+  if (observed === undefined) return answerProxy(proxy, request);
+  return observed.answered(await answerProxy(observed.proxy, request));
+}
+
+/** {@link handleProxy} without observation. */
+async function answerProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
   const route = routeOf(request.path);
   if (proxy.cors !== undefined && isPreflight(request.method, request.header("origin"), request.header("access-control-request-method"))) {
     request.discardBody();

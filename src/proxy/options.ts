@@ -17,6 +17,8 @@ import { fetchSend, type UpstreamSend } from "./upstream.js";
 import { memoryStore } from "../store/memory.js";
 import { redisStore } from "../store/redis.js";
 import type { RunStore } from "../store/run-store.js";
+import { checkTelemetryOptions, type TelemetryOptions } from "../telemetry/api.js";
+import { componentTelemetry, type ComponentTelemetry } from "../telemetry/server.js";
 
 /** The record the proxy logs for each run it admitted, when it ends. */
 export interface ProxyRunRecord {
@@ -51,6 +53,22 @@ export interface ProxyRunRecord {
   outcome: string;
 }
 
+/**
+ * The record of a request the proxy refused without a run record telling of it: no credentials
+ * or bad ones (401), an unknown path or agent (404), a method the path does not answer (405), a
+ * reattach or cancel refused (400, 404, 429, 503), a CORS preflight refused (403).
+ */
+export interface ProxyRefusalRecord {
+  method: string;
+  /** The request's path, without its query. */
+  path: string;
+  /** The HTTP status the client got. */
+  status: number;
+  /** The status's reason in a word: `unauthenticated`, `not_found`, `method_not_allowed`, … */
+  reason: string;
+  durationMs: number;
+}
+
 /** Options of `createProxyHandler` and `createNodeProxyHandler` given in code. */
 export interface ProxyOptions {
   /**
@@ -61,6 +79,19 @@ export interface ProxyOptions {
   agents?: Readonly<Record<string, Agent>>;
   /** Called with one record per run (see {@link ProxyRunRecord}). An error it throws is ignored. */
   logger?: (record: ProxyRunRecord) => void;
+  /**
+   * Called with a record of each refusal that `logger` is not told of (see {@link ProxyRefusalRecord}):
+   * with both, every refusal has a record. An error it throws is ignored.
+   */
+  onRefusal?: (record: ProxyRefusalRecord) => void;
+  /**
+   * OpenTelemetry, as the server's `telemetry` option (see docs/telemetry.md): a span per request
+   * (`invoke_agent {agent}` for a run, with the principal, both transports and the upstream's
+   * status), `traceparent` passed to the upstream, the `agui.*` metrics with `agui.component`
+   * `proxy`. Default: on when `@opentelemetry/api` is installed and an SDK registered; `false`
+   * turns it off.
+   */
+  telemetry?: false | TelemetryOptions;
   /**
    * The `fetch` upstream requests go through. Default: the global one for `createProxyHandler`;
    * node:http with keep-alive connections for `createNodeProxyHandler` (about 1 ms less per run
@@ -110,6 +141,9 @@ export interface ResolvedProxy {
   /** `undefined` when the proxy keeps no runs. */
   store: RunStore | undefined;
   logger: ((record: ProxyRunRecord) => void) | undefined;
+  onRefusal: ((record: ProxyRefusalRecord) => void) | undefined;
+  /** `undefined` when telemetry is off. */
+  telemetry: ComponentTelemetry | undefined;
   send: UpstreamSend;
   onError: (error: unknown, agent: string) => void;
   /** A run's warning handler, made per run (see {@link ProxyOptions.onWarning}). */
@@ -141,8 +175,8 @@ function defaultOnError(error: unknown, agent: string): void {
  *
  * @throws {ProxyConfigError} When the configuration is not one (every problem named), a configured
  *   agent has no `url` and no local agent, or `cors` or `compression` is malformed.
- * @throws {TypeError} When a local agent is not an agent, or `logger`, `fetch`, `onError` or
- *   `onWarning` is not a function.
+ * @throws {TypeError} When a local agent is not an agent, or `logger`, `onRefusal`, `fetch`,
+ *   `onError` or `onWarning` is not a function, or `telemetry` is malformed.
  */
 export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaultSend?: UpstreamSend): ResolvedProxy {
   const checked: ProxyConfig = parseProxyConfig(config);
@@ -154,7 +188,8 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
       throw new TypeError(`agents.${name}: ${(error as Error).message}`);
     }
   }
-  for (const key of ["logger", "fetch", "onError", "onWarning"] as const) {
+  checkTelemetryOptions("telemetry", options.telemetry);
+  for (const key of ["logger", "onRefusal", "fetch", "onError", "onWarning"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`${key} must be a function, found ${typeof options[key]}`);
     }
@@ -194,6 +229,8 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     metrics: checked.metrics ? new ProxyMetrics() : undefined,
     store: options.store ?? storeOf(checked.store),
     logger: options.logger,
+    onRefusal: options.onRefusal,
+    telemetry: componentTelemetry(options.telemetry, "proxy", "proxy"),
     send: options.fetch ? fetchSend(options.fetch) : (defaultSend ?? fetchSend((input, init) => fetch(input, init))),
     onError: options.onError ?? defaultOnError,
     warnings: options.onWarning === undefined ? () => warnOnce() : (agent) => (warning) => options.onWarning!(warning, agent),

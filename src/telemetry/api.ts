@@ -7,7 +7,7 @@
  */
 
 /** Attribute values as OpenTelemetry takes them. */
-export type AttributeValue = string | number | boolean | readonly string[] | readonly number[];
+export type AttributeValue = string | number | boolean;
 
 /** Attributes of a span, an event or a measurement. */
 export type Attributes = Record<string, AttributeValue | undefined>;

@@ -8,7 +8,7 @@
  * @module
  */
 import type { RunStore } from "../store/run-store.js";
-import type { Attributes, OtelSpan, TelemetryOptions } from "./api.js";
+import type { Attributes, OtelContext, OtelSpan, TelemetryOptions } from "./api.js";
 import type { Instruments } from "./instruments.js";
 import { ATTR, CANCEL_SPAN, EVENT, INVOKE_AGENT, REATTACH_SPAN, SPAN_KIND, STATUS_ERROR } from "./names.js";
 import { endingOf, newTally, usageAttributes, type Ending, type EventTally } from "./outcome.js";
@@ -37,6 +37,36 @@ export function componentTelemetry(options: TelemetryOptions | false | undefined
   return handle === undefined ? undefined : { handle, component, agentName, live: new Map() };
 }
 
+/**
+ * The span of a request, named for what it asks (`invoke_agent {agent}` for a run's POST,
+ * `agui.reattach {agent}` / `agui.cancel {agent}` for a stored run's GET / DELETE, else the
+ * method), and the instruments; `undefined` when neither would record anything.
+ *
+ * @throws Never.
+ */
+export function openSpan(
+  component: ComponentTelemetry,
+  telemetry: Telemetry,
+  method: string,
+  header: HeaderReader,
+  agentName: string | undefined,
+  attributes: Attributes = {},
+): { span: OtelSpan | undefined; instruments: Instruments | undefined; parent: OtelContext } | undefined {
+  const instruments = telemetry.instruments();
+  const name =
+    agentName === undefined ? method : method === "POST" ? `${INVOKE_AGENT} ${agentName}` : method === "GET" ? `${REATTACH_SPAN} ${agentName}` : method === "DELETE" ? `${CANCEL_SPAN} ${agentName}` : method;
+  const parent = telemetry.extract(header);
+  const span = telemetry.startSpan(name, SPAN_KIND.SERVER, parent, {
+    [ATTR.operation]: method === "POST" && agentName !== undefined ? INVOKE_AGENT : undefined,
+    [ATTR.agentName]: agentName,
+    [ATTR.component]: component.component,
+    [ATTR.method]: method,
+    ...attributes,
+  });
+  if (span === undefined && instruments === undefined) return undefined;
+  return { span, instruments, parent };
+}
+
 /** The transport's name for a Content-Type. */
 export const transportOf = (contentType: string | undefined): string => (contentType?.startsWith("text/event-stream") ? "sse" : "binary");
 
@@ -54,13 +84,14 @@ export class ServerRequestTrace implements StoreObserver {
   #runId: string | undefined;
   /** The stored run's writer's count, once the store created the run. */
   #written: EventTally | undefined;
-  #runEnded = false;
   /** Events the store's reads delivered to this response. */
   #readEvents = 0;
   #answer: { status: number; transport?: string; coding?: string; bytes: number; aborted: boolean } | undefined;
   #finished = false;
+  /** What must end besides the answer before the span does (a stored run's writer, a proxied run's record). */
+  #waits = 0;
 
-  private constructor(span: OtelSpan | undefined, instruments: Instruments | undefined, method: string, component: ComponentTelemetry) {
+  protected constructor(span: OtelSpan | undefined, instruments: Instruments | undefined, method: string, component: ComponentTelemetry) {
     this.span = span;
     this.#instruments = instruments;
     this.#method = method;
@@ -74,17 +105,38 @@ export class ServerRequestTrace implements StoreObserver {
    *
    * @throws Never.
    */
-  static start(component: ComponentTelemetry, telemetry: Telemetry, method: string, header: HeaderReader, agentName = component.agentName): ServerRequestTrace | undefined {
-    const instruments = telemetry.instruments();
-    const name = method === "POST" ? `${INVOKE_AGENT} ${agentName}` : method === "GET" ? `${REATTACH_SPAN} ${agentName}` : method === "DELETE" ? `${CANCEL_SPAN} ${agentName}` : method;
-    const span = telemetry.startSpan(name, SPAN_KIND.SERVER, telemetry.extract(header), {
-      [ATTR.operation]: method === "POST" ? INVOKE_AGENT : undefined,
-      [ATTR.agentName]: agentName,
-      [ATTR.component]: component.component,
-      [ATTR.method]: method,
-    });
-    if (span === undefined && instruments === undefined) return undefined;
-    return new ServerRequestTrace(span, instruments, method, component);
+  static start(component: ComponentTelemetry, telemetry: Telemetry, method: string, header: HeaderReader): ServerRequestTrace | undefined {
+    const opened = openSpan(component, telemetry, method, header, component.agentName);
+    return opened && new ServerRequestTrace(opened.span, opened.instruments, method, component);
+  }
+
+  /**
+   * Holds the span open until the returned function is called (once), besides the answer.
+   *
+   * @throws Never.
+   */
+  protected waitFor(): () => void {
+    this.#waits++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#waits--;
+      this.#finish();
+    };
+  }
+
+  /** How the run ended, from what this trace saw: `undefined` for a request that is not a run. */
+  protected ending(aborted: boolean): { ending: Ending; last: unknown } | undefined {
+    if (this.#method !== "POST") return undefined;
+    // A stored run ends as its writer ended it; a run without a store, as its stream did.
+    const last = this.#written !== undefined ? this.#written.last : this.tally.last;
+    return { ending: endingOf(last, this.#written === undefined && aborted ? UNENDED_CANCELLED : undefined), last };
+  }
+
+  /** The events this request's answer sent. */
+  protected eventsSent(): number {
+    return this.#written !== undefined || this.#method === "GET" ? this.#readEvents : this.tally.events;
   }
 
   /** The run's input, once read: its thread is the GenAI conversation. */
@@ -109,10 +161,7 @@ export class ServerRequestTrace implements StoreObserver {
 
   created(tally: EventTally): () => void {
     this.#written = tally;
-    return () => {
-      this.#runEnded = true;
-      this.#finish();
-    };
+    return this.waitFor();
   }
 
   read(count: number): void {
@@ -143,6 +192,7 @@ export class ServerRequestTrace implements StoreObserver {
     const coding = headers["Content-Encoding"] ?? "identity";
     const base = { [ATTR.component]: this.#component };
     if (this.#method === "POST") instruments?.runsStarted.add(1, base);
+    // A GET that streams is a reattach (the proxy's GET /agents and /metrics are plain answers).
     else instruments?.reattaches.add(1, base);
     instruments?.openStreams.add(1, base);
     return countedBody(body, (bytes, aborted) => {
@@ -155,20 +205,16 @@ export class ServerRequestTrace implements StoreObserver {
   /** Reports the request once its answer (and a stored run it started) is over. */
   #finish(): void {
     const answer = this.#answer;
-    if (this.#finished || answer === undefined || (this.#written !== undefined && !this.#runEnded)) return;
+    if (this.#finished || answer === undefined || this.#waits > 0) return;
     this.#finished = true;
     const instruments = this.#instruments;
     const span = this.span;
     const component = this.#component;
     const stream = answer.transport !== undefined;
-    const events = this.#written !== undefined || this.#method === "GET" ? this.#readEvents : this.tally.events;
-    let ending: Ending | undefined;
-    let last: unknown;
-    if (this.#method === "POST" && stream) {
-      // A stored run ends as its writer ended it; a run without a store, as its stream did.
-      last = this.#written !== undefined ? this.#written.last : this.tally.last;
-      ending = endingOf(last, this.#written === undefined && answer.aborted ? UNENDED_CANCELLED : undefined);
-    }
+    const events = this.eventsSent();
+    const run = stream ? this.ending(answer.aborted) : undefined;
+    const ending = run?.ending;
+    const last = run?.last;
     if (instruments !== undefined && stream) {
       const flow = { [ATTR.component]: component, [ATTR.transport]: answer.transport, [ATTR.coding]: answer.coding };
       instruments.events.add(events, flow);
