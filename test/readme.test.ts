@@ -58,6 +58,7 @@ function compilerOptions(): ts.CompilerOptions {
       "agui-wire/server": [join(root, "src/server/index.ts")],
       "agui-wire/client": [join(root, "src/client/index.ts")],
       "agui-wire/proxy": [join(root, "src/proxy/index.ts")],
+      "agui-wire/telemetry": [join(root, "src/telemetry/index.ts")],
     },
   };
 }
