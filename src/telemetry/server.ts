@@ -10,7 +10,7 @@
 import type { RunStore } from "../store/run-store.js";
 import type { Attributes, OtelContext, OtelSpan, TelemetryOptions } from "./api.js";
 import type { Instruments } from "./instruments.js";
-import { ATTR, CANCEL_SPAN, EVENT, INVOKE_AGENT, REATTACH_SPAN, SPAN_KIND, STATUS_ERROR } from "./names.js";
+import { ATTR, CANCEL_SPAN, INVOKE_AGENT, REATTACH_SPAN, SPAN_KIND, STATUS_ERROR } from "./names.js";
 import { endingOf, newTally, usageAttributes, type Ending, type EventTally } from "./outcome.js";
 import { observedStore, type StoreObserver } from "./store.js";
 import { countedBody, type ByteChunks } from "./stream.js";
@@ -149,10 +149,10 @@ export class ServerRequestTrace implements StoreObserver {
     if (this.#runId !== undefined) return;
     this.#runId = runId;
     this.span?.setAttribute(ATTR.runId, runId);
-    if (this.#method === "GET") {
-      // A reattach in this process to a run it writes: the run's own span hears of it.
-      for (const [key, span] of this.live) if (key === runId || key.endsWith(` ${runId}`)) span.addEvent(EVENT.reattach);
-    }
+  }
+
+  get reattaching(): boolean {
+    return this.#method === "GET";
   }
 
   failed(error: unknown): void {

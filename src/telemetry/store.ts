@@ -17,6 +17,8 @@ export interface StoreObserver {
   readonly span: OtelSpan | undefined;
   /** Spans of the runs this handler writes now, by the store's key: a reattach or cancel marks them. */
   readonly live: Map<string, OtelSpan>;
+  /** Whether the request's reads are a reattach (a GET), whose run's span hears of it. */
+  readonly reattaching: boolean;
   /** The run the request concerns, once known. */
   runId(runId: string): void;
   /** A store operation failed with `error`. */
@@ -55,6 +57,8 @@ export function observedStore(store: RunStore, observer: StoreObserver): RunStor
       observer.runId(runId);
       const reader = await store.read(runId, after, access, signal).catch(fail);
       observer.span?.addEvent(EVENT.storeRead, { [ATTR.after]: after });
+      // A reattach in this process to a run it writes: the run's own span hears of it.
+      if (observer.reattaching) observer.live.get(runKeyOf(runId, access))?.addEvent(EVENT.reattach, { [ATTR.after]: after });
       return observedReader(reader, observer);
     },
     async cancel(runId, access) {
