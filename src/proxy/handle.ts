@@ -126,7 +126,7 @@ const mayUse = (principal: Principal, agent: string): boolean => principal.agent
 export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
   const observed = await observeRequest(proxy, request);
   if (observed === undefined) return answerProxy(proxy, request);
-  return observed.answered(await answerProxy(observed.proxy, request));
+  return observed.answered(await observed.within(() => answerProxy(observed.proxy, request)));
 }
 
 /** {@link handleProxy} without observation. */

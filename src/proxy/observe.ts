@@ -14,6 +14,8 @@ import type { ProxyRefusalRecord, ProxyRunRecord, ResolvedProxy } from "./option
 export interface ObservedRequest {
   /** The proxy as this request sees it: its sends, logger and store observed. */
   proxy: ResolvedProxy;
+  /** Runs `fn` in the request's span's context (a local agent's spans are then its children). */
+  within<T>(fn: () => T): T;
   /** Tells of the answer: a refusal without a run record is logged; the trace ends with the stream. */
   answered(result: HandlerResult): HandlerResult;
 }
@@ -72,6 +74,7 @@ export async function observeRequest(proxy: ResolvedProxy, request: RequestLike)
   }
   return {
     proxy: observed,
+    within: (fn) => (trace === undefined ? fn() : trace.within(fn)),
     answered(result) {
       if (result.kind === "plain" && result.status >= 400 && !logged && proxy.onRefusal !== undefined) {
         const record: ProxyRefusalRecord = { method: request.method, path: request.path, status: result.status, reason: REASONS[result.status] ?? `status_${result.status}`, durationMs: Date.now() - started };

@@ -39,7 +39,8 @@ export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, in
   const trace = current && ServerRequestTrace.start(telemetry, current, incoming.method, (name) => incoming.header(name as RequestHeaderName));
   if (trace === undefined) return answerWithCors(agent, options, incoming);
   incoming.trace = trace;
-  const result = await answerWithCors(agent, options, incoming);
+  // In the span's context: what the request starts (a stored run's recording, the agent) is its child.
+  const result = await trace.within(() => answerWithCors(agent, options, incoming));
   if (result.kind === "plain") {
     trace.answered(result.status, result.headers, undefined);
     return result;

@@ -57,7 +57,7 @@ export class ProxyRequestTrace extends ServerRequestTrace {
   #recorded: (() => void) | undefined;
 
   private constructor(span: OtelSpan | undefined, instruments: Instruments | undefined, method: string, component: ComponentTelemetry, telemetry: Telemetry, parent: OtelContext) {
-    super(span, instruments, method, component);
+    super(span, instruments, method, component, telemetry, parent);
     this.#telemetry = telemetry;
     this.#parent = parent;
     this.#method = method;

@@ -8,7 +8,7 @@
  * @module
  */
 import type { RunStore } from "../store/run-store.js";
-import type { Attributes, OtelContext, OtelSpan, TelemetryOptions } from "./api.js";
+import type { Attributes, OtelApi, OtelContext, OtelSpan, TelemetryOptions } from "./api.js";
 import type { Instruments } from "./instruments.js";
 import { ATTR, CANCEL_SPAN, INVOKE_AGENT, REATTACH_SPAN, SPAN_KIND, STATUS_ERROR } from "./names.js";
 import { endingOf, newTally, usageAttributes, type Ending, type EventTally } from "./outcome.js";
@@ -91,8 +91,14 @@ export class ServerRequestTrace implements StoreObserver {
   /** What must end besides the answer before the span does (a stored run's writer, a proxied run's record). */
   #waits = 0;
 
-  protected constructor(span: OtelSpan | undefined, instruments: Instruments | undefined, method: string, component: ComponentTelemetry) {
+  /** The span's context, where the agent runs (so that its own spans are the run's children); `undefined` without a span. */
+  readonly #context: OtelContext | undefined;
+  readonly #api: OtelApi;
+
+  protected constructor(span: OtelSpan | undefined, instruments: Instruments | undefined, method: string, component: ComponentTelemetry, telemetry: Telemetry, parent: OtelContext) {
     this.span = span;
+    this.#api = telemetry.api;
+    this.#context = span === undefined ? undefined : telemetry.api.trace.setSpan(parent, span);
     this.#instruments = instruments;
     this.#method = method;
     this.#component = component.component;
@@ -107,7 +113,17 @@ export class ServerRequestTrace implements StoreObserver {
    */
   static start(component: ComponentTelemetry, telemetry: Telemetry, method: string, header: HeaderReader): ServerRequestTrace | undefined {
     const opened = openSpan(component, telemetry, method, header, component.agentName);
-    return opened && new ServerRequestTrace(opened.span, opened.instruments, method, component);
+    return opened && new ServerRequestTrace(opened.span, opened.instruments, method, component, telemetry, opened.parent);
+  }
+
+  /**
+   * Runs `fn` in the span's context, where the agent's own spans (a model call, a tool's
+   * `execute_tool`) become children of the run's; at once without a span.
+   *
+   * @throws What `fn` throws.
+   */
+  within<T>(fn: () => T): T {
+    return this.#context === undefined ? fn() : this.#api.context.with(this.#context, fn);
   }
 
   /**
@@ -195,7 +211,9 @@ export class ServerRequestTrace implements StoreObserver {
     // A GET that streams is a reattach (the proxy's GET /agents and /metrics are plain answers).
     else instruments?.reattaches.add(1, base);
     instruments?.openStreams.add(1, base);
-    return countedBody(body, (bytes, aborted) => {
+    // Each pull in the span's context: the agent runs during pulls, one batch at a time.
+    const pulled = this.#context === undefined ? body : { pull: () => this.within(() => body.pull()), abort: () => body.abort() };
+    return countedBody(pulled, (bytes, aborted) => {
       instruments?.openStreams.add(-1, base);
       this.#answer = { status, transport, coding, bytes, aborted };
       this.#finish();

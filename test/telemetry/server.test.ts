@@ -17,6 +17,11 @@ const gates = new Map<string, () => void>();
 async function* agent(input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
   const { threadId, runId } = input;
   yield { type: EventType.RUN_STARTED, threadId, runId };
+  if (runId.startsWith("tool")) {
+    // The agent's own span, under whatever context is active: the run's, as a tool's or a model's instrumentation would find it.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    sdk.tracerProvider.getTracer("agent").startSpan("execute_tool lookup", {}, sdk.api.context.active()).end();
+  }
   if (runId.startsWith("fail")) throw new Error("secret failure");
   for (let i = 0; i < 5; i++) yield { type: EventType.CUSTOM, name: "tick", value: i };
   if (runId.startsWith("gated")) {
@@ -199,5 +204,17 @@ describe("store failures", () => {
     expect(reattach.status).toBe(503);
     expect(storeErrors).toHaveLength(1);
     expect(String((storeErrors[0] as Error).message)).toContain("ECONNREFUSED 127.0.0.1:6379");
+  });
+});
+
+describe("the agent's context", () => {
+  it("the agent's own spans are children of the run's, also for a stored run", async () => {
+    for (const served of [plain, stored]) {
+      sdk.reset();
+      await readEvents(await post(served.url, runInput({ runId: "tool-1" }), BINARY));
+      await until(() => spanOf("tool-1") !== undefined);
+      const tool = sdk.spans().find((span) => span.name === "execute_tool lookup")!;
+      expect(tool.parentSpanContext?.spanId).toBe(spanOf("tool-1")!.spanContext().spanId);
+    }
   });
 });
