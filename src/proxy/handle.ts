@@ -262,6 +262,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     if (read.kind === "failed") return refuse(jsonError(400, "the request body could not be read", false), "body_unreadable");
     const parsed = parseRunBody(read);
     if (!parsed.ok) return refuse(jsonError(422, parsed.error, false), "invalid_input");
+    proxy.observeInput?.(parsed.input);
     const contentType = negotiate(request.header("accept"));
     if (proxy.store !== undefined && "url" in route.target) {
       // With a store, an upstream's run is recorded, detached from its client (see stored.ts).

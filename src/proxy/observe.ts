@@ -69,6 +69,7 @@ export async function observeRequest(proxy: ResolvedProxy, request: RequestLike)
     },
   };
   if (trace !== undefined) {
+    observed.observeInput = (input) => trace.input(input);
     observed.send = trace.send(proxy.send);
     if (proxy.store !== undefined) observed.store = trace.store(proxy.store);
   }

@@ -144,6 +144,8 @@ export interface ResolvedProxy {
   onRefusal: ((record: ProxyRefusalRecord) => void) | undefined;
   /** `undefined` when telemetry is off. */
   telemetry: ComponentTelemetry | undefined;
+  /** Told of a run's input once it is read: set per request by a traced request (observe.ts). */
+  observeInput?: (input: { threadId: string; runId: string }) => void;
   send: UpstreamSend;
   onError: (error: unknown, agent: string) => void;
   /** A run's warning handler, made per run (see {@link ProxyOptions.onWarning}). */

@@ -86,7 +86,7 @@ describe("one trace from the client through the proxy to the agent server", () =
     expect(clientSpan.kind).toBe(sdk.api.SpanKind.CLIENT);
     expect(clientSpan.attributes).toMatchObject({ "gen_ai.conversation.id": "thread-1", "agui.run.id": "run-1", "agui.outcome": "success", "agui.events": 5, "gen_ai.usage.output_tokens": 7 });
     expect(proxySpan.name).toBe("invoke_agent ticker");
-    expect(proxySpan.attributes).toMatchObject({ "agui.principal": "alice", "agui.upstream.transport": "binary", "agui.transport": "binary", "agui.upstream.status_code": 200, "agui.outcome": "success", "agui.events": 5 });
+    expect(proxySpan.attributes).toMatchObject({ "gen_ai.conversation.id": "thread-1", "agui.run.id": "run-1", "agui.principal": "alice", "agui.upstream.transport": "binary", "agui.transport": "binary", "agui.upstream.status_code": 200, "agui.outcome": "success", "agui.events": 5 });
     expect(serverSpan.attributes).toMatchObject({ "gen_ai.conversation.id": "thread-1", "agui.outcome": "success", "gen_ai.usage.input_tokens": 5 });
   });
 
