@@ -77,6 +77,7 @@ export interface OtelApi {
   trace: {
     getTracerProvider(): OtelTracerProvider;
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+    getSpan(context: OtelContext): OtelSpan | undefined;
   };
   metrics: {
     getMeterProvider(): OtelMeterProvider;

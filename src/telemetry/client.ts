@@ -53,7 +53,17 @@ function observeRun(telemetry: Telemetry, observed: ObservedAgent, input: RunAge
     "server.address": hostOf(run.url),
     ...COMPONENT,
   });
-  if (span === undefined && instruments === undefined) return undefined;
+  if (span === undefined && instruments === undefined) {
+    // Nothing to record here, but a trace to continue: the active context goes to the server.
+    if (!telemetry.hasSpan(parent)) return undefined;
+    return {
+      send: (send) => (url, init) => {
+        if (init.headers instanceof Headers) telemetry.injectContext(parent, init.headers);
+        return send(url, init);
+      },
+      events: (events) => events as AsyncIterableIterator<AguiEvent>,
+    };
+  }
   let requests = 0;
   let reattaches = 0;
   let transport: string | undefined;

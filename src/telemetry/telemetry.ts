@@ -86,6 +86,24 @@ export class Telemetry {
   }
 
   /**
+   * Whether `context` holds a span (one of another tracer, say) whose trace a request may continue.
+   *
+   * @throws Never.
+   */
+  hasSpan(context: OtelContext): boolean {
+    return this.api.trace.getSpan(context) !== undefined;
+  }
+
+  /**
+   * Writes `context` into `headers`, as the registered propagator writes it.
+   *
+   * @throws Never.
+   */
+  injectContext(context: OtelContext, headers: Headers): void {
+    this.api.propagation.inject(context, headers, headersSetter);
+  }
+
+  /**
    * Writes the context of `span` (under `parent`) into `headers`, as the registered propagator
    * writes it (`traceparent`, `tracestate`).
    *

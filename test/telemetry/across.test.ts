@@ -12,6 +12,7 @@ import { createNodeProxyHandler, type ProxyRefusalRecord } from "../../src/proxy
 import { clientTelemetry } from "../../src/telemetry/index.js";
 import { listen, type Served } from "../server/helpers.js";
 import { makeSdk, until, type Sdk } from "./sdk.js";
+import { AlwaysOffSampler, BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 
 async function* agent(input: RunAgentInput): AsyncGenerator<AguiEventInput> {
   const { threadId, runId } = input;
@@ -113,6 +114,15 @@ describe("one trace from the client through the proxy to the agent server", () =
     expect(refusals.at(-1)).toMatchObject({ method: "POST", path: "/agents/ticker", status: 401, reason: "unauthenticated" });
   });
 
+  it("a client whose own spans are not sampled still sends the active context", async () => {
+    const unsampled = new BasicTracerProvider({ sampler: new AlwaysOffSampler() });
+    const quiet = new HttpAgent({ url: `${origin()}/agents/ticker`, headers: { authorization: "Bearer t-alice" }, telemetry: clientTelemetry({ api: sdk.api, tracerProvider: unsampled }) });
+    const { traceId } = await underRoot("page", () => quiet.runAgent({ runId: "quiet-1" }));
+    await until(() => byKind(traceId, "proxy") !== undefined && byKind(traceId, "server") !== undefined);
+    expect(byKind(traceId, "client")).toBeUndefined();
+    expect(byKind(traceId, "proxy")!.parentSpanContext?.spanId).toBe(sdk.spans().find((span) => span.name === "page" && span.spanContext().traceId === traceId)!.spanContext().spanId);
+  });
+
   it("an unknown path and a wrong method get refusal records too", async () => {
     const auth = { authorization: "Bearer t-alice" };
     expect((await fetch(`${origin()}/nowhere`, { headers: auth })).status).toBe(404);
@@ -133,10 +143,11 @@ describe("one trace from the client through the proxy to the agent server", () =
         .reduce((total, line) => total + Number(line.split(" ").at(-1)), 0);
     expect(await sdk.sum("agui.runs.ended", { ...proxyRuns, "agui.outcome": "success" })).toBe(prometheus("agui_proxy_runs_total", 'outcome="finished"'));
     expect(await sdk.sum("agui.runs.ended", { ...proxyRuns, "agui.outcome": "error" })).toBe(prometheus("agui_proxy_runs_total", 'outcome="run_error"'));
-    expect(await sdk.sum("agui.runs.started", proxyRuns)).toBe(2);
+    expect(await sdk.sum("agui.runs.started", proxyRuns)).toBe(3);
     expect(await sdk.sum("agui.events.sent", proxyRuns)).toBe(prometheus("agui_proxy_events_total", ""));
     expect(await sdk.sum("agui.refusals", proxyRuns)).toBe(prometheus("agui_proxy_refused_total", ""));
     expect(await sdk.sum("agui.refusals", { ...proxyRuns, "http.response.status_code": 401 })).toBe(1);
+    // The unsampled client of the test above had no meter: it is not counted.
     expect(await sdk.sum("agui.runs.ended", { "agui.component": "client", "agui.outcome": "success" })).toBe(1);
   });
 });
