@@ -357,6 +357,18 @@ export const GOALS: Goal[] = [
       const max = worst(v, "max ms");
       return `${ms.toFixed(1)} ms` + (max === undefined ? "" : ` (max ${max.toFixed(0)} ms)`);
     },
+  },  {
+    path: "OpenTelemetry with no provider",
+    comparedWith: "no instrumentation (telemetry: false)",
+    goal: "under 1%",
+    how: "the lower events/s ratio, over a 1,000-event and a 10-event run, of createAgentHandler with the API loaded and no provider registered to the same with telemetry: false (each the median over rounds of the paired ratio), in process (telemetry suite); the cost with the SDK and dropping exporters is in the suite's table",
+    suite: "telemetry",
+    measure: (v) => {
+      const ratios = ["mixed 1,000", "short 10"].map((t) => v[`telemetry/${t}/no provider/x off`]);
+      return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+    },
+    met: (r) => r >= 0.99,
+    show: (r) => `${((1 - r) * 100).toFixed(2)} % (${ratio(r)})`,
   },
 ];
 

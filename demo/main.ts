@@ -1,8 +1,12 @@
 /**
  * `npm start`: serves the demo page and agent on 127.0.0.1 (port from `PORT`, default 3000; 0
- * picks a free one), prints the URL, and stops cleanly on Ctrl-C.
+ * picks a free one), prints the URL, and stops cleanly on Ctrl-C. With `OTEL_DEMO_CONSOLE=1`, it
+ * prints every span of the page's, the proxy's and the agent's runs (demo/telemetry.ts).
  */
 import { startDemoServer } from "./server.js";
+import { CONSOLE_TELEMETRY_ENV, startConsoleTelemetry } from "./telemetry.js";
+
+const tracing = startConsoleTelemetry(process.env);
 
 const raw = process.env.PORT ?? "3000";
 const port = Number(raw);
@@ -22,6 +26,7 @@ try {
 
 console.log(`agui-wire demo: open ${server.url}  (Ctrl-C to stop)`);
 console.log(`the proxy: ${server.url}proxy/agents/demo with "Authorization: Bearer demo-token"; its run records follow`);
+console.log(tracing ? "OpenTelemetry: spans printed below, one line each" : `OpenTelemetry: set ${CONSOLE_TELEMETRY_ENV}=1 to print the spans`);
 
 const stop = (signal: string): void => {
   console.log(`\n${signal}: stopping the demo server`);

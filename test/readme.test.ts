@@ -59,6 +59,7 @@ function compilerOptions(): ts.CompilerOptions {
       "agui-wire/client": [join(root, "src/client/index.ts")],
       "agui-wire/proxy": [join(root, "src/proxy/index.ts")],
       "agui-wire/ag-ui": [join(root, "src/ag-ui/index.ts")],
+      "agui-wire/telemetry": [join(root, "src/telemetry/index.ts")],
     },
   };
 }

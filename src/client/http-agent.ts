@@ -17,6 +17,7 @@ import { randomId } from "./input.js";
 import { platformSend } from "./platform-send.js";
 import type { Send } from "./response.js";
 import { sendRun, type RedirectPolicy, type SendRun } from "./send.js";
+import type { RunTelemetryObserver, RunTelemetry } from "./telemetry-hook.js";
 
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
 export type Transport = "auto" | "binary" | "sse";
@@ -96,6 +97,12 @@ export interface HttpAgentConfig extends AgentConfig {
    * without a store, an `@ag-ui` one) nothing changes. See {@link ResumeOptions}.
    */
   resume?: false | ResumeOptions;
+  /**
+   * Observes each run (OpenTelemetry: `clientTelemetry({ api })` from `agui-wire/telemetry` gives
+   * a span per run with its reattaches, and sends `traceparent`). Default: none, and nothing of
+   * it is in the bundle.
+   */
+  telemetry?: RunTelemetry;
 }
 
 /** What `HttpAgent.runAgent` takes: `@ag-ui/client`'s parameters and its `abortController`. */
@@ -205,6 +212,8 @@ export class HttpAgent extends AbstractAgent {
    * runs do not use unless `redirect` is `follow` (see {@link HttpAgentConfig.fetch}).
    */
   fetch: HttpAgentFetchFn;
+  /** Observes each run (see {@link HttpAgentConfig.telemetry}). */
+  telemetry: RunTelemetry | undefined;
   /** Cancels the current `runAgent` run; replaced by each (see {@link RunHttpAgentConfig}). */
   abortController: AbortController = new AbortController();
 
@@ -220,6 +229,7 @@ export class HttpAgent extends AbstractAgent {
    */
   constructor(config: HttpAgentConfig) {
     super(config);
+    this.telemetry = config.telemetry;
     this.url = config.url;
     this.headers = config.headers;
     this.transport = oneOf("transport", config.transport ?? "auto", TRANSPORTS);
@@ -360,9 +370,11 @@ export class HttpAgent extends AbstractAgent {
    */
   protected override async *connect(input: RunAgentInput, context: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
     const { signal } = context;
-    const params = resumableOf(this, signal, ownHeaders(this, input).headers);
+    const observer = observe(this, input, true);
+    const params = resumableOf(this, signal, ownHeaders(this, input).headers, observer);
     const token = takeToken(this, input.runId);
-    yield* resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
+    const run = resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
+    yield* observer ? observer.events(run) : run;
   }
 
   /** The events of {@link run}, which its decoders validated already, or left to enforce (`enforce` false). */
@@ -391,17 +403,22 @@ function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal |
   if (token !== undefined) extra[RESUME_TOKEN_HEADER] = token;
   // Made when the POST is sent: an override of `requestInit` is called then, once.
   let own: OwnRequest | undefined;
-  return resumableRun({
-    ...resumableOf(agent, signal, () => own?.headers),
+  const observer = observe(agent, input, false);
+  const run = resumableRun({
+    ...resumableOf(agent, signal, () => own?.headers, observer),
     enforce,
     token,
     presumed: token === undefined ? undefined : input.runId,
     open: (request) => {
       own = ownHeaders(agent, input);
-      return sendRun({ ...sendingOf(agent, headersOf(agent, extra, own.headers), signal, request), body: own.body ?? JSON.stringify(input) });
+      return sendRun({ ...sendingOf(agent, headersOf(agent, extra, own.headers), signal, request, observer), body: own.body ?? JSON.stringify(input) });
     },
   });
+  return observer ? observer.events(run) : run;
 }
+
+/** The run's observer, when the agent has `telemetry`. */
+const observe = (agent: HttpAgent, input: RunAgentInput, connect: boolean): RunTelemetryObserver | undefined => agent.telemetry?.(agent, input, connect);
 
 /** Whether `url` is of another origin than the page's (false outside a page). */
 function crossOrigin(url: string): boolean {
@@ -460,8 +477,8 @@ function sendOf(agent: HttpAgent): Send {
 }
 
 /** What every request of a run shares: how to send, URL, redirect policy, idle timeout. */
-function sendingOf(agent: HttpAgent, headers: Headers, signal: AbortSignal | undefined, request: AbortController): SendRun {
-  return { fetch: sendOf(agent), url: String(agent.url), headers, redirect: agent.redirect, idleMs: agent.idleTimeoutMs, signal, request };
+function sendingOf(agent: HttpAgent, headers: Headers, signal: AbortSignal | undefined, request: AbortController, observer?: RunTelemetryObserver): SendRun {
+  return { fetch: observer ? observer.send(sendOf(agent)) : sendOf(agent), url: String(agent.url), headers, redirect: agent.redirect, idleMs: agent.idleTimeoutMs, signal, request };
 }
 
 /** Keeps {@link HttpAgent.activeRun}: the run a server named, until it is over. */
@@ -480,7 +497,12 @@ function trackerOf(agent: HttpAgent): NonNullable<ResumableRunParams["track"]> {
 }
 
 /** What {@link resumableRun} needs besides the first request: reattach, cancel, the options. */
-function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined, own: HeadersInit | undefined | (() => HeadersInit | undefined)): Omit<ResumableRunParams, "open"> {
+function resumableOf(
+  agent: HttpAgent,
+  signal: AbortSignal | undefined,
+  own: HeadersInit | undefined | (() => HeadersInit | undefined),
+  observer: RunTelemetryObserver | undefined,
+): Omit<ResumableRunParams, "open"> {
   const url = String(agent.url);
   const headers = (extra: Record<string, string>): Headers => headersOf(agent, extra, typeof own === "function" ? own() : own);
   return {
@@ -494,14 +516,14 @@ function resumableOf(agent: HttpAgent, signal: AbortSignal | undefined, own: Hea
     reattach: (runId, token, lastSeq, request) => {
       const sent = headers(token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
       if (lastSeq >= 0) sent.set("last-event-id", String(lastSeq));
-      return sendRun({ ...sendingOf(agent, sent, signal, request), url: withRunId(url, runId), method: "GET" });
+      return sendRun({ ...sendingOf(agent, sent, signal, request, observer), url: withRunId(url, runId), method: "GET" });
     },
     cancel: (runId, token) => {
       // A request of its own, since the run's signal has fired. Its failure is nobody's to
       // handle: the run then goes on to its end on the server, as if the page had closed.
       try {
         const sent = headers(token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
-        sendRun({ ...sendingOf(agent, sent, undefined, new AbortController()), url: withRunId(url, runId), method: "DELETE" }).then(
+        sendRun({ ...sendingOf(agent, sent, undefined, new AbortController(), observer), url: withRunId(url, runId), method: "DELETE" }).then(
           (response) => void response.body?.cancel().catch(() => {}),
           () => {},
         );

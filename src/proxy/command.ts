@@ -1,8 +1,8 @@
 /**
  * `agui-wire proxy --config proxy.json [--port N] [--host H]`: the proxy as a command. It reads
  * and checks the configuration (saying exactly what is wrong with a bad one), serves it with
- * node:http, logs one JSON line per run on stdout, and stops cleanly on SIGINT or SIGTERM.
- * `--help` (or `-h`) prints the usage, with each option's default, and exits 0.
+ * node:http, logs one JSON line per run and per refusal on stdout, and stops cleanly on SIGINT
+ * or SIGTERM. `--help` (or `-h`) prints the usage, with each option's default, and exits 0.
  *
  * @module
  */
@@ -99,6 +99,8 @@ export async function runProxyCommand(argv: readonly string[], io: CommandIO): P
   try {
     handler = createNodeProxyHandler(config, {
       logger: (record) => io.stdout(JSON.stringify({ time: new Date().toISOString(), msg: "run", ...record })),
+      // Refusals no run record tells of (401, 404, 405, …): an operator looks for those too.
+      onRefusal: (record) => io.stdout(JSON.stringify({ time: new Date().toISOString(), msg: "refused", ...record })),
       onError: (error, agent) => io.stderr(JSON.stringify({ time: new Date().toISOString(), msg: "run failed", agent, error: String(error) })),
     });
   } catch (error) {

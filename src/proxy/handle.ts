@@ -33,6 +33,7 @@ import type { ProxyTiming } from "./timing.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 import { answerStored, incomingOf, startProxiedRun, storeOptions, upstreamAgent } from "./stored.js";
 import { cancelUpstreamRun, type UpstreamAnswer } from "./upstream.js";
+import { observeRequest } from "./observe.js";
 
 /** A request as the proxy's core sees it. */
 export interface ProxyRequest {
@@ -128,6 +129,14 @@ const mayUse = (principal: Principal, agent: string): boolean => principal.agent
 export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
   // Read only when someone measures the proxy (ProxyOptions.onTiming).
   if (proxy.onTiming !== undefined) request = { ...request, receivedAt: performance.now() };
+  const observed = await observeRequest(proxy, request);
+  if (observed === undefined) return answerProxy(proxy, request);
+  const measured = request;
+  return observed.answered(await observed.within(() => answerProxy(observed.proxy, measured)));
+}
+
+/** {@link handleProxy} without observation. */
+async function answerProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
   const route = routeOf(request.path);
   if (proxy.cors !== undefined && isPreflight(request.method, request.header("origin"), request.header("access-control-request-method"))) {
     request.discardBody();
@@ -268,6 +277,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     if (read.kind === "failed") return refuse(jsonError(400, "the request body could not be read", false), "body_unreadable");
     const parsed = parseRunBody(read);
     if (!parsed.ok) return refuse(jsonError(422, parsed.error, false), "invalid_input");
+    proxy.observeInput?.(parsed.input);
     const contentType = negotiate(request.header("accept"));
     if (proxy.store !== undefined && "url" in route.target) {
       // With a store, an upstream's run is recorded, detached from its client (see stored.ts).

@@ -10,7 +10,7 @@ export { createProxyHandler } from "./fetch-handler.js";
 export { createNodeProxyHandler } from "./node.js";
 export { parseProxyConfig, ProxyConfigError, ProxyConfigSchema } from "./config.js";
 export type { ProxyConfig, ProxyAgentConfig, ProxyLimits, ProxyAuthConfig, TokenConfig, JwtConfig } from "./config.js";
-export type { ProxyOptions, ProxyRunRecord } from "./options.js";
+export type { ProxyOptions, ProxyRefusalRecord, ProxyRunRecord } from "./options.js";
 export type { ProxyTiming } from "./timing.js";
 export type { Principal } from "./auth.js";
 export { UPSTREAM_FAILURES, type UpstreamFailure } from "./upstream.js";

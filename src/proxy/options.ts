@@ -18,6 +18,8 @@ import type { ProxyTiming } from "./timing.js";
 import { memoryStore } from "../store/memory.js";
 import { redisStore } from "../store/redis.js";
 import type { RunStore } from "../store/run-store.js";
+import { checkTelemetryOptions, type TelemetryOptions } from "../telemetry/api.js";
+import { componentTelemetry, type ComponentTelemetry } from "../telemetry/server.js";
 
 /** The record the proxy logs for each run it admitted, when it ends. */
 export interface ProxyRunRecord {
@@ -52,6 +54,22 @@ export interface ProxyRunRecord {
   outcome: string;
 }
 
+/**
+ * The record of a request the proxy refused without a run record telling of it: no credentials
+ * or bad ones (401), an unknown path or agent (404), a method the path does not answer (405), a
+ * reattach or cancel refused (400, 404, 429, 503), a CORS preflight refused (403).
+ */
+export interface ProxyRefusalRecord {
+  method: string;
+  /** The request's path, without its query. */
+  path: string;
+  /** The HTTP status the client got. */
+  status: number;
+  /** The status's reason in a word: `unauthenticated`, `not_found`, `method_not_allowed`, … */
+  reason: string;
+  durationMs: number;
+}
+
 /** Options of `createProxyHandler` and `createNodeProxyHandler` given in code. */
 export interface ProxyOptions {
   /**
@@ -62,6 +80,19 @@ export interface ProxyOptions {
   agents?: Readonly<Record<string, Agent>>;
   /** Called with one record per run (see {@link ProxyRunRecord}). An error it throws is ignored. */
   logger?: (record: ProxyRunRecord) => void;
+  /**
+   * Called with a record of each refusal that `logger` is not told of (see {@link ProxyRefusalRecord}):
+   * with both, every refusal has a record. An error it throws is ignored.
+   */
+  onRefusal?: (record: ProxyRefusalRecord) => void;
+  /**
+   * OpenTelemetry, as the server's `telemetry` option (see docs/telemetry.md): a span per request
+   * (`invoke_agent {agent}` for a run, with the principal, both transports and the upstream's
+   * status), `traceparent` passed to the upstream, the `agui.*` metrics with `agui.component`
+   * `proxy`. Default: on when `@opentelemetry/api` is installed and an SDK registered; `false`
+   * turns it off.
+   */
+  telemetry?: false | TelemetryOptions;
   /**
    * The `fetch` upstream requests go through. Default: the global one for `createProxyHandler`;
    * node:http with keep-alive connections for `createNodeProxyHandler` (about 1 ms less per run
@@ -127,6 +158,11 @@ export interface ResolvedProxy {
   /** `undefined` when the proxy keeps no runs. */
   store: RunStore | undefined;
   logger: ((record: ProxyRunRecord) => void) | undefined;
+  onRefusal: ((record: ProxyRefusalRecord) => void) | undefined;
+  /** `undefined` when telemetry is off. */
+  telemetry: ComponentTelemetry | undefined;
+  /** Told of a run's input once it is read: set per request by a traced request (observe.ts). */
+  observeInput?: (input: { threadId: string; runId: string }) => void;
   send: UpstreamSend;
   onError: (error: unknown, agent: string) => void;
   /** A run's warning handler, made per run (see {@link ProxyOptions.onWarning}). */
@@ -162,8 +198,9 @@ function defaultOnError(error: unknown, agent: string): void {
  *
  * @throws {ProxyConfigError} When the configuration is not one (every problem named), a configured
  *   agent has no `url` and no local agent, or `cors` or `compression` is malformed.
- * @throws {TypeError} When a local agent is not an agent, `logger`, `fetch`, `onError`, `onWarning`
- *   or `onTiming` is not a function, or `relay` not a boolean.
+ * @throws {TypeError} When a local agent is not an agent, `logger`, `onRefusal`, `fetch`,
+ *   `onError`, `onWarning` or `onTiming` is not a function, `relay` not a boolean, or `telemetry`
+ *   is malformed.
  */
 export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaultSend?: UpstreamSend): ResolvedProxy {
   const checked: ProxyConfig = parseProxyConfig(config);
@@ -176,7 +213,8 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     }
   }
   if (options.relay !== undefined && typeof options.relay !== "boolean") throw new TypeError(`relay must be a boolean, found ${typeof options.relay}`);
-  for (const key of ["logger", "fetch", "onError", "onWarning", "onTiming"] as const) {
+  checkTelemetryOptions("telemetry", options.telemetry);
+  for (const key of ["logger", "onRefusal", "fetch", "onError", "onWarning", "onTiming"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`${key} must be a function, found ${typeof options[key]}`);
     }
@@ -216,6 +254,8 @@ export function resolveProxy(config: unknown, options: ProxyOptions = {}, defaul
     metrics: checked.metrics ? new ProxyMetrics() : undefined,
     store: options.store ?? storeOf(checked.store),
     logger: options.logger,
+    onRefusal: options.onRefusal,
+    telemetry: componentTelemetry(options.telemetry, "proxy", "proxy"),
     send: options.fetch ? fetchSend(options.fetch) : (defaultSend ?? fetchSend((input, init) => fetch(input, init))),
     onError: options.onError ?? defaultOnError,
     warnings: options.onWarning === undefined ? () => warnOnce() : (agent) => (warning) => options.onWarning!(warning, agent),

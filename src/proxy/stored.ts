@@ -48,6 +48,8 @@ export function storeOptions(
     store,
     owner: () => owner,
     compression: undefined,
+    // The proxy's own telemetry traces its requests (src/telemetry/proxy.ts).
+    telemetry: undefined,
   };
 }
 

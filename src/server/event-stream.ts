@@ -14,6 +14,7 @@ import type { RunAgentInput } from "../model/input.js";
 import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs, type Batch } from "./batch.js";
 import { reportError, type RunErrorContext } from "./options.js";
 import { heldTooLong, nextTurn } from "./turns.js";
+import type { EventTally } from "../telemetry/outcome.js";
 
 /** What the client is told when the agent throws: never the error itself, which may hold secrets. */
 export const AGENT_FAILED = { code: "agent_error", message: "the agent failed" } as const;
@@ -36,6 +37,8 @@ export interface AgentEventStreamParams<R> {
   maxEventBytes: number;
   onError: (error: unknown, context: RunErrorContext<R>) => void;
   request: R;
+  /** Counts the events sent and keeps the one that ended the run, for telemetry. */
+  tally?: EventTally;
 }
 
 /** A running agent's chunks, and the way to stop it when the client leaves. */
@@ -111,7 +114,7 @@ export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEve
  * @throws Never; errors end the stream as {@link agentEventStream} says.
  */
 export function eventChunks<R, T>(
-  params: Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request">,
+  params: Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request" | "tally">,
   batch: Batch<T>,
   keepAliveMs: number,
   keepAlive: () => T,
@@ -139,9 +142,11 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
   readonly #gate = new PullGate();
   /** The keep-alive timer of the wait under way, if any. */
   #silence: ReturnType<typeof setTimeout> | undefined;
+  /** Counted in plain fields, whether or not anyone reads them: cheaper than asking each time. */
+  readonly #tally: EventTally;
 
   constructor(
-    params: Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request">,
+    params: Pick<AgentEventStreamParams<R>, "agent" | "input" | "maxEventBytes" | "onError" | "request" | "tally">,
     batch: Batch<T>,
     keepAliveMs: number,
     keepAlive: () => T,
@@ -151,6 +156,7 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
     this.#maxEventBytes = params.maxEventBytes;
     this.#keepAliveMs = keepAliveMs;
     this.#keepAlive = keepAlive;
+    this.#tally = params.tally ?? { events: 0, last: undefined };
     this.#iterator = startRun(params.agent, params.input, this.#run.signal);
   }
 
@@ -222,7 +228,12 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
     this.#ended = true;
     this.#report(error);
     // The server's own RUN_ERROR is short and fixed: it is not held to maxEventBytes.
-    if (runError) this.#batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
+    if (runError) {
+      const event = { type: EventType.RUN_ERROR, code: runError.code, message: runError.message } as const;
+      this.#batch.add(event, Infinity);
+      this.#tally.events++;
+      this.#tally.last = event;
+    }
     return this.#batch.take();
   }
 
@@ -346,9 +357,15 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
       this.#stopAgent(error instanceof ValidationError ? "the agent yielded an invalid event" : "the agent's event could not be encoded");
       return this.#endWithError(error, error instanceof ValidationError ? INVALID_AGENT_EVENT : AGENT_FAILED);
     }
+    this.#tally.events++;
     // RUN_ERROR ends a run as RUN_FINISHED does; a RUN_STARTED opens the next one.
-    if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) this.#runEndedWith = type;
-    else if (type === EventType.RUN_STARTED) this.#runEndedWith = undefined;
+    if (type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR) {
+      this.#runEndedWith = type;
+      this.#tally.last = event;
+    } else if (type === EventType.RUN_STARTED) {
+      this.#runEndedWith = undefined;
+      this.#tally.last = undefined;
+    }
     return CONTINUE;
   }
 }

@@ -95,7 +95,7 @@ export async function readRequestBody(body: ReadableStream<Uint8Array> | null, l
  */
 export function createAgentHandler(agent: Agent, options?: AgentHandlerOptions<Request>): (request: Request) => Promise<Response> {
   assertAgent(agent);
-  const resolved = resolveOptions(options);
+  const resolved = resolveOptions(options, agent);
   return async (request) => {
     const result = await handleRun(agent, resolved, {
       method: request.method,

@@ -11,7 +11,8 @@ import { contentTypeProblem } from "./content-type.js";
 import { isPreflight, preflight, responseCorsHeaders, withHeaders } from "./cors.js";
 import { compressAnswer } from "./compress.js";
 import { agentEventStream } from "./event-stream.js";
-import type { IncomingRun } from "./incoming.js";
+import type { IncomingRun, RequestHeaderName } from "./incoming.js";
+import { ServerRequestTrace } from "../telemetry/server.js";
 import type { ResolvedOptions } from "./options.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
 import { cancelRun, reattach, RESUMABLE_METHODS, RESUME_TOKEN_HEADER, RUN_ID_HEADER, startStoredRun } from "./resumable.js";
@@ -30,6 +31,26 @@ import { cancelRun, reattach, RESUMABLE_METHODS, RESUME_TOKEN_HEADER, RUN_ID_HEA
  * @throws Never: every failure is an answer.
  */
 export async function handleRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
+  const telemetry = options.telemetry;
+  if (telemetry === undefined) return answerWithCors(agent, options, incoming);
+  // No wait once the API has loaded (or failed to): only the first requests may wait, briefly.
+  const ready = telemetry.handle.current ?? telemetry.handle.ready();
+  const current = ready instanceof Promise ? await ready : ready;
+  const trace = current && ServerRequestTrace.start(telemetry, current, incoming.method, (name) => incoming.header(name as RequestHeaderName));
+  if (trace === undefined) return answerWithCors(agent, options, incoming);
+  incoming.trace = trace;
+  // In the span's context: what the request starts (a stored run's recording, the agent) is its child.
+  const result = await trace.within(() => answerWithCors(agent, options, incoming));
+  if (result.kind === "plain") {
+    trace.answered(result.status, result.headers, undefined);
+    return result;
+  }
+  const body = trace.answered(result.status, result.headers, result.body)!;
+  return { ...result, body, abort: () => body.abort() };
+}
+
+/** {@link handleRun} without telemetry. */
+async function answerWithCors<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
   const { cors } = options;
   if (cors === undefined) return answerCompressed(agent, options, incoming);
   const origin = incoming.header("origin");
@@ -55,7 +76,9 @@ async function answerCompressed<R>(agent: Agent, options: ResolvedOptions<R>, in
 
 /** {@link answerCompressed} before compression. */
 async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming: IncomingRun<R>): Promise<HandlerResult> {
-  const { store } = options;
+  const { trace } = incoming;
+  // A traced request sees the store through its trace (span events, counts; see telemetry/store.ts).
+  const store = trace !== undefined && options.store !== undefined ? trace.store(options.store) : options.store;
   if (incoming.method !== "POST") {
     incoming.discardBody();
     if (store !== undefined && incoming.method === "GET") return reattach(options, store, incoming);
@@ -83,6 +106,7 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
   const warnings: ProtocolWarning[] = [];
   const parsed = parseRunBody(read, (warning) => void warnings.push(warning));
   if (!parsed.ok) return jsonError(422, parsed.error, false);
+  trace?.input(parsed.input);
   // A client of a newer protocol version is served all the same (1.1, basic/versioning).
   const version = versionWarning(parsed.input.protocolVersion, "a client");
   if (version !== undefined) warnings.unshift(version);
@@ -103,6 +127,7 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
     maxEventBytes: options.maxEventBytes,
     onError: options.onError,
     request: incoming.request,
+    tally: trace?.tally,
   });
   return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort: () => body.abort() };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { BodyRead } from "./body.js";
+import type { ServerRequestTrace } from "../telemetry/server.js";
 
 /** The request headers the core reads. */
 export type RequestHeaderName =
@@ -16,7 +17,11 @@ export type RequestHeaderName =
   | "access-control-request-headers"
   | "last-event-id"
   | "accept-encoding"
-  | "ag-ui-resume-token";
+  | "ag-ui-resume-token"
+  // Read by OpenTelemetry's propagator, when telemetry is on.
+  | "traceparent"
+  | "tracestate"
+  | "baggage";
 
 /** A request as the core sees it. */
 export interface IncomingRun<R> {
@@ -38,4 +43,6 @@ export interface IncomingRun<R> {
   discardBody(): void;
   /** The runtime's own request, handed to `onError`. */
   request: R;
+  /** The request's telemetry, set by the core when telemetry is on and something records. */
+  trace?: ServerRequestTrace;
 }

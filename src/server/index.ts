@@ -9,7 +9,7 @@
  */
 export { createAgentHandler } from "./fetch-handler.js";
 export { createNodeHandler, type NodeHandlerOptions } from "./node.js";
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_KEEP_ALIVE_MS, type AgentHandlerOptions, type RunErrorContext } from "./options.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_KEEP_ALIVE_MS, type AgentHandlerOptions, type RunErrorContext, type ServerTelemetryOptions } from "./options.js";
 export type { CorsOptions } from "./cors.js";
 export type { CompressionOptions, ContentCoding } from "./content-coding.js";
 export { AGENT_FAILED, INVALID_AGENT_EVENT } from "./event-stream.js";

@@ -202,7 +202,7 @@ export async function respond(result: HandlerResult, res: ServerResponse): Promi
  */
 export function createNodeHandler(agent: Agent, options?: NodeHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   assertAgent(agent);
-  const resolved = resolveOptions(options);
+  const resolved = resolveOptions(options, agent);
   return (req, res) => void serve(agent, resolved, req, res).catch((error: unknown) => failed(error, res, "the Node handler"));
 }
 

@@ -10,6 +10,8 @@ import type { RunStore } from "../store/run-store.js";
 import { type ProtocolWarning, warnOnce } from "../protocol/index.js";
 import { resolveCompression, type CompressionOptions, type ResolvedCompression } from "./content-coding.js";
 import { resolveCors, type CorsOptions, type ResolvedCors } from "./cors.js";
+import { checkTelemetryOptions, type TelemetryOptions } from "../telemetry/api.js";
+import { componentTelemetry, type ComponentTelemetry } from "../telemetry/server.js";
 
 /** Default bound on a request body: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -55,7 +57,10 @@ export interface AgentHandlerOptions<R = Request> {
    * Also called, with nothing sent to the client, for an error the agent throws after its own
    * RUN_FINISHED or RUN_ERROR ended the run, for a `protocol_violation` when it yields an event
    * after that (the agent is then stopped), and for errors an agent throws while being stopped
-   * after the client left, except the abort itself. Default: `console.error`. An error thrown by
+   * after the client left, except the abort itself. A run store's failure that answers a client
+   * 503 (`ioredis` missing, a connection refused) comes here too, once per kind (its code and its
+   * cause's words) until the store works again; a reattach or a cancel has no body, so its
+   * context's `input` holds only the runId. Default: `console.error`. An error thrown by
    * `onError` is ignored.
    */
   onError?: (error: unknown, context: RunErrorContext<R>) => void;
@@ -106,6 +111,23 @@ export interface AgentHandlerOptions<R = Request> {
    * never compressed. Default: on, gzip preferred.
    */
   compression?: boolean | CompressionOptions;
+  /**
+   * OpenTelemetry (see docs/telemetry.md): a span per request (`invoke_agent {agent}` for a run,
+   * with `gen_ai.conversation.id`, the run id, transport, content coding, events and bytes sent,
+   * outcome and token usage; `agui.reattach` and `agui.cancel` for a stored run's GET and DELETE)
+   * continuing the request's `traceparent`, and the `agui.*` metrics. By default the handler
+   * imports `@opentelemetry/api` (an optional peer dependency) when it is made, and reports to the
+   * global providers once an SDK registers them; without the package or an SDK nothing is
+   * recorded or computed. `false` turns it off; an object gives the API, the providers, and the
+   * agent's name (default: the agent's `agentId` or `name`, else `agent`).
+   */
+  telemetry?: false | ServerTelemetryOptions;
+}
+
+/** The server's `telemetry` option. */
+export interface ServerTelemetryOptions extends TelemetryOptions {
+  /** The agent's name in span names and `gen_ai.agent.name`. */
+  agentName?: string;
 }
 
 /** Options with defaults applied and checked. */
@@ -123,6 +145,8 @@ export interface ResolvedOptions<R> {
   owner: ((request: R) => string | undefined | Promise<string | undefined>) | undefined;
   /** `undefined` when compression is off. */
   compression: ResolvedCompression | undefined;
+  /** `undefined` when telemetry is off. */
+  telemetry: ComponentTelemetry | undefined;
 }
 
 /**
@@ -161,8 +185,9 @@ function byteBound(name: string, value: number): number {
  * @throws {TypeError} when `store` is given and is not a run store, or `owner` is not a function
  *   or is given without `store`.
  * @throws {TypeError|RangeError} when `compression` is malformed (see `resolveCompression`).
+ * @throws {TypeError} when `telemetry` is neither `false` nor an object of the API and providers.
  */
-export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): ResolvedOptions<R> {
+export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined, agent?: unknown): ResolvedOptions<R> {
   const maxBodyBytes = byteBound("maxBodyBytes", options?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const keepAliveMs = options?.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   if (typeof keepAliveMs !== "number" || Number.isNaN(keepAliveMs) || keepAliveMs < 0) {
@@ -186,7 +211,17 @@ export function resolveOptions<R>(options: AgentHandlerOptions<R> | undefined): 
   if (owner !== undefined && typeof owner !== "function") throw new TypeError(`owner must be a function of the request, found ${owner === null ? "null" : typeof owner}`);
   if (owner !== undefined && store === undefined) throw new TypeError("owner binds resumable runs to a principal: expected a store beside it, found none");
   const compression = resolveCompression(options?.compression);
-  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, onWarning, cors, store, owner, compression };
+  const telemetryOptions = options?.telemetry;
+  checkTelemetryOptions("telemetry", telemetryOptions);
+  const telemetry = componentTelemetry(telemetryOptions, "server", (telemetryOptions || undefined)?.agentName ?? agentNameOf(agent));
+  return { maxBodyBytes, keepAliveMs, maxEventBytes, onError, onWarning, cors, store, owner, compression, telemetry };
+}
+
+/** An agent's name for telemetry: its `agentId`, its `name` (a function's too), else `agent`. */
+function agentNameOf(agent: unknown): string {
+  const { agentId, name } = (agent ?? {}) as { agentId?: unknown; name?: unknown };
+  if (typeof agentId === "string" && agentId !== "") return agentId;
+  return typeof name === "string" && name !== "" ? name : "agent";
 }
 
 /** Whether `value` has a run store's methods. */

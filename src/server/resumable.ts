@@ -15,6 +15,7 @@ import { reportError, type ResolvedOptions } from "./options.js";
 import { recordRun, serverRunError } from "./record.js";
 import { replayStream, STORE_UNAVAILABLE } from "./replay.js";
 import { emptyAnswer, jsonError, streamHeaders, type HandlerResult } from "./responses.js";
+import { reportStoreFailure, storeRecovered } from "./store-failures.js";
 
 export { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
 
@@ -33,12 +34,17 @@ function noSuchRun(runId: string): HandlerResult {
   return jsonError(404, `no run ${JSON.stringify(runId)} that this request can reach: it never started, it has expired, or its resume token was not presented`, false);
 }
 
-/** A store's refusal or failure as an answer: 404, 409, 400, else 503. */
-function storeAnswer(error: unknown, runId: string): HandlerResult {
+/**
+ * A store's refusal or failure as an answer: 404, 409, 400, else 503, whose failure goes to
+ * `onError` too, once per kind (see store-failures.ts).
+ */
+function storeAnswer<R>(error: unknown, runId: string, options: ResolvedOptions<R>, incoming: IncomingRun<R>, input?: RunAgentInput): HandlerResult {
   const message = error instanceof Error ? error.message : String(error);
   if (isAguiWireError(error, "unknown_run")) return noSuchRun(runId);
   if (isAguiWireError(error, "run_exists")) return jsonError(409, message, false);
   if (isAguiWireError(error, "seq_past_end")) return jsonError(400, message, false);
+  // Stores are keyed by the handler's own (a traced request sees it through a wrapper).
+  if (options.store !== undefined) reportStoreFailure(options.store, options.onError, error, incoming.request, input ?? { runId });
   // The store's own words say what failed (a connection refused, say) without any secret.
   return jsonError(503, isAguiWireError(error) ? message : `the run store is unavailable: ${message}`, false, { "Retry-After": "1" });
 }
@@ -84,6 +90,8 @@ const isAnswer = (value: RunAccess | HandlerResult): value is HandlerResult => "
 async function streamFrom<R>(
   store: RunStore,
   options: ResolvedOptions<R>,
+  incoming: IncomingRun<R>,
+  input: RunAgentInput | undefined,
   runId: string,
   access: RunAccess,
   after: number,
@@ -96,7 +104,7 @@ async function streamFrom<R>(
   try {
     reader = await store.read(runId, after, access, stop.signal);
   } catch (error) {
-    return storeAnswer(error, runId);
+    return storeAnswer(error, runId, options, incoming, input);
   }
   if (reader.exhausted) return emptyAnswer(204, { [RUN_ID_HEADER]: runId, "Cache-Control": "no-store", ...headers });
   const body = replayStream({ reader, stop, contentType, keepAliveMs: options.keepAliveMs, maxEventBytes: options.maxEventBytes, onError: report });
@@ -145,8 +153,9 @@ export async function startStoredRun<R>(
   try {
     writer = await store.create(input.runId, access);
   } catch (error) {
-    return storeAnswer(error, input.runId);
+    return storeAnswer(error, input.runId, options, incoming, input);
   }
+  if (options.store !== undefined) storeRecovered(options.store);
   // What the agent needs opened (the proxy's upstream), once the store has taken the run: a
   // refusal is the client's answer, and the run's end.
   const refusal = await opening?.();
@@ -155,7 +164,7 @@ export async function startStoredRun<R>(
     return refusal.refused;
   }
   // Opened before the agent starts, so that a store that cannot be read never runs an agent.
-  const answer = await streamFrom(store, options, input.runId, access, -1, contentType, report, { [RESUME_TOKEN_HEADER]: token });
+  const answer = await streamFrom(store, options, incoming, input, input.runId, access, -1, contentType, report, { [RESUME_TOKEN_HEADER]: token });
   if (answer.kind !== "stream") {
     await writer.end(serverRunError(STORE_UNAVAILABLE.code, STORE_UNAVAILABLE.message)).catch(report);
     return answer;
@@ -194,7 +203,7 @@ export async function reattach<R>(options: ResolvedOptions<R>, store: RunStore, 
   if (isAnswer(access)) return access;
   // A reattach has no input for onError's context: what fails here (the store, mostly) is the
   // writer's to report, and the client is told with a RUN_ERROR.
-  return streamFrom(store, options, runId, access, after, negotiate(incoming.header("accept")), () => {});
+  return streamFrom(store, options, incoming, undefined, runId, access, after, negotiate(incoming.header("accept")), () => {});
 }
 
 /**
@@ -215,7 +224,7 @@ export async function cancelRun<R>(options: ResolvedOptions<R>, store: RunStore,
   try {
     await store.cancel(runId, access);
   } catch (error) {
-    return storeAnswer(error, runId);
+    return storeAnswer(error, runId, options, incoming);
   }
   return emptyAnswer(204, { [RUN_ID_HEADER]: runId });
 }
