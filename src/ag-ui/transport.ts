@@ -13,7 +13,7 @@ import { ACCEPT } from "../client/http-agent.js";
 import { platformSend } from "../client/platform-send.js";
 import type { RunResponse, Send } from "../client/response.js";
 import { resumableRun, withRunId } from "../client/resume.js";
-import { sendRun } from "../client/send.js";
+import { crossOrigin, sendRun } from "../client/send.js";
 import type { ResolvedAguiWireOptions } from "./options.js";
 
 /** What {@link wireRun} needs for one run. */
@@ -41,17 +41,6 @@ const OWN_MEMBERS = new Set(["method", "headers", "body", "signal", "redirect"])
 
 /** The global fetch, looked up per request. */
 const globalFetch: Send = (url, init) => fetch(url, init);
-
-/** Whether `url` is of another origin than the page's (false outside a page). */
-function crossOrigin(url: string): boolean {
-  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
-  if (typeof origin !== "string" || origin === "null") return false;
-  try {
-    return new URL(url, origin).origin !== origin;
-  } catch {
-    return true;
-  }
-}
 
 /**
  * The run's request headers: those of `init`, with agui-wire's `Accept` for `transport` unless

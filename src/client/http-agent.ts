@@ -16,7 +16,7 @@ import { newResumeToken, RESUME_TOKEN_HEADER, resumeTokenProblem, type HeadersLi
 import { randomId } from "./input.js";
 import { platformSend } from "./platform-send.js";
 import type { Send } from "./response.js";
-import { sendRun, type RedirectPolicy, type SendRun } from "./send.js";
+import { crossOrigin, sendRun, type RedirectPolicy, type SendRun } from "./send.js";
 import type { RunTelemetryObserver, RunTelemetry } from "./telemetry-hook.js";
 
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
@@ -419,17 +419,6 @@ function runEvents(agent: HttpAgent, input: RunAgentInput, signal: AbortSignal |
 
 /** The run's observer, when the agent has `telemetry`. */
 const observe = (agent: HttpAgent, input: RunAgentInput, connect: boolean): RunTelemetryObserver | undefined => agent.telemetry?.(agent, input, connect);
-
-/** Whether `url` is of another origin than the page's (false outside a page). */
-function crossOrigin(url: string): boolean {
-  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
-  if (typeof origin !== "string" || origin === "null") return false;
-  try {
-    return new URL(url, origin).origin !== origin;
-  } catch {
-    return true;
-  }
-}
 
 /** The token given for run `runId` (by `runAgent` or `connectAgent`), once. */
 function takeToken(agent: HttpAgent, runId: string): string | undefined {

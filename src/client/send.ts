@@ -138,3 +138,19 @@ export async function sendRun(run: SendRun): Promise<RunResponse> {
     url = target!.href;
   }
 }
+
+/**
+ * Whether `url` is of another origin than the page's (false outside a page): a run's own resume
+ * token header is not sent there unasked, since a browser would ask that server first.
+ *
+ * @throws Never.
+ */
+export function crossOrigin(url: string): boolean {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (typeof origin !== "string" || origin === "null") return false;
+  try {
+    return new URL(url, origin).origin !== origin;
+  } catch {
+    return true;
+  }
+}
