@@ -28,6 +28,7 @@ export interface HttpAgentLike {
   headers: Record<string, string>;
   fetch: (url: string, init: RequestInit) => Promise<Response>;
   abortController: AbortController;
+  agentId?: string | undefined;
   readonly debugLogger?: DebugLoggerLike | undefined;
   // `any`: their `RunAgentInput` and `Observable<BaseEvent>`, which differ from one release to the next.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -132,6 +133,7 @@ export function withAguiWire<C extends HttpAgentConstructor>(Base: C): AguiWireH
         const logger = this.debugLogger;
         const events = wireRun({
           url: String(this.url),
+          agentId: this.agentId,
           init,
           input,
           options,

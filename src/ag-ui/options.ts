@@ -9,6 +9,7 @@ import { idleTimeoutOf } from "../stream/index.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, type Transport } from "../client/http-agent.js";
 import { resumeOptionsOf, type ResolvedResume, type ResumeOptions } from "../client/resume.js";
 import type { RedirectPolicy } from "../client/send.js";
+import type { RunTelemetry } from "../client/telemetry-hook.js";
 
 /**
  * agui-wire's options of the adapter's `HttpAgent`, beside `@ag-ui/client`'s own (`url`,
@@ -31,6 +32,12 @@ export interface AguiWireOptions {
   onUnknownEvent?: UnknownEventHandler;
   /** Told of what a run met that its user should know of (stripped fields, retired events, versions); default: one `console.warn` per kind. */
   onWarning?: WarningHandler;
+  /**
+   * Reports each run to OpenTelemetry: `clientTelemetry({ api })` from `agui-wire/telemetry` (a
+   * span per run with its reattaches, `traceparent` on every request, the `agui.*` metrics).
+   * Default: none, and nothing of it is bundled.
+   */
+  telemetry?: RunTelemetry;
 }
 
 /** {@link AguiWireOptions} checked, the defaults applied. */
@@ -41,6 +48,7 @@ export interface ResolvedAguiWireOptions {
   readonly resume: ResolvedResume | undefined;
   readonly onUnknownEvent: UnknownEventHandler | undefined;
   readonly onWarning: WarningHandler | undefined;
+  readonly telemetry: RunTelemetry | undefined;
   /**
    * The `fetch` their constructor chose when the config gave none: while the agent's `fetch` is
    * still this one, runs use agui-wire's own transport (node:http in Node); once it is another, it.
@@ -63,6 +71,7 @@ export const DEFAULT_WIRE_OPTIONS: ResolvedAguiWireOptions = Object.freeze({
   resume: resumeOptionsOf(undefined),
   onUnknownEvent: undefined,
   onWarning: undefined,
+  telemetry: undefined,
   defaultFetch: undefined,
 });
 
@@ -86,7 +95,7 @@ function oneOf<T extends string>(option: string, value: T, allowed: readonly T[]
  * @param defaultFetch - The `fetch` their constructor set when `config.fetch` was absent; `undefined` when it was given.
  * @throws {TypeError} When `transport` is not `auto`, `binary` or `sse`, `redirect` not
  *   `same-origin`, `follow` or `error`, `onUnknownEvent` or `onWarning` not a function, or
- *   `resume` neither `false` nor an object of numbers.
+ *   `resume` neither `false` nor an object of numbers, or `telemetry` not a function.
  * @throws {RangeError} When `idleTimeoutMs` is negative or not a number, `resume.retries` not an
  *   integer 0 or more, or `resume.backoffMs` not a finite number 0 or more.
  */
@@ -98,6 +107,17 @@ export function resolveWireOptions(config: AguiWireOptions, defaultFetch: unknow
     resume: resumeOptionsOf(config.resume),
     onUnknownEvent: handlerOf(config.onUnknownEvent),
     onWarning: config.onWarning === undefined ? undefined : warningHandlerOf(config.onWarning),
+    telemetry: telemetryOf(config.telemetry),
     defaultFetch,
   });
+}
+
+/**
+ * Returns the `telemetry` option when it is absent or a function.
+ *
+ * @throws {TypeError} Naming what it was, otherwise.
+ */
+function telemetryOf(telemetry: unknown): RunTelemetry | undefined {
+  if (telemetry === undefined || typeof telemetry === "function") return telemetry as RunTelemetry | undefined;
+  throw new TypeError(`telemetry must be a function, such as clientTelemetry({ api }) from agui-wire/telemetry; found ${telemetry === null ? "null" : typeof telemetry}`);
 }

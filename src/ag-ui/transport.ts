@@ -20,6 +20,8 @@ import type { ResolvedAguiWireOptions } from "./options.js";
 export interface WireRun {
   /** The agent's URL. */
   url: string;
+  /** The agent's id, for its telemetry. */
+  agentId?: string;
   /** What the agent's `requestInit(input)` returned: headers, body, and fetch's other options. */
   init: RequestInit;
   /** The run's input: its `runId` names a resumable run, and it is the body when `init` has none. */
@@ -107,7 +109,8 @@ export function wireRun(run: WireRun): AsyncIterableIterator<AguiEvent> {
   const { url, options, signal, onAnswer } = run;
   const headers = headersOf(run.init, options);
   const body = bodyOf(run.init, run.input);
-  const send = sendOf(run);
+  const observer = options.telemetry?.({ url, agentId: run.agentId }, run.input, false);
+  const send = observer === undefined ? sendOf(run) : observer.send(sendOf(run));
   // Chosen here and sent with the POST, so that a run cut before its answer's headers can still
   // be reattached to; a server that keeps no runs ignores it. Not to another origin: a browser
   // would ask that server first whether the header may be sent, and it may refuse the run.
@@ -128,7 +131,7 @@ export function wireRun(run: WireRun): AsyncIterableIterator<AguiEvent> {
       return response;
     };
   const common = { fetch: send, url, redirect: options.redirect, idleMs: options.idleTimeoutMs };
-  return resumableRun({
+  const events = resumableRun({
     signal,
     resume: options.resume,
     idleMs: options.idleTimeoutMs,
@@ -156,4 +159,5 @@ export function wireRun(run: WireRun): AsyncIterableIterator<AguiEvent> {
       }
     },
   });
+  return observer === undefined ? events : observer.events(events);
 }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventType, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { HttpAgent } from "../../src/client/index.js";
+import { HttpAgent as AdapterAgent } from "../../src/ag-ui/index.js";
 import { createNodeHandler, memoryStore } from "../../src/server/index.js";
 import { createNodeProxyHandler, type ProxyRefusalRecord } from "../../src/proxy/index.js";
 import { clientTelemetry } from "../../src/telemetry/index.js";
@@ -149,6 +150,25 @@ describe("one trace from the client through the proxy to the agent server", () =
     expect(await sdk.sum("agui.refusals", { ...proxyRuns, "http.response.status_code": 401 })).toBe(1);
     // The unsampled client of the test above had no meter: it is not counted.
     expect(await sdk.sum("agui.runs.ended", { "agui.component": "client", "agui.outcome": "success" })).toBe(1);
+  });
+});
+
+describe("the @ag-ui/client adapter's HttpAgent", () => {
+  it("reports its run as agui-wire's own client does: one client span, the parent of the proxy's, with a bad option refused", async () => {
+    const adapted = new AdapterAgent({
+      url: `${origin()}/agents/ticker`,
+      agentId: "ticker",
+      headers: { authorization: "Bearer t-alice" },
+      telemetry: clientTelemetry({ api: sdk.api, tracerProvider: sdk.tracerProvider }),
+    });
+    const { traceId, spanId } = await underRoot("page", () => adapted.runAgent({ runId: "adapter-1" }));
+    await until(() => byKind(traceId, "client") !== undefined && byKind(traceId, "proxy") !== undefined && byKind(traceId, "server") !== undefined);
+    const clientSpan = byKind(traceId, "client")!;
+    expect(clientSpan.name).toBe("invoke_agent ticker");
+    expect(clientSpan.parentSpanContext?.spanId).toBe(spanId);
+    expect(clientSpan.attributes).toMatchObject({ "agui.run.id": "adapter-1", "agui.outcome": "success", "agui.events": 5, "agui.transport": "binary", "gen_ai.usage.input_tokens": 5 });
+    expect(byKind(traceId, "proxy")!.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+    expect(() => new AdapterAgent({ url: origin(), telemetry: {} as never })).toThrow(/telemetry must be a function.*found object/);
   });
 });
 
