@@ -79,6 +79,11 @@ describe("agui-wire proxy", () => {
 
       const refused = await fetch(`${url}/agents/weather`, { method: "POST", headers: { authorization: "Bearer t-bob", "content-type": "application/json" }, body: "{}" });
       expect(refused.status).toBe(403);
+      // Every refusal gets a line of its own, the ones no run is made for too.
+      expect((await fetch(`${url}/agents/weather`, { method: "POST", body: "{}" })).status).toBe(401);
+      expect((await fetch(`${url}/nowhere`, { headers: { authorization: "Bearer t-alice" } })).status).toBe(404);
+      await expect.poll(() => parsed(running).filter((l) => l.msg === "refused").map((l) => l.status)).toEqual([401, 404]);
+      expect(parsed(running).find((l) => l.msg === "refused")).toMatchObject({ method: "POST", path: "/agents/weather", reason: "unauthenticated" });
       await expect.poll(() => parsed(running).filter((l) => l.msg === "run")).toHaveLength(2);
       expect(parsed(running).find((l) => l.msg === "run")).toMatchObject({
         agent: "weather",
