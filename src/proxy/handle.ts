@@ -26,7 +26,7 @@ import type { Principal } from "./auth.js";
 import { METRICS_MEDIA_TYPE } from "./metrics.js";
 import { transportName, type ProxyRoute, type ProxyRunRecord, type ResolvedProxy } from "./options.js";
 import { openUpstream } from "./upstream.js";
-import { endedUpstream, note, runDeadline, STOPPED, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
+import { endedUpstream, note, runDeadline, STOPPED, tallied, UNFINISHED, type RunDeadline, type RunTally } from "./tally.js";
 import { transcode } from "./transcode.js";
 import { upstreamHeaders } from "./headers.js";
 import type { ProxyTiming } from "./timing.js";
@@ -306,10 +306,8 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
         transportIn,
         transportOut: transportName(contentType),
         status: 200,
-        events: tally.events,
-        bytes: tally.bytes,
+        ...tallied(tally),
         durationMs: Date.now() - started,
-        outcome: tally.outcome,
       });
     };
     let stream: ChunkSource<Uint8Array>;
@@ -382,7 +380,7 @@ async function runStored(proxy: ResolvedProxy, request: ProxyRequest, route: Pro
   const finish = (): void => {
     admission.release();
     proxy.metrics?.ended(route.name, tally.outcome, tally.events, tally.bytes);
-    record(proxy, { ...base, transportIn, transportOut: transportName(contentType), status: 200, events: tally.events, bytes: tally.bytes, durationMs: Date.now() - run.started, outcome: tally.outcome });
+    record(proxy, { ...base, transportIn, transportOut: transportName(contentType), status: 200, ...tallied(tally), durationMs: Date.now() - run.started });
   };
   const options = storeOptions(proxy.store!, principal, route.name, { keepAliveMs: KEEP_ALIVE_MS, maxEventBytes: MAX_EVENT_BYTES }, (error) => proxy.onError(error, route.name));
   const result = await startProxiedRun(options, incomingOf(request), run.input, contentType, async () => {

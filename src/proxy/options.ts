@@ -5,6 +5,7 @@
  * @module
  */
 import type { Agent } from "../agent/index.js";
+import type { TokenUsage } from "../model/run.js";
 import { type ProtocolWarning, SSE_MEDIA_TYPE, type EventMediaType, type WarningHandler, warnOnce } from "../protocol/index.js";
 import { assertAgent } from "../server/options.js";
 import { resolveCompression, type ResolvedCompression } from "../server/content-coding.js";
@@ -52,6 +53,8 @@ export interface ProxyRunRecord {
    * `upstream_not_events` (502), `store_refused` (a store's 409, 400 or 503). 401, 404 and 405 are not logged (no agent and caller to log).
    */
   outcome: string;
+  /** The token usage the run's RUN_FINISHED (or RUN_ERROR) reported; absent when it reported none. */
+  usage?: readonly TokenUsage[];
 }
 
 /**

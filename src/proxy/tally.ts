@@ -6,12 +6,15 @@
  */
 import { AguiWireError } from "../util/index.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { TokenUsage } from "../model/run.js";
 
 /** A run's count so far. */
 export interface RunTally {
   outcome: string;
   events: number;
   bytes: number;
+  /** The token usage the run's RUN_FINISHED or RUN_ERROR reported, when it did. */
+  usage?: readonly TokenUsage[];
 }
 
 /** The outcome a run has while none of its ends has come: what it is if it stops now. */
@@ -26,7 +29,8 @@ export const STOPPED = new AguiWireError("aborted", "the proxied run was stopped
 
 /**
  * Counts an event passed on to the client, and what it says of the run's end: RUN_FINISHED is
- * `finished`, RUN_ERROR is `failed` (the relay's own code) or `run_error` (the agent's).
+ * `finished`, RUN_ERROR is `failed` (the relay's own code) or `run_error` (the agent's); the token
+ * usage either reports is kept.
  *
  * @throws Never.
  */
@@ -35,6 +39,16 @@ export function note(tally: RunTally, event: AguiEvent | AguiEventInput, failed?
   if (event.type === "RUN_FINISHED") tally.outcome = "finished";
   else if (event.type === "RUN_ERROR") tally.outcome = failed ?? "run_error";
   else if (event.type === "RUN_STARTED") tally.outcome = UNFINISHED;
+  else return;
+  const usage = (event as { usage?: readonly TokenUsage[] }).usage;
+  if (usage !== undefined) tally.usage = usage;
+  else delete tally.usage;
+}
+
+/** The part of a run's record that its tally says: events, bytes, outcome, and usage when reported. */
+export function tallied(tally: RunTally): { events: number; bytes: number; outcome: string; usage?: readonly TokenUsage[] } {
+  const { events, bytes, outcome, usage } = tally;
+  return usage === undefined ? { events, bytes, outcome } : { events, bytes, outcome, usage };
 }
 
 /**

@@ -24,6 +24,7 @@ export interface RunRecordLike {
   status: number;
   events: number;
   outcome: string;
+  usage?: readonly unknown[];
 }
 
 /** How the proxy sends to an upstream (its `UpstreamSend`). */
@@ -113,7 +114,8 @@ export class ProxyRequestTrace extends ServerRequestTrace {
   protected override ending(aborted: boolean): { ending: Ending; last: unknown } | undefined {
     const record = this.#record;
     if (this.#method !== "POST" || record === undefined || record.status !== 200) return super.ending(aborted);
-    return { ending: endingOfRecord(record.outcome), last: undefined };
+    // The record's usage is RUN_FINISHED's (or RUN_ERROR's): the span takes it as the server's does.
+    return { ending: endingOfRecord(record.outcome), last: record };
   }
 
   protected override eventsSent(): number {

@@ -728,7 +728,7 @@ describe("the run log", () => {
       { agent: "echo", principal: "bob", status: 415, outcome: "unsupported_media_type", events: 0, bytes: 0, transportOut: undefined },
       { agent: "echo", principal: "bob", status: 413, outcome: "body_too_large", events: 0, bytes: 0, transportOut: undefined },
       { agent: "echo", principal: "bob", status: 422, outcome: "invalid_input", events: 0, bytes: 0, transportOut: undefined },
-      // The limiter's reason; ProxyRunRecord's doc names this outcome `too_many_runs`.
+      // The limiter's reason: `concurrent_runs` here, `runs_per_minute` for the rate.
       { agent: "held", principal: "dave", status: 429, outcome: "concurrent_runs", events: 0, bytes: 0, transportOut: undefined },
     ]);
     // Refused before any upstream answered: neither transport is known.

@@ -9,7 +9,7 @@ import { EventType, type AguiEventInput, type RunAgentInput } from "../../src/in
 import { HttpAgent } from "../../src/client/index.js";
 import { HttpAgent as AdapterAgent } from "../../src/ag-ui/index.js";
 import { createNodeHandler, memoryStore } from "../../src/server/index.js";
-import { createNodeProxyHandler, type ProxyRefusalRecord } from "../../src/proxy/index.js";
+import { createNodeProxyHandler, type ProxyRefusalRecord, type ProxyRunRecord } from "../../src/proxy/index.js";
 import { clientTelemetry } from "../../src/telemetry/index.js";
 import { listen, type Served } from "../server/helpers.js";
 import { makeSdk, until, type Sdk } from "./sdk.js";
@@ -27,6 +27,7 @@ let sdk: Sdk;
 let server: Served;
 let proxy: Served;
 const refusals: ProxyRefusalRecord[] = [];
+const records: ProxyRunRecord[] = [];
 
 beforeAll(async () => {
   sdk = makeSdk();
@@ -35,7 +36,7 @@ beforeAll(async () => {
   proxy = await listen(
     createNodeProxyHandler(
       { agents: { ticker: { url: server.url } }, auth: { tokens: [{ token: "t-alice", subject: "alice" }] }, metrics: true },
-      { telemetry: providers, onError: () => {}, onRefusal: (record) => void refusals.push(record) },
+      { telemetry: providers, onError: () => {}, onRefusal: (record) => void refusals.push(record), logger: (record) => void records.push(record) },
     ),
   );
 });
@@ -90,6 +91,9 @@ describe("one trace from the client through the proxy to the agent server", () =
     expect(proxySpan.name).toBe("invoke_agent ticker");
     expect(proxySpan.attributes).toMatchObject({ "gen_ai.conversation.id": "thread-1", "agui.run.id": "run-1", "agui.principal": "alice", "agui.upstream.transport": "binary", "agui.transport": "binary", "agui.upstream.status_code": 200, "agui.outcome": "success", "agui.events": 5 });
     expect(serverSpan.attributes).toMatchObject({ "gen_ai.conversation.id": "thread-1", "agui.outcome": "success", "gen_ai.usage.input_tokens": 5 });
+    // The proxy reports the usage RUN_FINISHED told of, on its span and in its run record.
+    expect(proxySpan.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 5, "gen_ai.usage.output_tokens": 7 });
+    expect(records.find((record) => record.outcome === "finished")?.usage).toEqual([{ inputTokens: 5, outputTokens: 7 }]);
   });
 
   it("an agent's error is an error at every hop", async () => {
