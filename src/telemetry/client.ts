@@ -11,7 +11,8 @@
 import type { AguiEvent } from "../model/events.js";
 import type { RunAgentInput } from "../model/input.js";
 import type { ObservedAgent, RunTelemetryObserver, RunTelemetry } from "../client/telemetry-hook.js";
-import type { Send } from "../client/response.js";
+import type { RunBody, RunResponse, Send } from "../client/response.js";
+import type { BodyReadResult, IterableBody } from "../http/index.js";
 import type { Attributes, OtelApi, TelemetryOptions } from "./api.js";
 import { checkTelemetryOptions } from "./api.js";
 import { ATTR, EVENT, INVOKE_AGENT, REATTACH_SPAN, SPAN_KIND, STATUS_ERROR } from "./names.js";
@@ -67,7 +68,9 @@ function observeRun(telemetry: Telemetry, observed: ObservedAgent, input: RunAge
   let requests = 0;
   let reattaches = 0;
   let transport: string | undefined;
+  let coding: string | undefined;
   let events = 0;
+  let bytes = 0;
   let last: unknown;
   let finished = false;
   if (!run.connect) instruments?.runsStarted.add(1, COMPONENT);
@@ -76,11 +79,12 @@ function observeRun(telemetry: Telemetry, observed: ObservedAgent, input: RunAge
     if (finished) return;
     finished = true;
     instruments?.openStreams.add(-1, COMPONENT);
-    const flow = { ...COMPONENT, [ATTR.transport]: transport };
+    const flow = { ...COMPONENT, [ATTR.transport]: transport, [ATTR.coding]: coding };
     instruments?.events.add(events, flow);
+    instruments?.bytes.add(bytes, flow);
     if (!run.connect) instruments?.runsEnded.add(1, { ...COMPONENT, [ATTR.outcome]: ending.outcome, [ATTR.errorType]: ending.errorType });
     if (span === undefined) return;
-    const attributes: Attributes = { [ATTR.events]: events, [ATTR.outcome]: ending.outcome, [ATTR.reattaches]: reattaches, [ATTR.transport]: transport, ...usageAttributes(last) };
+    const attributes: Attributes = { [ATTR.events]: events, [ATTR.bytes]: bytes, [ATTR.coding]: coding, [ATTR.outcome]: ending.outcome, [ATTR.reattaches]: reattaches, [ATTR.transport]: transport, ...usageAttributes(last) };
     if (ending.errorType !== undefined) {
       attributes[ATTR.errorType] = ending.errorType;
       span.setStatus({ code: STATUS_ERROR, message: ending.errorType });
@@ -103,12 +107,13 @@ function observeRun(telemetry: Telemetry, observed: ObservedAgent, input: RunAge
         }
         if (span !== undefined && init.headers instanceof Headers) telemetry.inject(parent, span, init.headers);
         const response = await send(url, init);
-        if (method !== "DELETE") {
-          span?.setAttribute(ATTR.status, response.status);
-          const type = response.headers.get("content-type");
-          if (response.ok && type !== null) transport = type.startsWith("text/event-stream") ? "sse" : "binary";
-        }
-        return response;
+        if (method === "DELETE") return response;
+        span?.setAttribute(ATTR.status, response.status);
+        const type = response.headers.get("content-type");
+        if (!response.ok || type === null || response.body === null) return response;
+        transport = type.startsWith("text/event-stream") ? "sse" : "binary";
+        coding = response.headers.get("content-encoding") ?? "identity";
+        return withBody(response, countedBody(response.body, (n) => (bytes += n)));
       };
     },
     events(inner: AsyncIterator<AguiEvent>): AsyncIterableIterator<AguiEvent> {
@@ -151,4 +156,40 @@ function hostOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `response` with `body` in place of its own. */
+function withBody(response: RunResponse, body: RunBody): RunResponse {
+  const { status, ok, url, type, headers } = response;
+  return { status, ok, url, type, headers, body };
+}
+
+/**
+ * `body`, each chunk's bytes told to `count` as it is read: the stream's bytes as the client
+ * decodes them, after the content coding (a fetch undoes it unseen).
+ */
+function countedBody(body: RunBody, count: (bytes: number) => void): IterableBody {
+  const counted: IterableBody = {
+    getReader() {
+      const reader = body.getReader();
+      return {
+        async read(): Promise<BodyReadResult> {
+          const result = (await reader.read()) as BodyReadResult;
+          if (!result.done) count(result.value.byteLength);
+          return result;
+        },
+        cancel: (reason?: unknown) => reader.cancel(reason),
+      };
+    },
+    cancel: (reason?: unknown) => body.cancel(reason),
+    async *[Symbol.asyncIterator]() {
+      const reader = counted.getReader();
+      try {
+        for (let read = await reader.read(); !read.done; read = await reader.read()) yield read.value;
+      } finally {
+        await reader.cancel().catch(() => {});
+      }
+    },
+  };
+  return counted;
 }

@@ -5,7 +5,7 @@
  * client; and the metrics of the proxy beside its Prometheus `/metrics`, counting the same runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EventType, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
+import { encodeFrame, EventType, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import { HttpAgent } from "../../src/client/index.js";
 import { HttpAgent as AdapterAgent } from "../../src/ag-ui/index.js";
 import { createNodeHandler, memoryStore } from "../../src/server/index.js";
@@ -74,7 +74,7 @@ const byKind = (traceId: string, component: string) =>
 
 describe("one trace from the client through the proxy to the agent server", () => {
   it("links the spans parent to child, each with its attributes", async () => {
-    const { traceId, spanId } = await underRoot("page", async () => {
+    const { traceId, spanId, result: received } = await underRoot("page", async () => {
       const events = [];
       for await (const event of client().run({ threadId: "thread-1", runId: "run-1", messages: [], tools: [], context: [], state: undefined, forwardedProps: undefined })) events.push(event);
       return events;
@@ -94,6 +94,10 @@ describe("one trace from the client through the proxy to the agent server", () =
     // The proxy reports the usage RUN_FINISHED told of, on its span and in its run record.
     expect(proxySpan.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 5, "gen_ai.usage.output_tokens": 7 });
     expect(records.find((record) => record.outcome === "finished")?.usage).toEqual([{ inputTokens: 5, outputTokens: 7 }]);
+    // The client counts the stream's bytes as it decodes them: what the proxy sent, once decompressed.
+    const frames = received.reduce((total, event) => total + encodeFrame(event).byteLength, 0);
+    expect(clientSpan.attributes).toMatchObject({ "agui.bytes": frames, "agui.content_coding": proxySpan.attributes["agui.content_coding"] });
+    expect(await sdk.sum("agui.bytes.sent", { "agui.component": "client" })).toBeGreaterThanOrEqual(frames);
   });
 
   it("an agent's error is an error at every hop", async () => {
