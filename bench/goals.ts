@@ -311,6 +311,20 @@ export const GOALS: Goal[] = [
     met: (r) => r >= 0.9,
   },
   {
+    path: "decodeEventBatches",
+    comparedWith: "the push decoders (FrameDecoder, SSEDecoder)",
+    goal: "within 5%: at least 0.95x, on the token trace too",
+    how: "the lowest of eight events/s ratios, decodeEventBatches (one array of events per chunk) over the push decoder of the same transport, binary and SSE, 64 KiB and 1 KiB chunks, mixed and token traces (stream suite)",
+    suite: "stream",
+    measure: (v) => {
+      const ratios = ["", " token"].flatMap((trace) =>
+        ["binary", "sse"].flatMap((t) => ["64k", "1k"].map((c) => over(v, `stream/${t} ${c}${trace}/ours-batches`, `stream/${t} ${c}${trace}/ours-push`))),
+      );
+      return ratios.some((r) => r === undefined) ? undefined : Math.min(...(ratios as number[]));
+    },
+    met: (r) => r >= 0.95,
+  },
+  {
     path: "gzip SSE, bytes per text delta",
     comparedWith: "-",
     goal: "at most 12 bytes",

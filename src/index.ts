@@ -29,5 +29,5 @@ export {
 } from "./protocol/index.js";
 export { encodeEvent, encodeFrame, decodeEvent, FrameDecoder, DEFAULT_MAX_FRAME_BYTES, type FrameDecoderOptions } from "./binary/index.js";
 export { encodeSSE, SSE_KEEP_ALIVE, SSEDecoder, SSEParser, DEFAULT_MAX_EVENT_BYTES, type SSEDecoderOptions, type SSEMessage, type SSEParserOptions } from "./sse/index.js";
-export { encodeEventStream, decodeEventBatches, decodeEventStream, EventEncoder, type EventSource, type DecodeEventStreamOptions, type ByteSource, type EventEncoderParams } from "./stream/index.js";
+export { encodeEventStream, decodeEventBatches, decodeEventStream, eventBatches, EventEncoder, type EventSource, type DecodeEventStreamOptions, type ByteSource, type EventEncoderParams } from "./stream/index.js";
 export { startRun, type Agent, type AgentLike, type AgentFunction, type AgentGenerator, type AgentEvents, type AgentRunResult, type RunContext } from "./agent/index.js";

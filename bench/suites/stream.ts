@@ -4,11 +4,12 @@
  * the mixed trace (one realistic run) 50 times back to back, and the 1.0 trace (an AG-UI 1.0
  * session of two runs: reasoning, tool results, activity, subagents, an interrupt) 50 times. By:
  * - ours, `decodeEventStream` over an async iterable of the chunks (the public path),
+ * - ours, `decodeEventBatches` over the same: one array of events per chunk, one await per chunk,
  * - ours, the push decoder alone (`FrameDecoder` / `SSEDecoder`) in a plain loop,
  * - @ag-ui/client (the reference): `parseProtoStream`, or `parseSSEStream` + `EventSchemas.parse`,
  *   fed the same chunks through an rxjs Subject with one await per chunk.
  */
-import { BINARY_MEDIA_TYPE, decodeEventStream, FrameDecoder, SSE_MEDIA_TYPE, SSEDecoder } from "../../src/index.js";
+import { BINARY_MEDIA_TYPE, decodeEventBatches, decodeEventStream, FrameDecoder, SSE_MEDIA_TYPE, SSEDecoder } from "../../src/index.js";
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import { agDecodeStream } from "../peers.js";
@@ -51,6 +52,17 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
       fn: async () => {
         let n = 0;
         for await (const _ of decodeEventStream(asyncChunks(chunks), contentType)) n++;
+        return n;
+      },
+    },
+    {
+      ...base,
+      key: "ours-batches",
+      label: "agui-wire decodeEventBatches",
+      impl: transport === "binary" ? "ours" : "ours-sse",
+      fn: async () => {
+        let n = 0;
+        for await (const batch of decodeEventBatches(asyncChunks(chunks), contentType)) for (const _ of batch) n++;
         return n;
       },
     },

@@ -33,6 +33,7 @@ export {
 export { Middleware, FunctionMiddleware, type MiddlewareFunction, type NextAgent, type EventWithState } from "./middleware.js";
 export { buildResumeArray, isInterruptExpired, type ResumeResponse } from "./interrupts.js";
 export { parsePartialJson } from "./partial-json.js";
+export { eventBatches } from "../stream/index.js";
 export { RunStream, type RunObserver, type RunSubscription, type RunOpener, type RunStreamOptions } from "./run-stream.js";
 export { HttpStatusError, MAX_ERROR_BODY_BYTES } from "./errors.js";
 export { randomId, type RunAgentParameters } from "./input.js";

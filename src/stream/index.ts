@@ -7,4 +7,5 @@
  */
 export { encodeEventStream, type EventSource } from "./encode.js";
 export { decodeEventBatches, decodeEventStream, decodeNumberedEventStream, idleTimeoutOf, pushDecoderFor, type DecodeEventStreamOptions, type ByteSource } from "./decode.js";
+export { eventBatches } from "./batches.js";
 export { EventEncoder, type EventEncoderParams } from "./event-encoder.js";

@@ -1,10 +1,13 @@
 /**
  * decodeEventBatches hands out a read's events as one array: the same events, in the same order,
  * as decodeEventStream, whatever the chunking, with the same errors at the same points, and the
- * body cancelled when the consumer leaves.
+ * body cancelled when the consumer leaves. eventBatches does the same for any event iterator, an
+ * HttpAgent run's included.
  */
 import { describe, expect, it } from "vitest";
-import { BINARY_MEDIA_TYPE, decodeEventBatches, decodeEventStream, encodeFrame, encodeSSE, SSE_MEDIA_TYPE, type AguiEvent } from "../../src/index.js";
+import { BINARY_MEDIA_TYPE, decodeEventBatches, decodeEventStream, encodeFrame, encodeSSE, eventBatches, SSE_MEDIA_TYPE, type AguiEvent } from "../../src/index.js";
+import { HttpAgent } from "../../src/client/index.js";
+import { listen } from "../client/helpers.js";
 import { concatBytes } from "../../src/util/bytes.js";
 import { mixedTrace } from "../fixtures/corpus.js";
 
@@ -64,5 +67,85 @@ describe("decodeEventBatches", () => {
       break;
     }
     expect(cancelled).toBe(true);
+  });
+});
+
+describe("eventBatches", () => {
+  const run: AguiEvent[] = [
+    { type: "RUN_STARTED", threadId: "t", runId: "r" },
+    { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" },
+    ...Array.from({ length: 40 }, (_, i): AguiEvent => ({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: `t${i}` })),
+    { type: "TEXT_MESSAGE_END", messageId: "m" },
+    { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+  ];
+
+  it("gives an HttpAgent run's events, verified, one array per chunk of the body, for each transport", async () => {
+    for (const transport of ["binary", "sse"] as const) {
+      // Three writes of the server, each a chunk the client reads whole: the run in three batches.
+      const encoded = run.map((e) => (transport === "binary" ? encodeFrame(e) : utf8.encode(encodeSSE(e))));
+      const writes = [encoded.slice(0, 2), encoded.slice(2, 30), encoded.slice(30)].map((part) => concatBytes(part));
+      const server = await listen(async (_req, res) => {
+        res.writeHead(200, { "content-type": transport === "binary" ? BINARY_MEDIA_TYPE : SSE_MEDIA_TYPE });
+        for (const write of writes) {
+          res.write(write);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        res.end();
+      });
+      try {
+        const agent = new HttpAgent({ url: server.url, transport, resume: false });
+        const batches: AguiEvent[][] = [];
+        for await (const batch of eventBatches(agent.events({ runId: "r" }))) batches.push(batch);
+        expect(batches.flat()).toEqual(run);
+        expect(batches.map((b) => b.length)).toEqual([2, 28, 14]);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it("delivers the events of a chunk before the protocol violation in it, then the error", async () => {
+    const bad: AguiEvent = { type: "TEXT_MESSAGE_END", messageId: "never-started" };
+    const server = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": BINARY_MEDIA_TYPE });
+      res.end(concatBytes([...run.slice(0, 3), bad].map((e) => encodeFrame(e))));
+    });
+    try {
+      const agent = new HttpAgent({ url: server.url, resume: false });
+      const got: AguiEvent[][] = [];
+      const error = await (async () => {
+        for await (const batch of eventBatches(agent.events({ runId: "r" }))) got.push(batch);
+      })().catch((e: unknown) => e);
+      expect(got).toEqual([run.slice(0, 3)]);
+      expect(error).toMatchObject({ code: "protocol_violation" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives one event per array from an iterator that holds none ahead", async () => {
+    async function* plain(): AsyncGenerator<AguiEvent> {
+      yield* run.slice(0, 3);
+    }
+    const batches: AguiEvent[][] = [];
+    for await (const batch of eventBatches(plain())) batches.push(batch);
+    expect(batches).toEqual(run.slice(0, 3).map((e) => [e]));
+  });
+
+  it("cancels the run when the consumer leaves", async () => {
+    let returned = false;
+    async function* endless(): AsyncGenerator<AguiEvent> {
+      try {
+        yield run[0]!;
+        for (;;) yield { type: "CUSTOM", name: "tick", value: 1 };
+      } finally {
+        returned = true;
+      }
+    }
+    for await (const batch of eventBatches(endless())) {
+      expect(batch).toEqual([run[0]]);
+      break;
+    }
+    expect(returned).toBe(true);
   });
 });
