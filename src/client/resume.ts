@@ -229,8 +229,9 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
   /** The POST's error, while the run it may have started has not been found (see `presumed`). */
   let unanswered: unknown;
   /**
-   * Events of the run seen so far: the next event's sequence number. Counted as they are handed
-   * out, and made exact from the decoder's count when a body ends, with the events it dropped.
+   * Events of the run before the body being read: the sequence number of its first. Taken from
+   * the decoder's count when a body ends, which has the events it dropped too; nothing reads it
+   * while a body is read, so the events handed out are not counted one by one.
    */
   let seen = 0;
   /** `seen` when the body being read began. */
@@ -262,7 +263,6 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
   };
   const took = (result: IteratorResult<AguiEvent>): Pulled<AguiEvent> => {
     if (result.done) return slow(undefined);
-    seen++;
     const event = result.value;
     ended = endsRun(event) ? event.type : undefined;
     // The agent's declaration of its version: a newer or unreadable one is served, with a warning.
