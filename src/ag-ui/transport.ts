@@ -15,6 +15,7 @@ import type { RunResponse, Send } from "../client/response.js";
 import { resumableRun, withRunId } from "../client/resume.js";
 import { crossOrigin, sendRun } from "../client/send.js";
 import type { ResolvedAguiWireOptions } from "./options.js";
+import { discard } from "../client/errors.js";
 
 /** What {@link wireRun} needs for one run. */
 export interface WireRun {
@@ -151,7 +152,7 @@ export function wireRun(run: WireRun): AsyncIterableIterator<AguiEvent> {
       // the run then goes on to its end on the server, as if the page had closed.
       try {
         sendRun({ ...common, headers: later(runToken), url: withRunId(url, runId), method: "DELETE", signal: undefined, request: new AbortController() }).then(
-          (response) => void response.body?.cancel().catch(() => {}),
+          discard,
           () => {},
         );
       } catch {

@@ -101,3 +101,8 @@ export async function httpStatusError(response: RunResponse, idleMs = 0): Promis
   }
   return new HttpStatusError(response.status, body);
 }
+
+/** Lets go of `response`'s body, unread (a redirect's, a refused answer's). Never throws. */
+export function discard(response: RunResponse | undefined): void {
+  void response?.body?.cancel().catch(() => {});
+}

@@ -18,6 +18,7 @@ import { platformSend } from "./platform-send.js";
 import type { Send } from "./response.js";
 import { crossOrigin, sendRun, type RedirectPolicy, type SendRun } from "./send.js";
 import type { RunTelemetryObserver, RunTelemetry } from "./telemetry-hook.js";
+import { discard } from "./errors.js";
 
 /** Which transport to ask the server for: `auto` prefers binary and accepts SSE. */
 export type Transport = "auto" | "binary" | "sse";
@@ -513,7 +514,7 @@ function resumableOf(
       try {
         const sent = headers(token === undefined ? {} : { [RESUME_TOKEN_HEADER]: token });
         sendRun({ ...sendingOf(agent, sent, undefined, new AbortController(), observer), url: withRunId(url, runId), method: "DELETE" }).then(
-          (response) => void response.body?.cancel().catch(() => {}),
+          discard,
           () => {},
         );
       } catch {

@@ -12,7 +12,7 @@ import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js
 import { done, PULL, pullIterator, type Pulled, type PullIterator } from "../agent/index.js";
 import { dropUnknown, type UnknownEventHandler, versionWarning, type WarningHandler } from "../protocol/index.js";
 import { RESUME_TOKEN_HEADER, RUN_ID_HEADER } from "../http/index.js";
-import { abortedError, DETACHED, HttpStatusError, httpStatusError } from "./errors.js";
+import { abortedError, DETACHED, discard, HttpStatusError, httpStatusError } from "./errors.js";
 import type { RunResponse } from "./response.js";
 
 /** Options of resumable runs: `HttpAgentConfig.resume`. */
@@ -353,7 +353,7 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
         // One look for the run the unanswered POST may have started: not there (or a server that
         // keeps no runs), and the POST's own failure stands.
         if (unanswered !== undefined && (!answer.ok || answer.headers.get(RUN_ID_HEADER) !== runId)) {
-          void answer.body?.cancel().catch(() => {});
+          discard(answer);
           throw unanswered;
         }
         if (!answer.ok) {
@@ -370,7 +370,7 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
         // a stranger's events into this one: not read, and asked again.
         const answeredFor = answer.headers.get(RUN_ID_HEADER);
         if (answeredFor !== runId) {
-          void answer.body?.cancel().catch(() => {});
+          discard(answer);
           last = new AguiWireError(
             "protocol_violation",
             `reattaching to run ${JSON.stringify(runId)}, the server answered for ${answeredFor === null ? `no run (no ${RUN_ID_HEADER} header)` : `run ${JSON.stringify(answeredFor.slice(0, 64))}`}`,
@@ -383,7 +383,7 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
       }
       // No body (a 204) holds no more of the run; the run's verification says if it is short.
       if (!response.body || over) {
-        void response.body?.cancel().catch(() => {});
+        discard(response);
         return finish();
       }
       before = seen;

@@ -6,7 +6,7 @@
  */
 import { AguiWireError } from "../util/index.js";
 import type { RunResponse, Send } from "./response.js";
-import { abortedError, HttpStatusError } from "./errors.js";
+import { abortedError, discard, HttpStatusError } from "./errors.js";
 
 /**
  * What an `HttpAgent` does when a run is answered with a redirect (301, 302, 303, 307, 308):
@@ -84,7 +84,7 @@ async function fetchWithin(run: SendRun, url: string, init: RequestInit): Promis
     const response = await doFetch(url, init);
     if (!timedOut) return response;
     // The headers came as the timer fired, and the request is aborted already.
-    void response.body?.cancel().catch(() => {});
+    discard(response);
   } catch (error) {
     if (run.signal?.aborted) throw abortedError(run.signal);
     if (!timedOut) throw new AguiWireError("network_error", `${run.method ?? "POST"} ${url} failed: ${describeFailure(error)}`, { cause: error });
@@ -127,7 +127,7 @@ export async function sendRun(run: SendRun): Promise<RunResponse> {
     }
     if (run.redirect === "follow" || !(opaque || (target && [301, 302, 303, 307, 308].includes(status)))) return response;
     // A redirect's body is not worth reading; cancelling it frees the connection.
-    void response.body?.cancel().catch(() => {});
+    discard(response);
     const refuse = (why: string): HttpStatusError =>
       new HttpStatusError(status, undefined, `HTTP ${status}: ${method} ${url} redirects ${why}: refused (redirect: "${run.redirect}"; "follow" allows it)`);
     if (opaque) throw refuse("where the browser does not say, so its origin is unknown");
