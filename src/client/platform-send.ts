@@ -152,9 +152,22 @@ const send = (node: NodeModules, url: string, init: RequestInit): Promise<RunRes
         // fetch gives these no body.
         const empty = status === 204 || status === 205 || status === 304 || init.method === "HEAD";
         const inflate = empty ? undefined : decompressorFor(node.zlib, incomingHeader(response, "content-encoding") ?? undefined);
-        // pipeline() passes an error of either side on to the other; an error nobody reads would
-        // otherwise crash the process, and the body's reads see it (the stream stays errored).
-        readable = inflate ? (node.stream.pipeline(response, inflate, () => {}) as unknown as Readable) : response;
+        // A cut response ends its decompressor rather than destroying it, which would lose what the
+        // bytes before the cut hold while it still works on them; the body's reads then get those,
+        // then the cut's error (see incomingBody's cutBy).
+        let cut: Error | undefined;
+        if (inflate !== undefined) {
+          response.pipe(inflate);
+          const onCut = (error?: Error): void => {
+            if (cut !== undefined || response.complete) return;
+            cut = error ?? Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+            if (!inflate.destroyed) inflate.end();
+          };
+          response.on("error", onCut);
+          response.once("close", () => onCut());
+        }
+        readable = inflate ?? response;
+        // An error nobody reads would otherwise crash the process; the body's reads see it.
         readable.on("error", () => {});
         readable.once("close", () => signal?.removeEventListener("abort", stop));
         if (empty) response.resume();
@@ -168,7 +181,7 @@ const send = (node: NodeModules, url: string, init: RequestInit): Promise<RunRes
           url,
           type: "basic",
           headers: { get: (name) => incomingHeader(response, name) },
-          body: empty ? null : incomingBody(readable, cancel),
+          body: empty ? null : incomingBody(readable, cancel, () => cut),
         });
       },
     );

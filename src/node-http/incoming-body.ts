@@ -37,11 +37,14 @@ function prematureClose(): Error {
 
 /**
  * The body of `readable` (the response, or its decompressor), `destroy` letting go of it all.
+ * `cutBy`, asked when `readable` ends, names the error that ended its input early: a decompressor
+ * ended (flushed) when its response was cut, so that what the bytes before the cut held is read
+ * before that error.
  *
- * @throws Never when made. Reads reject with the stream's error, or a premature-close error when
- *   it closed before its end; after `cancel`, reads resolve as done.
+ * @throws Never when made. Reads reject with the stream's error, `cutBy`'s, or a premature-close
+ *   error when it closed before its end; after `cancel`, reads resolve as done.
  */
-export function incomingBody(readable: Readable, destroy: () => void): IterableBody {
+export function incomingBody(readable: Readable, destroy: () => void, cutBy?: () => Error | undefined): IterableBody {
   let queue: Buffer[] = [];
   let queued = 0;
   let ended = false;
@@ -89,7 +92,9 @@ export function incomingBody(readable: Readable, destroy: () => void): IterableB
     else if (queued >= HIGH_WATER_MARK) readable.pause();
   });
   readable.once("end", () => {
-    ended = true;
+    const cut = cutBy?.();
+    if (cut === undefined) ended = true;
+    else failure ??= cut;
     wake();
   });
   readable.on("error", (error: Error) => {

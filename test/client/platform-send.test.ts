@@ -189,6 +189,44 @@ describe("endings", () => {
       await new Promise((resolve) => raw.close(resolve));
     }
   });
+  it("a compressed body cut mid-stream: every event whose bytes arrived before the cut is delivered, then the error", async () => {
+    const sockets = new Set<Socket>();
+    const events = Array.from({ length: 200 }, (_, i): AguiEventInput => ({ type: "CUSTOM", name: "tick", value: i }));
+    for (const coding of ["gzip", "br"] as const) {
+      const raw = createHttpServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          // Two flushed blocks in one write, the connection cut in the same turn: the bytes and the
+          // cut reach the client together, while its decompressor still holds the last block.
+          const compressor = coding === "gzip" ? zlib.createGzip() : zlib.createBrotliCompress();
+          const parts: Buffer[] = [];
+          compressor.on("data", (chunk: Buffer) => parts.push(chunk));
+          const flushKind = coding === "gzip" ? zlib.constants.Z_SYNC_FLUSH : zlib.constants.BROTLI_OPERATION_FLUSH;
+          compressor.write(encodeSSE(started) + events.slice(0, 100).map((e) => encodeSSE(e)).join(""));
+          compressor.flush(flushKind, () => {
+            compressor.write(events.slice(100).map((e) => encodeSSE(e)).join(""));
+            compressor.flush(flushKind, () => {
+              res.writeHead(200, { "content-type": SSE_MEDIA_TYPE, "content-encoding": coding });
+              res.write(Buffer.concat(parts), () => req.socket.destroy());
+            });
+          });
+        });
+      });
+      raw.on("connection", (socket: Socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+      try {
+        const { port } = raw.address() as AddressInfo;
+        for (let round = 0; round < 5; round++) {
+          const got = await collect(new HttpAgent({ url: `http://127.0.0.1:${port}/agent`, resume: false }).events());
+          expect(got.events).toHaveLength(201);
+          expect(["network_error", "truncated_stream"]).toContain((got.error as AguiWireError).code);
+        }
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => raw.close(resolve));
+      }
+    }
+  });
 });
 
 describe("reading the body", () => {
