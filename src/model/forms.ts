@@ -22,6 +22,7 @@ import {
   findNonNullJsonProblem,
   type JsonProblem,
 } from "./json-problem.js";
+import { EVENT_TYPES, type EventType } from "./event-type.js";
 import { MAX_ARRAY_ISSUES, omittedIssue, problemCount } from "./problems.js";
 
 /** A finished issue, shaped as zod's are: `code` and its own fields, `path`, `message`, `input`. */
@@ -378,4 +379,14 @@ export function ev(type: string, fields: Record<string, Form>, subagent = true):
     rawEvent: opt(nonNullJson),
     metadata: opt(jsonObject),
   });
+}
+
+/**
+ * The record of each event type's form, from the forms listed in `EVENT_TYPES`' order: the
+ * generated file then names each type once, in its `ev` call.
+ *
+ * @throws Never.
+ */
+export function byEventType(forms: readonly Form[]): Readonly<Record<EventType, Form>> {
+  return Object.fromEntries(EVENT_TYPES.map((type, i) => [type, forms[i]!])) as Record<EventType, Form>;
 }
