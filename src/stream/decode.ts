@@ -72,6 +72,7 @@ interface PushDecoder {
  *
  * @param onUnknownEvent - Skip events of unknown types and report them here; see
  *   {@link DecodeEventStreamOptions.onUnknownEvent}.
+ * @param SSE - The SSE decoder's class: the proxy's relay passes `RelayableSSEDecoder`.
  * @throws {AguiWireError} `unsupported_media_type` for a content type of neither transport.
  * @throws {RangeError} When `maxFrameBytes` is not a positive integer.
  * @throws {TypeError} When `onUnknownEvent` is given and not a function.
@@ -83,10 +84,11 @@ export function pushDecoderFor(
   onWarning?: WarningHandler,
   strict?: boolean,
   enforce?: boolean,
+  SSE: typeof SSEDecoder = SSEDecoder,
 ): PushDecoder {
   return transportOf(contentType) === BINARY_MEDIA_TYPE
     ? new FrameDecoder({ maxFrameBytes, onUnknownEvent, onWarning, strict })
-    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict, enforce });
+    : new SSE({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict, enforce });
 }
 
 const EMPTY = new Uint8Array(0);
