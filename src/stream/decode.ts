@@ -343,9 +343,14 @@ export function decodeEventStream(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
+  return decode(body, contentType, options);
+}
+
+/** {@link decodeEventStream}, with `check` told of each chunk's events before any is handed out. */
+function decode(body: ByteSource, contentType: string | null | undefined, options: DecodeEventStreamOptions, check?: (decoder: PushDecoder, events: AguiEvent[]) => void): EventStreamIterator {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
   const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
-  return new EventStreamIterator(body, decoder, options.signal, idleMs);
+  return new EventStreamIterator(body, decoder, options.signal, idleMs, check);
 }
 
 /**
@@ -361,7 +366,7 @@ export function decodeEventBatches(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent[]> {
-  const events = decodeEventStream(body, contentType, options) as EventStreamIterator;
+  const events = decode(body, contentType, options);
   const batches: AsyncIterableIterator<AguiEvent[]> = {
     [Symbol.asyncIterator]: () => batches,
     next: () => events.nextBatch(),
@@ -390,9 +395,7 @@ export function decodeNumberedEventStream(
   first: number,
   onGap: (expected: number, found: string) => Error,
 ): AsyncIterableIterator<AguiEvent> {
-  const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
-  return new EventStreamIterator(body, decoder, options.signal, idleMs, (d) => {
+  return decode(body, contentType, options, (d) => {
     // Events the decoder dropped or skipped were numbered too: its count holds them.
     const decoded = d.count;
     const id = d.lastEventId;
