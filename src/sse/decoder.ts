@@ -11,7 +11,8 @@ import {
   dropUnknown,
   enforceEvent,
   handlerOf,
-  RetiredShapes,
+  retiredShapes,
+  type RetiredShapes,
   type UnknownEventHandler,
   upgradeLegacyContent,
   type UnknownSSEEvent,
@@ -226,7 +227,7 @@ export class SSEDecoder {
    */
   #unknown(value: unknown, index: number): unknown {
     const json = value as UnknownSSEEvent["json"];
-    const translated = (this.#retired ??= new RetiredShapes(this.#warning)).translate(json);
+    const translated = (this.#retired ??= retiredShapes(this.#warning))(json);
     if (translated !== undefined) return translated;
     if (this.#onUnknownEvent === undefined) return value;
     this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
