@@ -79,9 +79,8 @@ export class SSEDecoder {
   #failure: unknown;
   #failed = false;
   readonly #onUnknownEvent: UnknownEventHandler | undefined;
-  readonly #onWarning: WarningHandler | undefined;
-  /** Where warnings go, made when first needed (the default one warns once a stream). */
-  #warn: WarningHandler | undefined;
+  /** Where warnings go (the default one warns once a stream). */
+  readonly #warning: WarningHandler;
   readonly #strict: boolean;
   readonly #enforce: boolean;
   /** The stream's compatibility boundary, made at its first retired event. */
@@ -96,14 +95,9 @@ export class SSEDecoder {
   constructor(options: SSEDecoderOptions = {}) {
     this.#parser = new SSEParser(options);
     this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
-    if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
-    this.#onWarning = options.onWarning;
+    this.#warning = warningHandlerOf(options.onWarning);
     this.#strict = options.strict === true;
     this.#enforce = options.enforce !== false;
-  }
-
-  get #warning(): WarningHandler {
-    return (this.#warn ??= warningHandlerOf(this.#onWarning));
   }
 
   /**
