@@ -201,8 +201,12 @@ export function generate(): string {
   const events: string[] = [];
   for (const [type, schema] of Object.entries(model.EVENT_SCHEMAS)) {
     if (type !== model.EVENT_TYPES[events.length]) throw new Error(`EVENT_SCHEMAS: expected ${model.EVENT_TYPES[events.length]} next, as EVENT_TYPES lists them, found ${type}`);
-    // Each event's form is written in place in the list: nothing else uses it.
-    events.push(`  ${writer.expression(schema as unknown as Schema, type, true)},`);
+    // Each event's fields are written in place in the list (nothing else uses them), without the
+    // type, which byEventType gives `ev` from EVENT_TYPES.
+    const expression = writer.expression(schema as unknown as Schema, type, true);
+    const event = /^ev\("([A-Z_]+)", (\{.*\})(, false)?\)$/.exec(expression);
+    if (event?.[1] !== type) throw new Error(`${type}: expected an event's form, found ${expression}`);
+    events.push(`  ${event[3] ? `[${event[2]}, false]` : event[2]},`);
   }
   for (const [name, schema] of Object.entries(ROOTS)) {
     const constant = writer.declare(schema as Schema, name, name);

@@ -382,11 +382,17 @@ export function ev(type: string, fields: Record<string, Form>, subagent = true):
 }
 
 /**
- * The record of each event type's form, from the forms listed in `EVENT_TYPES`' order: the
- * generated file then names each type once, in its `ev` call.
+ * The record of each event type's form, from each one's own fields (see {@link ev}) listed in
+ * `EVENT_TYPES`' order, as `[fields, false]` for an event without the optional `subagentRunId`:
+ * the generated file then names no type twice.
  *
  * @throws Never.
  */
-export function byEventType(forms: readonly Form[]): Readonly<Record<EventType, Form>> {
-  return Object.fromEntries(EVENT_TYPES.map((type, i) => [type, forms[i]!])) as Record<EventType, Form>;
+export function byEventType(events: readonly (Record<string, Form> | readonly [Record<string, Form>, false])[]): Readonly<Record<EventType, Form>> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type, i) => {
+      const event = events[i]!;
+      return [type, Array.isArray(event) ? ev(type, event[0], false) : ev(type, event as Record<string, Form>)];
+    }),
+  ) as Record<EventType, Form>;
 }
