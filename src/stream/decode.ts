@@ -243,23 +243,19 @@ class EventStreamIterator extends PullIterator<AguiEvent> {
     return this.#index < this.#queue.length && !this.#stopped ? { value: this.#queue[this.#index++]!, done: false } : this.#nextSlow();
   }
 
-  /** {@link PULL} when the queue is empty, the iteration over, or the signal fired. */
   /**
-   * The events of the next chunk that holds any, as one array (the rest of the current chunk's
-   * when some of it was handed out already): one promise per chunk rather than per event.
+   * The rest of the current chunk's events, from the one the last `next()` handed out (so that a
+   * batch is one chunk's events), as one array, taken: for {@link decodeEventBatches}.
    */
-  async nextBatch(): Promise<IteratorResult<AguiEvent[]>> {
-    if (this.#index >= this.#queue.length || this.#stopped) {
-      const first = await this.#nextSlow();
-      if (first.done) return first;
-      this.#index--;
-    }
+  takeBatch(): AguiEvent[] {
+    const from = this.#index - 1;
     // The decoder gives a new array per chunk: a whole one is handed over as it is.
-    const batch = this.#index === 0 ? this.#queue : this.#queue.slice(this.#index);
+    const batch = from === 0 ? this.#queue : this.#queue.slice(from);
     this.#index = this.#queue.length;
-    return { value: batch, done: false };
+    return batch;
   }
 
+  /** {@link PULL} when the queue is empty, the iteration over, or the signal fired. */
   async #nextSlow(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
@@ -369,7 +365,11 @@ export function decodeEventBatches(
   const events = decode(body, contentType, options);
   const batches: AsyncIterableIterator<AguiEvent[]> = {
     [Symbol.asyncIterator]: () => batches,
-    next: () => events.nextBatch(),
+    // One event read as any is (a chunk read when none is left), then the rest of its chunk's.
+    next: async () => {
+      const first = await events.next();
+      return first.done ? done() : { value: events.takeBatch(), done: false };
+    },
     return: async () => {
       await events.return();
       return done();
