@@ -85,6 +85,11 @@ class Writer {
   readonly lines: string[] = [];
   /** The constant each object, union or array schema was written to. */
   readonly #names = new Map<unknown, string>();
+  /**
+   * The constant each expression was written to: two schemas of the same form (the message list
+   * of RunAgentInput and of MESSAGES_SNAPSHOT) share one form, which holds no state.
+   */
+  readonly #written = new Map<string, string>();
   #next = 0;
   readonly #exports: Map<unknown, string>;
 
@@ -98,9 +103,15 @@ class Writer {
     if (known) return known;
     const expression = this.expression(schema, at, true);
     const exported = name ?? this.#exports.get(schema);
+    const same = this.#written.get(expression);
+    if (same !== undefined && exported === undefined) {
+      this.#names.set(schema, same);
+      return same;
+    }
     const constant = exported ?? `form${this.#next++}`;
     this.#names.set(schema, constant);
-    this.lines.push(`${exported ? "export " : ""}const ${constant}: Form = /* @__PURE__ */ ${expression};`);
+    this.#written.set(expression, constant);
+    this.lines.push(`${exported ? "export " : ""}const ${constant}: Form = ${same ?? `/* @__PURE__ */ ${expression}`};`);
     return constant;
   }
 
@@ -131,16 +142,20 @@ class Writer {
         const fields = Object.entries(def.shape!).map(([key, field]) => `${JSON.stringify(key)}: ${this.expression(field, `${at}.${key}`)}`);
         return eventForm(fields) ?? `obj({ ${fields.join(", ")} })`;
       }
-      case "string":
-        return `str(${minimumOf(def, at).slice(2)})`;
+      case "string": {
+        const minimum = minimumOf(def, at).slice(2);
+        return minimum ? `str(${minimum})` : "string";
+      }
       case "literal":
         return `oneOf(${JSON.stringify(def.values)})`;
       case "enum":
         return `oneOf(${JSON.stringify(Object.values(def.entries!))})`;
       case "boolean":
         return "bool";
-      case "optional":
-        return `opt(${this.expression(def.innerType!, at)})`;
+      case "optional": {
+        const inner = this.expression(def.innerType!, at);
+        return inner === "string" ? "optString" : `opt(${inner})`;
+      }
       case "default":
         return `dflt(${this.expression(def.innerType!, at)}, () => (${JSON.stringify(def.defaultValue)}))`;
       default:
@@ -153,7 +168,7 @@ class Writer {
 const BASE_FIELDS = ['"timestamp": opt(int(-9007199254740991))', '"rawEvent": opt(nonNullJson)', '"metadata": opt(jsonObject)'];
 
 /** The optional field most events have just before {@link BASE_FIELDS}, which `ev` adds unless told not to. */
-const SUBAGENT_FIELD = '"subagentRunId": opt(str())';
+const SUBAGENT_FIELD = '"subagentRunId": optString';
 
 /**
  * The object of `fields` as forms.ts's `ev` (an event: its type literal first, the base fields
@@ -172,7 +187,7 @@ function eventForm(fields: string[]): string | undefined {
 }
 
 /** The validators of forms.ts, for the import line (only those used are imported). */
-const HELPERS = ["arr", "bool", "dflt", "ev", "int", "json", "jsonObject", "member", "nonNullJson", "obj", "oneOf", "opt", "pointer", "str", "tagged", "textOrParts"];
+const HELPERS = ["arr", "bool", "byEventType", "dflt", "ev", "int", "json", "jsonObject", "member", "nonNullJson", "obj", "oneOf", "opt", "pointer", "str", "tagged", "textOrParts"];
 
 /** The generated file's text. */
 export function generate(): string {
@@ -185,14 +200,20 @@ export function generate(): string {
   const writer = new Writer(exports);
   const events: string[] = [];
   for (const [type, schema] of Object.entries(model.EVENT_SCHEMAS)) {
-    events.push(`  ${type}: ${writer.declare(schema as unknown as Schema, type)},`);
+    if (type !== model.EVENT_TYPES[events.length]) throw new Error(`EVENT_SCHEMAS: expected ${model.EVENT_TYPES[events.length]} next, as EVENT_TYPES lists them, found ${type}`);
+    // Each event's fields are written in place in the list (nothing else uses them), without the
+    // type, which byEventType gives `ev` from EVENT_TYPES.
+    const expression = writer.expression(schema as unknown as Schema, type, true);
+    const event = /^ev\("([A-Z_]+)", (\{.*\})(, false)?\)$/.exec(expression);
+    if (event?.[1] !== type) throw new Error(`${type}: expected an event's form, found ${expression}`);
+    events.push(`  ${event[3] ? `[${event[2]}, false]` : event[2]},`);
   }
   for (const [name, schema] of Object.entries(ROOTS)) {
     const constant = writer.declare(schema as Schema, name, name);
     if (constant !== name) writer.lines.push(`export const ${name}: Form = ${constant};`);
   }
-  const body = writer.lines.join("\n");
-  const used = HELPERS.filter((helper) => new RegExp(`\\b${helper}\\b`).test(body));
+  const body = ["const string: Form = /* @__PURE__ */ str();", "const optString: Form = /* @__PURE__ */ opt(string);", ...writer.lines].join("\n");
+  const used = HELPERS.filter((helper) => new RegExp(`\\b${helper}\\b`).test(`${body} byEventType ${events.join("")}`));
   return [
     "// The model's schemas as the plain validators of src/model/forms.ts, for browsers' judges",
     "// (src/model/check.browser.ts), derived from the zod schemas of src/model.",
@@ -206,9 +227,9 @@ export function generate(): string {
     body,
     "",
     "/** The form of each event type. */",
-    "export const EVENT_FORMS: Readonly<Record<EventType, Form>> = {",
+    "export const EVENT_FORMS: Readonly<Record<EventType, Form>> = /* @__PURE__ */ byEventType([",
     ...events,
-    "};",
+    "]);",
     "",
   ].join("\n");
 }

@@ -70,8 +70,7 @@ export class RunSource<T> extends PullIterator<T> {
     try {
       if (signal?.aborted) throw this.#abortError(signal);
       if (this.#pull === undefined) return this.#first();
-      const pulled = this.#pull();
-      return pulled instanceof Promise ? this.#wait(pulled).then((r) => this.#result(r), (e: unknown) => this.#fail(e)) : this.#result(pulled);
+      return this.#result(this.#pull());
     } catch (error) {
       return this.#fail(error);
     }
@@ -90,9 +89,11 @@ export class RunSource<T> extends PullIterator<T> {
     return this[PULL]();
   }
 
-  #result(result: IteratorResult<unknown>): Pulled<T> {
+  /** What the source gave, handed out, or read past when mapped to SKIP (once it settled, for a promise). */
+  #result(result: IteratorResult<unknown> | Promise<IteratorResult<unknown>>): Pulled<T> {
     // A loop, not a call of PULL: a long run of skipped values held at once must not grow the stack.
     for (;;) {
+      if (result instanceof Promise) return this.#wait(result).then((r) => this.#result(r), (e: unknown) => this.#fail(e));
       if (result.done) {
         this.#finish();
         return done();
@@ -106,7 +107,6 @@ export class RunSource<T> extends PullIterator<T> {
       } catch (error) {
         return this.#fail(error);
       }
-      if (pulled instanceof Promise) return this.#wait(pulled).then((r) => this.#result(r), (e: unknown) => this.#fail(e));
       result = pulled;
     }
   }

@@ -67,9 +67,8 @@ export class FrameDecoder {
   #frames = 0;
   #failure: unknown;
   readonly #onUnknownEvent: UnknownEventHandler | undefined;
-  /** Where removals are told, made at the first one. */
-  #warn: WarningHandler | undefined;
-  readonly #onWarning: WarningHandler | undefined;
+  /** Where removals are told (the default one warns once a stream). */
+  readonly #warning: WarningHandler;
   readonly #strict: boolean;
 
   /**
@@ -82,18 +81,12 @@ export class FrameDecoder {
     if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxFrameBytes must be a positive integer, found ${max}`);
     this.#maxFrameBytes = max;
     this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
-    if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
-    this.#onWarning = options.onWarning;
+    this.#warning = warningHandlerOf(options.onWarning);
     this.#strict = options.strict === true;
   }
 
   /** The stream's tolerant judge of each event, made at the first. */
   #judge: TolerantJudge | undefined;
-
-  /** The stream's warning handler, made when first needed (the default one warns once a stream). */
-  #warning(): WarningHandler {
-    return (this.#warn ??= warningHandlerOf(this.#onWarning));
-  }
 
   /** Number of frames decoded so far, frames of unknown events (dropped or skipped) included. */
   get count(): number {
@@ -209,7 +202,7 @@ export class FrameDecoder {
     try {
       if (this.#strict) out.push(decodeEvent(bytes, start, end));
       else {
-        const event = decodeEventTolerantly(bytes, start, end, (this.#judge ??= tolerantJudge(this.#warning())), this.#warning());
+        const event = decodeEventTolerantly(bytes, start, end, (this.#judge ??= tolerantJudge(this.#warning)), this.#warning);
         if (event !== undefined) out.push(event);
       }
       this.#frames++;
@@ -223,7 +216,7 @@ export class FrameDecoder {
         const index = this.#frames++;
         const field = firstField(bytes, start, end);
         if (this.#onUnknownEvent) this.#onUnknownEvent({ transport: "binary", field, index, bytes: bytes.subarray(start, end) });
-        else dropUnknown(this.#warning())({ field });
+        else dropUnknown(this.#warning)({ field });
         return;
       }
       if (err instanceof Error) err.message = `frame #${this.#frames}: ${err.message}`;

@@ -22,6 +22,7 @@ import {
   findNonNullJsonProblem,
   type JsonProblem,
 } from "./json-problem.js";
+import { EVENT_TYPES, type EventType } from "./event-type.js";
 import { MAX_ARRAY_ISSUES, omittedIssue, problemCount } from "./problems.js";
 
 /** A finished issue, shaped as zod's are: `code` and its own fields, `path`, `message`, `input`. */
@@ -378,4 +379,20 @@ export function ev(type: string, fields: Record<string, Form>, subagent = true):
     rawEvent: opt(nonNullJson),
     metadata: opt(jsonObject),
   });
+}
+
+/**
+ * The record of each event type's form, from each one's own fields (see {@link ev}) listed in
+ * `EVENT_TYPES`' order, as `[fields, false]` for an event without the optional `subagentRunId`:
+ * the generated file then names no type twice.
+ *
+ * @throws Never.
+ */
+export function byEventType(events: readonly (Record<string, Form> | readonly [Record<string, Form>, false])[]): Readonly<Record<EventType, Form>> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type, i) => {
+      const event = events[i]!;
+      return [type, Array.isArray(event) ? ev(type, event[0], false) : ev(type, event as Record<string, Form>)];
+    }),
+  ) as Record<EventType, Form>;
 }

@@ -90,9 +90,9 @@ export function reportedIssues(issues: readonly core.$ZodIssue[]): core.$ZodIssu
   return out;
 }
 
-/** Writes a count with thousands separators (523,990), the same in every locale. */
+/** Writes a count with thousands separators (523,990), the same whatever the user's locale. */
 function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return n.toLocaleString("en-US");
 }
 
 function clause(issue: core.$ZodIssue): string {

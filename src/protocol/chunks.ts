@@ -7,35 +7,39 @@
  */
 import type { AguiEvent, EventOf } from "../model/events.js";
 import type { JsonObject } from "../model/json.js";
+import { isEventType } from "../model/event-type.js";
 import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 
 type Kind = "text" | "tool" | "reasoning";
-/** What an open chunk stream remembers from its first chunk. */
+/** What an open chunk stream remembers from its first chunk: its kind, id, owner, and the fields it fixed. */
 interface Open {
   kind: Kind;
   /** messageId, or toolCallId for a tool stream. */
   id: string;
-  role?: string;
-  name?: string;
-  toolCallName?: string;
-  parentMessageId?: string;
   subagentRunId?: string;
+  [field: string]: string | undefined;
 }
 type Lane = string | undefined;
 
-/** Event types that close the open stream of their own lane (their subagentRunId) and pass through. */
-const CLOSES_LANE = new Set<string>([
-  "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
-  "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
-  "STATE_SNAPSHOT", "STATE_DELTA", "CUSTOM", "STEP_STARTED", "STEP_FINISHED",
-  "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
-  "REASONING_MESSAGE_END", "REASONING_END",
-]);
+/**
+ * Each kind of chunked item: the prefix of its events' types, its id field, its content event's
+ * type, and the fields its first chunk fixes for the item (a continuing chunk must agree), each
+ * with its default, in the order its START event has them.
+ */
+const KINDS: Record<Kind, [prefix: string, idField: string, content: string, fixed: Record<string, string | undefined>]> = {
+  text: ["TEXT_MESSAGE", "messageId", "TEXT_MESSAGE_CONTENT", { role: "assistant", name: undefined }],
+  tool: ["TOOL_CALL", "toolCallId", "TOOL_CALL_ARGS", { toolCallName: undefined, parentMessageId: undefined }],
+  reasoning: ["REASONING_MESSAGE", "messageId", "REASONING_MESSAGE_CONTENT", { role: "reasoning" }],
+};
+
 /** Event types that close every open stream and pass through. */
 const CLOSES_ALL = new Set<string>(["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT"]);
+/**
+ * Event types that pass through and leave every stream open. Every other known type that is no
+ * chunk closes the open stream of its own lane (its subagentRunId) and passes through.
+ */
+const KEEPS_OPEN = new Set<string>(["RAW", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "SUBAGENT_STARTED", "REASONING_ENCRYPTED_VALUE"]);
 
-const END_TYPE = { text: "TEXT_MESSAGE_END", tool: "TOOL_CALL_END", reasoning: "REASONING_MESSAGE_END" } as const;
-const ID_FIELD = { text: "messageId", tool: "toolCallId", reasoning: "messageId" } as const;
 const q = JSON.stringify;
 
 /**
@@ -71,12 +75,8 @@ export class ChunkExpander {
     this.#at = index;
     const type = event.type;
     this.#type = type;
-    if (CLOSES_LANE.has(type)) return [...this.#close((event as { subagentRunId?: string }).subagentRunId), event];
     if (CLOSES_ALL.has(type)) return [...this.#closeAll(), event];
     switch (type) {
-      case "SUBAGENT_FINISHED":
-      case "SUBAGENT_ERROR":
-        return [...this.#close(event.subagentRunId), event];
       case "TEXT_MESSAGE_CHUNK":
         return this.#chunk("text", event, event.messageId);
       case "TOOL_CALL_CHUNK":
@@ -84,7 +84,8 @@ export class ChunkExpander {
       case "REASONING_MESSAGE_CHUNK":
         return this.#chunk("reasoning", event, event.messageId);
       default:
-        return [event];
+        if (KEEPS_OPEN.has(type) || !isEventType(type)) return [event];
+        return [...this.#close((event as { subagentRunId?: string }).subagentRunId), event];
     }
   }
 
@@ -103,7 +104,8 @@ export class ChunkExpander {
     const open = this.#open.get(lane);
     if (open === undefined) return [];
     this.#open.delete(lane);
-    const end = { type: END_TYPE[open.kind], [ID_FIELD[open.kind]]: open.id } as Record<string, unknown>;
+    const [prefix, idField] = KINDS[open.kind];
+    const end: Record<string, unknown> = { type: `${prefix}_END`, [idField]: open.id };
     if (open.subagentRunId !== undefined) end.subagentRunId = open.subagentRunId;
     return [end as unknown as AguiEvent];
   }
@@ -130,7 +132,7 @@ export class ChunkExpander {
     const lanes = [...this.#open].filter(([, open]) => open.kind === kind);
     if (lanes.length === 1) return lanes[0]![0];
     if (lanes.length > 1) {
-      this.#fail("chunk-ambiguous", `a ${ID_FIELD[kind]} or a subagentRunId`, `neither, while ${lanes.length} owners have a ${chunkType} item open`);
+      this.#fail("chunk-ambiguous", `a ${KINDS[kind][1]} or a subagentRunId`, `neither, while ${lanes.length} owners have a ${chunkType} item open`);
     }
     return undefined;
   }
@@ -140,51 +142,35 @@ export class ChunkExpander {
     chunk: EventOf<"TEXT_MESSAGE_CHUNK"> | EventOf<"TOOL_CALL_CHUNK"> | EventOf<"REASONING_MESSAGE_CHUNK">,
     id: string | undefined,
   ): AguiEvent[] {
-    const c = chunk as {
-      role?: string; name?: string; toolCallName?: string; parentMessageId?: string;
-      delta?: string; subagentRunId?: string; metadata?: JsonObject; rawEvent?: unknown;
-    };
+    const c = chunk as unknown as { [field: string]: string | undefined } & { metadata?: JsonObject; rawEvent?: unknown };
+    const [prefix, idField, contentType, fixed] = KINDS[kind];
     const lane = this.#lane(kind, id, c.subagentRunId, chunk.type);
     const current = this.#open.get(lane);
     const out: Record<string, unknown>[] = [];
     let open: Open;
     if (current?.kind === kind && (id === undefined || id === current.id)) {
-      if (kind === "text") {
-        this.#same(current.id, "role", c.role, current.role);
-        this.#same(current.id, "name", c.name, current.name);
-      } else if (kind === "tool") {
-        this.#same(current.id, "toolCallName", c.toolCallName, current.toolCallName);
-        this.#same(current.id, "parentMessageId", c.parentMessageId, current.parentMessageId);
-      }
+      for (const field in fixed) this.#same(current.id, field, c[field], current[field]);
       open = current;
     } else {
       out.push(...(this.#close(lane) as unknown as Record<string, unknown>[]));
-      if (id === undefined) this.#fail("chunk-incomplete", `a ${ID_FIELD[kind]} on a ${chunk.type} that starts an item`, "none");
-      const start: Record<string, unknown> = { type: "" };
-      if (kind === "text") {
-        open = { kind, id, role: c.role ?? "assistant", name: c.name, subagentRunId: c.subagentRunId };
-        Object.assign(start, { type: "TEXT_MESSAGE_START", messageId: id, role: open.role });
-        if (c.name !== undefined) start.name = c.name;
-      } else if (kind === "tool") {
-        if (c.toolCallName === undefined) this.#fail("chunk-incomplete", `a toolCallName on a TOOL_CALL_CHUNK that starts ${q(id)}`, "none");
-        open = { kind, id, toolCallName: c.toolCallName, parentMessageId: c.parentMessageId, subagentRunId: c.subagentRunId };
-        Object.assign(start, { type: "TOOL_CALL_START", toolCallId: id, toolCallName: c.toolCallName });
-        if (c.parentMessageId !== undefined) start.parentMessageId = c.parentMessageId;
-      } else {
-        open = { kind, id, subagentRunId: c.subagentRunId };
-        Object.assign(start, { type: "REASONING_MESSAGE_START", messageId: id, role: "reasoning" });
+      if (id === undefined) this.#fail("chunk-incomplete", `a ${idField} on a ${chunk.type} that starts an item`, "none");
+      if (kind === "tool" && c.toolCallName === undefined) this.#fail("chunk-incomplete", `a toolCallName on a TOOL_CALL_CHUNK that starts ${q(id)}`, "none");
+      open = { kind, id, subagentRunId: c.subagentRunId };
+      const start: Record<string, unknown> = { type: `${prefix}_START`, [idField]: id };
+      for (const field in fixed) {
+        const value = (open[field] = c[field] ?? fixed[field]);
+        if (value !== undefined) start[field] = value;
       }
       if (c.subagentRunId !== undefined) start.subagentRunId = c.subagentRunId;
       if (c.metadata !== undefined) start.metadata = c.metadata;
       this.#open.set(lane, open);
       out.push(start);
     }
-    const contentType = kind === "text" ? "TEXT_MESSAGE_CONTENT" : kind === "tool" ? "TOOL_CALL_ARGS" : "REASONING_MESSAGE_CONTENT";
     const sub = c.subagentRunId === undefined ? open.subagentRunId : c.subagentRunId;
     // A chunk with a delta (or a raw event to carry) becomes a content event; one with only metadata
     // becomes an empty content event so its metadata still reaches the message.
     if (c.delta !== undefined || c.rawEvent !== undefined || (out.length === 0 && c.metadata !== undefined)) {
-      const content: Record<string, unknown> = { type: contentType, [ID_FIELD[kind]]: open.id, delta: c.delta ?? "" };
+      const content: Record<string, unknown> = { type: contentType, [idField]: open.id, delta: c.delta ?? "" };
       if (sub !== undefined) content.subagentRunId = sub;
       if (c.metadata !== undefined) content.metadata = c.metadata;
       if (c.rawEvent !== undefined) content.rawEvent = c.rawEvent;

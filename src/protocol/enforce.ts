@@ -15,7 +15,7 @@ import type { AguiEvent } from "../model/events.js";
 import { parseEventTolerantly, parseRunAgentInputTolerantly } from "../model/tolerant.js";
 import type { RunAgentInput } from "../model/input.js";
 import type { Stripped } from "../model/forms.js";
-import { RetiredShapes, upgradeLegacyContent } from "./retired.js";
+import { retiredShapes, type RetiredShapes, upgradeLegacyContent } from "./retired.js";
 import { dropUnknown, type WarningHandler } from "./warnings.js";
 
 /** A path as a JSON Pointer (RFC 6901), `""` for the whole value. */
@@ -89,7 +89,7 @@ export function eventJudge(warn: WarningHandler): (value: unknown) => AguiEvent 
     } catch (error) {
       if (!(error instanceof ValidationError) || error.code !== "unknown_event_type") throw error;
       const json = value as { type: string };
-      const translated = (retired ??= new RetiredShapes(warn)).translate(json);
+      const translated = (retired ??= retiredShapes(warn))(json);
       if (translated !== undefined) return enforceEvent(translated, warn);
       dropUnknown(warn)(json);
       return undefined;

@@ -10,7 +10,7 @@ export { BINARY_MEDIA_TYPE, type EventMediaType, SSE_MEDIA_TYPE, transportOf } f
 export { negotiate } from "./negotiate.js";
 export { ProtocolViolationError } from "./protocol-violation.js";
 export { handlerOf, type UnknownBinaryEvent, type UnknownEvent, type UnknownEventHandler, type UnknownSSEEvent } from "./unknown-event.js";
-export { RetiredShapes, upgradeLegacyContent } from "./retired.js";
+export { retiredShapes, type RetiredShapes, upgradeLegacyContent } from "./retired.js";
 export { downgradeEvent, downgradeInput, type DowngradeLevel, downgradeLevelOf } from "./downgrade.js";
 export { declaringVersion, PROTOCOL_VERSION, versionWarning } from "./version.js";
 export { enforceEvent, enforceRunAgentInput, eventJudge } from "./enforce.js";

@@ -27,35 +27,32 @@ const REPLACEMENTS: Readonly<Record<string, readonly [type: string, id: "r" | "m
 /** A JSON object as a decoder parsed it. */
 type Json = { readonly type: string; readonly [key: string]: unknown };
 
+/** Translates one retired event; see {@link retiredShapes}. */
+export type RetiredShapes = (json: Json) => Record<string, unknown> | undefined;
+
 /**
  * The translator of one stream: THINKING_* events carry no ids, so the id made for an opener is
- * kept for the events that follow it, until its end.
+ * kept for the events that follow it, until its end. It returns the 1.0 replacement of `json`
+ * when its type is a retired one, with a warning; `undefined` when it is not (an unknown type,
+ * which the caller handles). The rest of the event (timestamp, rawEvent, metadata, and whatever
+ * else it holds) is kept for validation to judge. A continuation that nothing opened gets a new
+ * id, which the run's order check then refuses.
+ *
+ * @throws Never itself; the translator throws what `warn` throws.
  */
-export class RetiredShapes {
-  readonly #ids: { r?: string; m?: string } = {};
-
-  constructor(private readonly warn: WarningHandler) {}
-
-  /**
-   * The 1.0 replacement of `json` when its type is a retired one, with a warning; `undefined`
-   * when it is not (an unknown type, which the caller handles). The rest of the event (timestamp,
-   * rawEvent, metadata, and whatever else it holds) is kept for validation to judge. A
-   * continuation that nothing opened gets a new id, which the run's order check then refuses.
-   *
-   * @throws What the warning handler throws.
-   */
-  translate(json: Json): Record<string, unknown> | undefined {
+export function retiredShapes(warn: WarningHandler): RetiredShapes {
+  const ids: { r?: string; m?: string } = {};
+  return (json) => {
     const replacement = REPLACEMENTS[json.type];
     if (replacement === undefined) return undefined;
     const [to, slot, step] = replacement;
     const { type, title, ...rest } = json;
-    this.warn({ kind: "retired_shape", type, message: `translated the retired ${type} to ${to}: upgrade the agent's AG-UI package` });
-    if (title !== undefined) this.warn({ kind: "retired_shape", type, path: "/title", message: `dropped ${type}'s title` });
-    const ids = this.#ids;
+    warn({ kind: "retired_shape", type, message: `translated the retired ${type} to ${to}: upgrade the agent's AG-UI package` });
+    if (title !== undefined) warn({ kind: "retired_shape", type, path: "/title", message: `dropped ${type}'s title` });
     const messageId = step === "+" ? (ids[slot] = `reasoning-${randomToken(12)}`) : (ids[slot] ?? `reasoning-${randomToken(12)}`);
     if (step === "-") ids[slot] = undefined;
     return slot === "m" && step === "+" ? { ...rest, type: to, messageId, role: "reasoning" } : { ...rest, type: to, messageId };
-  }
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import { batchFor, checkSSESize, KEEP_ALIVE_BYTES, sseBatch, sseKeepAliveMs } fr
 import { pushDecoderFor } from "../stream/index.js";
 import { declaringVersion, dropUnknown, type WarningHandler } from "../protocol/index.js";
 import { FrameDecoder } from "../binary/index.js";
-import { SSEDecoder } from "../sse/index.js";
+import { RelayableSSEDecoder } from "../sse/index.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
 import { failureOf, UPSTREAM_FAILURES, UpstreamIdle, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
@@ -80,7 +80,7 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
     changed = true;
     params.onWarning(warning);
   };
-  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes, dropUnknown(warn), warn);
+  const decoder = pushDecoderFor(answer.header("content-type"), params.maxEventBytes, dropUnknown(warn), warn, false, true, RelayableSSEDecoder);
   const verifier = new EventVerifier();
   // The decoder judged every event; encoding them does not judge them again.
   const sseOut = params.contentType === SSE_MEDIA_TYPE ? sseBatch(true) : undefined;
@@ -88,8 +88,8 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   /** The decoder, when both sides speak binary: then whole frames can pass as they came. */
   const frames = params.relay && decoder instanceof FrameDecoder && params.contentType !== SSE_MEDIA_TYPE ? decoder : undefined;
   /** The decoder, when both sides speak SSE: then each event's `data` line can pass as it came. */
-  const lines = params.relay && decoder instanceof SSEDecoder && params.contentType === SSE_MEDIA_TYPE ? decoder : undefined;
-  /** The relayable text of each event of the chunk in hand (see `SSEDecoder.pushRelayable`). */
+  const lines = params.relay && decoder instanceof RelayableSSEDecoder && params.contentType === SSE_MEDIA_TYPE ? decoder : undefined;
+  /** The relayable text of each event of the chunk in hand (see `RelayableSSEDecoder.pushRelayable`). */
   const texts: (string | undefined)[] = [];
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
@@ -173,13 +173,13 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
 
   /**
    * Takes one upstream chunk when both sides speak SSE: each event checked in order, then sent as
-   * the upstream's own `data` line when the decoder kept it whole (see `SSEDecoder.pushRelayable`),
+   * the upstream's own `data` line when the decoder kept it whole (see `RelayableSSEDecoder.pushRelayable`),
    * else encoded. Only those lines pass, under the proxy's own
    * framing: the upstream's other lines (`event:`, `id:`, `retry:`, comments) and its line ends
    * never reach the client, so nothing it sends can change how the client's parser splits the
    * stream. Throws at the first event refused, the events before it batched.
    */
-  const relayLines = (sse: SSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
+  const relayLines = (sse: RelayableSSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
     texts.length = 0;
     const events = sse.pushRelayable(chunk, texts);
     for (let i = 0; i < events.length; i++) {

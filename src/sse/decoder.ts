@@ -11,7 +11,8 @@ import {
   dropUnknown,
   enforceEvent,
   handlerOf,
-  RetiredShapes,
+  retiredShapes,
+  type RetiredShapes,
   type UnknownEventHandler,
   upgradeLegacyContent,
   type UnknownSSEEvent,
@@ -78,17 +79,12 @@ export class SSEDecoder {
   #failure: unknown;
   #failed = false;
   readonly #onUnknownEvent: UnknownEventHandler | undefined;
-  readonly #onWarning: WarningHandler | undefined;
-  /** Where warnings go, made when first needed (the default one warns once a stream). */
-  #warn: WarningHandler | undefined;
+  /** Where warnings go (the default one warns once a stream). */
+  readonly #warning: WarningHandler;
   readonly #strict: boolean;
   readonly #enforce: boolean;
   /** The stream's compatibility boundary, made at its first retired event. */
   #retired: RetiredShapes | undefined;
-  /** While {@link SSEDecoder.pushRelayable} runs: where each event's relayable text goes. */
-  #texts: (string | undefined)[] | undefined;
-  /** The value the last message's data parsed to (for {@link SSEDecoder.pushRelayable}). */
-  #parsed: unknown;
 
   /**
    * @param options - `maxEventBytes`: see {@link SSEParserOptions.maxEventBytes};
@@ -99,14 +95,9 @@ export class SSEDecoder {
   constructor(options: SSEDecoderOptions = {}) {
     this.#parser = new SSEParser(options);
     this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
-    if (options.onWarning !== undefined) warningHandlerOf(options.onWarning);
-    this.#onWarning = options.onWarning;
+    this.#warning = warningHandlerOf(options.onWarning);
     this.#strict = options.strict === true;
     this.#enforce = options.enforce !== false;
-  }
-
-  get #warning(): WarningHandler {
-    return (this.#warn ??= warningHandlerOf(this.#onWarning));
   }
 
   /**
@@ -142,24 +133,8 @@ export class SSEDecoder {
     if (this.#failed) throw this.#failure;
     const events: AguiEvent[] = [];
     try {
-      const texts = this.#texts;
       const messages = this.#parser.push(chunk);
-      if (texts === undefined) {
-        for (let i = 0; i < messages.length; i++) this.#decode(messages[i]!, events);
-        return events;
-      }
-      for (let i = 0; i < messages.length; i++) {
-        const message = messages[i]!;
-        const before = events.length;
-        this.#parsed = undefined;
-        this.#decode(message, events);
-        // The event is the parsed value itself only when the judgement kept it whole (no default
-        // filled in, nothing stripped or translated): then its text says exactly this event. A line
-        // feed in the data means several data lines, which a relay would have to split again.
-        for (let k = before; k < events.length; k++) {
-          texts.push(k === before && events[k] === this.#parsed && !message.data.includes("\n") ? message.data : undefined);
-        }
-      }
+      for (let i = 0; i < messages.length; i++) this.decodeMessage(messages[i]!, events);
       return events;
     } catch (error) {
       this.#failed = true;
@@ -168,25 +143,6 @@ export class SSEDecoder {
       // not depend on how the bytes were split; the failure is thrown by the next call.
       if (events.length > 0) return events;
       throw error;
-    }
-  }
-
-  /**
-   * {@link SSEDecoder.push}, also telling which events may be relayed as the text they came in:
-   * for each event returned, `texts` gets (in the same order) its `data` text when that text is a
-   * single line and the event is exactly what it parsed to (no default filled in, nothing
-   * stripped or translated), so that any reader of that text gets this very event; else
-   * `undefined` (encode the event instead). Internal to the package: the proxy's relay uses it.
-   *
-   * @throws As {@link SSEDecoder.push}.
-   */
-  pushRelayable(chunk: Uint8Array | string, texts: (string | undefined)[]): AguiEvent[] {
-    this.#texts = texts;
-    try {
-      return this.push(chunk);
-    } finally {
-      this.#texts = undefined;
-      this.#parsed = undefined;
     }
   }
 
@@ -209,8 +165,12 @@ export class SSEDecoder {
     }
   }
 
-  /** Decodes one message's event onto `out`, or reports it to `onUnknownEvent` and skips it. */
-  #decode(message: SSEMessage, out: AguiEvent[]): void {
+  /**
+   * Decodes one message's event onto `out`, or reports it to `onUnknownEvent` and skips it.
+   * Returns the value its data parsed to, so that a relay can tell whether the event handed out is
+   * that value itself (see `RelayableSSEDecoder`). Internal to the package.
+   */
+  protected decodeMessage(message: SSEMessage, out: AguiEvent[]): unknown {
     const index = this.#index++;
     let value: unknown;
     try {
@@ -219,64 +179,52 @@ export class SSEDecoder {
       const reason = error instanceof Error ? error.message : String(error);
       throw new AguiWireError("malformed_event", `SSE event #${index}: data is not JSON: ${reason}`, { cause: error });
     }
-    if (!this.#enforce) return this.#pass(value, index, out);
-    this.#parsed = value;
-    try {
-      this.#accept(value, out);
-    } catch (error) {
-      if (error instanceof ValidationError) {
-        // parseEvent gives this code only for an object whose `type` is a string naming no event,
-        // before looking at any other field: a retired event, or a newer peer's. Checked here, on
-        // the error path, so that decoding costs nothing more for the events of today.
-        if (error.code === "unknown_event_type") {
-          const json = value as UnknownSSEEvent["json"];
-          const translated = (this.#retired ??= new RetiredShapes(this.#warning)).translate(json);
-          if (translated !== undefined) return this.#decodeTranslated(translated, index, out);
-          if (this.#onUnknownEvent) {
-            this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
-            return;
-          }
-          if (!this.#strict) {
-            dropUnknown(this.#warning)(json);
-            return;
-          }
-        }
-        throw new ValidationError(error.code as ValidationCode, `SSE event #${index}: ${error.message}`, error.issues, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
-  }
-
-  /** Hands `value` out unenforced (see {@link SSEDecoderOptions.enforce}), through the compatibility boundary. */
-  #pass(value: unknown, index: number, out: AguiEvent[]): void {
-    const type = (value as { type?: unknown } | null)?.type;
-    if (typeof type === "string" && !isEventType(type)) {
-      const json = value as UnknownSSEEvent["json"];
-      const translated = (this.#retired ??= new RetiredShapes(this.#warning)).translate(json);
-      if (translated !== undefined) value = translated;
-      else if (this.#onUnknownEvent) return this.#onUnknownEvent({ transport: "sse", type, index, json });
-    }
-    out.push(upgradeLegacyContent(value, this.#warning) as AguiEvent);
-  }
-
-  /** Judges `value` (strictly, or as a 1.1 consumer does) onto `out`. */
-  #accept(value: unknown, out: AguiEvent[]): void {
-    if (this.#strict) out.push(validEvent(value));
+    if (this.#enforce) this.#judge(value, index, out, "");
     else {
-      const event = enforceEvent(value, this.#warning);
-      if (event !== undefined) out.push(event);
+      // Handed out unenforced (see SSEDecoderOptions.enforce), through the compatibility boundary.
+      const type = (value as { type?: unknown } | null)?.type;
+      const passed = typeof type === "string" && !isEventType(type) ? this.#unknown(value, index) : value;
+      if (passed !== undefined) out.push(upgradeLegacyContent(passed, this.#warning) as AguiEvent);
     }
+    return value;
   }
 
-  /** A retired event's replacement, judged as any event is. */
-  #decodeTranslated(value: Record<string, unknown>, index: number, out: AguiEvent[]): void {
+  /**
+   * Judges `value` (strictly, or as a 1.1 consumer does) onto `out`; `note` tells, in errors, that
+   * it is a retired event's replacement.
+   */
+  #judge(value: unknown, index: number, out: AguiEvent[], note: string): void {
     try {
-      this.#accept(value, out);
+      if (this.#strict) out.push(validEvent(value));
+      else {
+        const event = enforceEvent(value, this.#warning);
+        if (event !== undefined) out.push(event);
+      }
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      throw new ValidationError(error.code as ValidationCode, `SSE event #${index} (a retired event, translated): ${error.message}`, error.issues, { cause: error });
+      // parseEvent gives this code only for an object whose `type` is a string naming no event,
+      // before looking at any other field: a retired event, or a newer peer's. Checked here, on
+      // the error path, so that decoding costs nothing more for the events of today.
+      if (error.code === "unknown_event_type") {
+        const next = this.#unknown(value, index);
+        if (next === undefined) return;
+        if (next !== value) return this.#judge(next, index, out, " (a retired event, translated)");
+        if (!this.#strict) return dropUnknown(this.#warning)(value as UnknownSSEEvent["json"]);
+      }
+      throw new ValidationError(error.code as ValidationCode, `SSE event #${index}${note}: ${error.message}`, error.issues, { cause: error });
     }
+  }
+
+  /**
+   * What becomes of an event whose type this version does not know: its replacement when it is a
+   * retired one; `undefined` once `onUnknownEvent` took it; else `value` itself.
+   */
+  #unknown(value: unknown, index: number): unknown {
+    const json = value as UnknownSSEEvent["json"];
+    const translated = (this.#retired ??= retiredShapes(this.#warning))(json);
+    if (translated !== undefined) return translated;
+    if (this.#onUnknownEvent === undefined) return value;
+    this.#onUnknownEvent({ transport: "sse", type: json.type, index, json });
+    return undefined;
   }
 }

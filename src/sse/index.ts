@@ -5,4 +5,5 @@
  */
 export { encodeSSE, encodeValidSSE, SSE_KEEP_ALIVE } from "./encode.js";
 export { SSEDecoder, type SSEDecoderOptions } from "./decoder.js";
+export { RelayableSSEDecoder } from "./relayable.js";
 export { SSEParser, DEFAULT_MAX_EVENT_BYTES, type SSEMessage, type SSEParserOptions } from "./parser.js";

@@ -51,14 +51,6 @@ const BOM = 0xfeff;
 const DIGITS = /^[0-9]+$/;
 
 /**
- * Tells whether `line` is a field named `name`: the name followed by a colon or by nothing.
- * Compares in place, since slicing out every line's field name would allocate per line.
- */
-function isField(line: string, name: string): boolean {
-  return line.startsWith(name) && (line.length === name.length || line.charCodeAt(name.length) === COLON);
-}
-
-/**
  * An incremental parser of the SSE wire format: feed it chunks as they arrive, get back the
  * messages they complete.
  *
@@ -199,7 +191,8 @@ export class SSEParser {
     const tail = this.#tail.take();
     // A partial last line that is, or could have become, a data field ("d", "dat", "data: {…")
     // means an event was cut; a partial comment or other field carries no data and is dropped.
-    if (dataSize > 0 || isField(tail, "data") || (tail.length > 0 && tail.length < 4 && "data".startsWith(tail))) {
+    // (A tail that starts "data" is that field only when a colon, or nothing, follows the name.)
+    if (dataSize > 0 || (tail.length > 0 && "data".startsWith(tail.slice(0, 4)) && (tail.length <= 4 || tail.charCodeAt(4) === COLON))) {
       this.#fail(
         "truncated_stream",
         `SSE stream ended inside an event: expected a blank line to end it, found the end after ${dataSize + tail.length} characters`,

@@ -93,16 +93,11 @@ export class TextBuilder {
 
   /** Returns the text and empties the builder. @throws Never. */
   take(): string {
-    if (this.#count <= 1) {
-      // One piece or none: nothing but these two fields was set.
-      const text = this.#first;
-      this.#first = "";
-      this.#count = 0;
-      this.#length = 0;
-      return text;
+    let text = this.#first;
+    if (this.#count > 1) {
+      if (this.#pending !== undefined && this.#blocks !== undefined) this.#flush();
+      text = (this.#blocks ?? this.#pending)!.join(this.#separator);
     }
-    if (this.#pending !== undefined && this.#blocks !== undefined) this.#flush();
-    const text = (this.#blocks ?? this.#pending)!.join(this.#separator);
     this.clear();
     return text;
   }

@@ -72,6 +72,7 @@ interface PushDecoder {
  *
  * @param onUnknownEvent - Skip events of unknown types and report them here; see
  *   {@link DecodeEventStreamOptions.onUnknownEvent}.
+ * @param SSE - The SSE decoder's class: the proxy's relay passes `RelayableSSEDecoder`.
  * @throws {AguiWireError} `unsupported_media_type` for a content type of neither transport.
  * @throws {RangeError} When `maxFrameBytes` is not a positive integer.
  * @throws {TypeError} When `onUnknownEvent` is given and not a function.
@@ -83,10 +84,11 @@ export function pushDecoderFor(
   onWarning?: WarningHandler,
   strict?: boolean,
   enforce?: boolean,
+  SSE: typeof SSEDecoder = SSEDecoder,
 ): PushDecoder {
   return transportOf(contentType) === BINARY_MEDIA_TYPE
     ? new FrameDecoder({ maxFrameBytes, onUnknownEvent, onWarning, strict })
-    : new SSEDecoder({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict, enforce });
+    : new SSE({ maxEventBytes: maxFrameBytes, onUnknownEvent, onWarning, strict, enforce });
 }
 
 const EMPTY = new Uint8Array(0);
@@ -241,23 +243,19 @@ class EventStreamIterator extends PullIterator<AguiEvent> {
     return this.#index < this.#queue.length && !this.#stopped ? { value: this.#queue[this.#index++]!, done: false } : this.#nextSlow();
   }
 
-  /** {@link PULL} when the queue is empty, the iteration over, or the signal fired. */
   /**
-   * The events of the next chunk that holds any, as one array (the rest of the current chunk's
-   * when some of it was handed out already): one promise per chunk rather than per event.
+   * The rest of the current chunk's events, from the one the last `next()` handed out (so that a
+   * batch is one chunk's events), as one array, taken: for {@link decodeEventBatches}.
    */
-  async nextBatch(): Promise<IteratorResult<AguiEvent[]>> {
-    if (this.#index >= this.#queue.length || this.#stopped) {
-      const first = await this.#nextSlow();
-      if (first.done) return first;
-      this.#index--;
-    }
+  takeBatch(): AguiEvent[] {
+    const from = this.#index - 1;
     // The decoder gives a new array per chunk: a whole one is handed over as it is.
-    const batch = this.#index === 0 ? this.#queue : this.#queue.slice(this.#index);
+    const batch = from === 0 ? this.#queue : this.#queue.slice(from);
     this.#index = this.#queue.length;
-    return { value: batch, done: false };
+    return batch;
   }
 
+  /** {@link PULL} when the queue is empty, the iteration over, or the signal fired. */
   async #nextSlow(): Promise<IteratorResult<AguiEvent>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
@@ -341,9 +339,14 @@ export function decodeEventStream(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
+  return decode(body, contentType, options);
+}
+
+/** {@link decodeEventStream}, with `check` told of each chunk's events before any is handed out. */
+function decode(body: ByteSource, contentType: string | null | undefined, options: DecodeEventStreamOptions, check?: (decoder: PushDecoder, events: AguiEvent[]) => void): EventStreamIterator {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
   const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
-  return new EventStreamIterator(body, decoder, options.signal, idleMs);
+  return new EventStreamIterator(body, decoder, options.signal, idleMs, check);
 }
 
 /**
@@ -359,10 +362,14 @@ export function decodeEventBatches(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent[]> {
-  const events = decodeEventStream(body, contentType, options) as EventStreamIterator;
+  const events = decode(body, contentType, options);
   const batches: AsyncIterableIterator<AguiEvent[]> = {
     [Symbol.asyncIterator]: () => batches,
-    next: () => events.nextBatch(),
+    // One event read as any is (a chunk read when none is left), then the rest of its chunk's.
+    next: async () => {
+      const first = await events.next();
+      return first.done ? done() : { value: events.takeBatch(), done: false };
+    },
     return: async () => {
       await events.return();
       return done();
@@ -388,9 +395,7 @@ export function decodeNumberedEventStream(
   first: number,
   onGap: (expected: number, found: string) => Error,
 ): AsyncIterableIterator<AguiEvent> {
-  const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
-  return new EventStreamIterator(body, decoder, options.signal, idleMs, (d) => {
+  return decode(body, contentType, options, (d) => {
     // Events the decoder dropped or skipped were numbered too: its count holds them.
     const decoded = d.count;
     const id = d.lastEventId;
