@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { AguiEvent, EventOf } from "../model/events.js";
-import type { JsonObject } from "../model/json.js";
+import type { AguiEvent, EventOf } from "../model/index.js";
+import type { JsonObject } from "../model/index.js";
 import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 
 type Kind = "text" | "tool" | "reasoning";

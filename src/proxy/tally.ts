@@ -5,7 +5,7 @@
  * @module
  */
 import { AguiWireError } from "../util/index.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 
 /** A run's count so far. */
 export interface RunTally {
