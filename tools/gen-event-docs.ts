@@ -21,7 +21,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import * as model from "../src/model/index.js";
+// The schemas with zod's types: their comments are read through them (the public ones are typed as
+// declared, src/gen/model/schemas.ts, without their fields).
+import * as model from "../src/model/zod-schemas.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -70,7 +72,7 @@ const GROUPS: readonly { title: string; types: readonly model.EventType[] }[] = 
 
 /**
  * The shared shapes, each a section after the events, in this order: the name of its export in
- * src/model/index.ts, its heading, and exports that link to it too (their JSDoc, which says how they
+ * src/model/zod-schemas.ts, its heading, and exports that link to it too (their JSDoc, which says how they
  * differ, follows the section's).
  */
 const SECTIONS: readonly { name: keyof typeof model; title: string; also?: (keyof typeof model)[] }[] = [
@@ -108,21 +110,21 @@ function cell(text: string): string {
 
 /**
  * The JSDoc of the model, as the TypeScript checker sees it through the exports of
- * src/model/index.ts.
+ * src/model/zod-schemas.ts.
  */
 class ModelDocs {
   private readonly checker: ts.TypeChecker;
   private readonly exports = new Map<string, ts.Symbol>();
 
   constructor() {
-    const index = join(root, "src/model/index.ts");
+    const index = join(root, "src/model/zod-schemas.ts");
     const config = ts.readConfigFile(join(root, "tsconfig.json"), (path) => ts.sys.readFile(path));
     const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
     const program = ts.createProgram([index], { ...options, noEmit: true });
     this.checker = program.getTypeChecker();
     const file = program.getSourceFile(index);
     const module = file && this.checker.getSymbolAtLocation(file);
-    if (!module) throw new Error("cannot read src/model/index.ts");
+    if (!module) throw new Error("cannot read src/model/zod-schemas.ts");
     for (const symbol of this.checker.getExportsOfModule(module)) {
       const target = symbol.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(symbol) : symbol;
       this.exports.set(symbol.name, target);
@@ -140,7 +142,7 @@ class ModelDocs {
 
   private symbol(name: string): ts.Symbol {
     const symbol = this.exports.get(name);
-    if (!symbol) throw new Error(`src/model/index.ts exports no ${name}`);
+    if (!symbol) throw new Error(`src/model/zod-schemas.ts exports no ${name}`);
     return symbol;
   }
 

@@ -148,7 +148,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   const up = "../".repeat(depth + 1);
   f.print(`import { AguiWireError, ValidationError } from "${up}util/index.js";`);
   if (allMessages(file).some((m) => m.typeName === options.flatten)) f.print(`import { EVENT_TYPES } from "${up}model/event-type.js";`);
-  f.print(`import type { JsonValue } from "${up}model/json.js";`);
+  f.print(`import type { JsonValue } from "${up}model/json-problem.js";`);
   // Everything the codec calls of the wire runtime (src/wire/), through its one entry.
   const wire = ["enumName", "malformed", "readStruct", "readValue", "skipField", "type Reader", "type Writer", "writeStruct", "writeValue"];
   // Messages of other files are imported from their generated codec files.

@@ -5,8 +5,8 @@
  * @module
  */
 import type { Observable } from "rxjs";
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import { BINARY_MEDIA_TYPE, transportOf } from "../protocol/index.js";
 import { observeEvents } from "./observable.js";
 import { DEFAULT_WIRE_OPTIONS, resolveWireOptions, WIRE_OPTIONS, type AguiWireOptions, type ResolvedAguiWireOptions } from "./options.js";

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import { warnOnce } from "../protocol/index.js";
 import { newResumeToken, RESUME_TOKEN_HEADER } from "../http/index.js";
 import { ACCEPT } from "../client/http-agent.js";

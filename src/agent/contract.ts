@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import type { Subscribable } from "../util/index.js";
 
 /**

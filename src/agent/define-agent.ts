@@ -15,9 +15,14 @@ import type { AgentFunction, AgentGenerator } from "./contract.js";
  * `const agent: AgentFunction = async function* (input) { … }`.
  *
  * Write the generator's return type, {@link AgentGenerator}, to have each wrong event reported at
- * its own `yield`, naming the field: TypeScript checks a generator's yields one by one only
- * against a return type the generator declares, never against one it takes from context (here,
- * the parameter's), where a wrong event fails the whole function instead, many levels deep.
+ * its own `yield`, naming the type and field, every one of them. No signature of defineAgent can
+ * do that for an undeclared generator: TypeScript (5.9) checks a `yield` only against a return
+ * type the generator declares (checker.ts, `checkYieldExpression` reads
+ * `getReturnTypeFromAnnotation`), never against one it takes from context, however the
+ * parameter is typed (`(input, context) => AgentGenerator` included: tried); and it elaborates a
+ * mismatched argument into an arrow function's expression body only, never into a block body.
+ * Undeclared, the first wrong event fails the whole function, reported at `async function*`
+ * with its type and field at the end of a long chain (test/agent/define-agent-types.test.ts).
  *
  * @example
  * const agent = defineAgent(async function* (input, { signal }): AgentGenerator {

@@ -12,7 +12,7 @@
  * @module
  */
 import type { EventFields } from "../gen/agui/wire/v1/events_codec.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { parseEvent } from "../model/parse.js";
 
 const TEXT_ROLES: ReadonlySet<unknown> = new Set(["developer", "system", "assistant", "user"]);

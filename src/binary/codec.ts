@@ -7,7 +7,7 @@
 import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
 import { validEvent } from "../model/exact.js";
 import { rejectEvent } from "../model/parse.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { acceptDecoded } from "./accept.js";
 import { enforceEvent, type WarningHandler } from "../protocol/index.js";
 import { beginWrite, Reader } from "../wire/index.js";

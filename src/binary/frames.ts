@@ -4,7 +4,7 @@
  * @module
  */
 import { AguiWireError, concatBytes, ValidationError } from "../util/index.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { dropUnknown, handlerOf, type UnknownEventHandler, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
 import { decodeEvent, decodeEventTolerantly, tolerantJudge, type TolerantJudge } from "./codec.js";
 import { Reader } from "../wire/index.js";

@@ -6,8 +6,8 @@
 import type { RunContext } from "../agent/index.js";
 import { type AguiWireError, observableIterable, type ObservableIterable, whenAborted } from "../util/index.js";
 import { BINARY_MEDIA_TYPE, handlerOf, SSE_MEDIA_TYPE, type UnknownEventHandler, type WarningHandler, warnOnce } from "../protocol/index.js";
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import { idleTimeoutOf } from "../stream/index.js";
 import { AbstractAgent, type AgentConfig, type AgentSubscriber, type RunAgentResult } from "./abstract-agent.js";
 import type { RunAgentParameters } from "./input.js";

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { JsonValue } from "../model/json.js";
-import type { Context, Tool } from "../model/input.js";
-import type { Message } from "../model/messages.js";
-import type { ResumeEntry } from "../model/run.js";
+import type { JsonValue } from "../model/index.js";
+import type { Context, Tool } from "../model/index.js";
+import type { Message } from "../model/index.js";
+import type { ResumeEntry } from "../model/index.js";
 
 /**
  * What `runAgent` and `events` take: every field optional. `state` and `messages` replace the

@@ -5,8 +5,8 @@
  * @module
  */
 import { type AgentLike, RunSource, SKIP } from "../agent/index.js";
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import { parseRunAgentInput } from "../model/parse.js";
 import { eventJudge, warnOnce, type WarningHandler } from "../protocol/index.js";
 import { abortedError } from "./errors.js";

@@ -7,7 +7,7 @@
  */
 import { AguiWireError, isAguiWireError, whenAborted } from "../util/index.js";
 import { EventType } from "../model/event-type.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js";
 import { done, PULL, pullIterator, type Pulled, type PullIterator } from "../agent/index.js";
 import { dropUnknown, type UnknownEventHandler, versionWarning, type WarningHandler } from "../protocol/index.js";

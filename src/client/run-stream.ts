@@ -4,7 +4,7 @@
  * @module
  */
 import { isAguiWireError, type Observer, subscribeTo, whenAborted } from "../util/index.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { EventVerifier } from "../protocol/index.js";
 import { done, PULL, pullIterator, type Pullable as Pulls, type Pulled } from "../agent/index.js";
 import { abortedError } from "./errors.js";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import type { Send } from "./response.js";
 
 /** The agent whose run is observed, as its observer sees it (an `HttpAgent`). */

@@ -8,6 +8,12 @@ import * as z from "zod/mini";
 import { object } from "./object.js";
 import { tagged } from "./tagged.js";
 import { NonNullJsonSchema } from "./json.js";
+// The types are declared (src/gen/model/types.ts, generated from these schemas): inferred ones would
+// make every consumer's type checker load and instantiate zod's declarations.
+export type {
+  PartSource,
+  ContentPart,
+} from "../gen/model/types.js";
 
 /** Bytes carried inline (base64 or another text encoding named by `mimeType`). */
 export const DataSourceSchema = object({
@@ -37,8 +43,6 @@ export const FileSourceSchema = object({
 });
 /** Where a media part's bytes come from: a union on `type`. */
 export const PartSourceSchema = tagged("type", [DataSourceSchema, UrlSourceSchema, FileSourceSchema]);
-/** Where a media part's bytes come from. */
-export type PartSource = z.infer<typeof PartSourceSchema>;
 
 /** A text part. `metadata` is any JSON value but null. */
 export const TextPartSchema = object({
@@ -89,5 +93,3 @@ export const ContentPartSchema: ContentPartUnionSchema = tagged("type", [
   VideoPartSchema,
   DocumentPartSchema,
 ]);
-/** One part of a message body. */
-export type ContentPart = z.infer<typeof ContentPartSchema>;

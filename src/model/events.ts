@@ -20,6 +20,46 @@ import { MessageSchema } from "./messages.js";
 import { TextOrPartsSchema } from "./text-or-parts.js";
 import { EchoedRunAgentInputSchema } from "./input.js";
 import { RunFinishedOutcomeSchema, SubagentFinishedOutcomeSchema, TokenUsageSchema } from "./run.js";
+// The types are declared (src/gen/model/types.ts, generated from these schemas): inferred ones would
+// make every consumer's type checker load and instantiate zod's declarations.
+export type {
+  BaseEvent,
+  JsonPatchOperation,
+  TextMessageStartEvent,
+  TextMessageContentEvent,
+  TextMessageEndEvent,
+  TextMessageChunkEvent,
+  ToolCallStartEvent,
+  ToolCallArgsEvent,
+  ToolCallEndEvent,
+  ToolCallChunkEvent,
+  ToolCallResultEvent,
+  StateSnapshotEvent,
+  StateDeltaEvent,
+  MessagesSnapshotEvent,
+  ActivitySnapshotEvent,
+  ActivityDeltaEvent,
+  RawEvent,
+  CustomEvent,
+  RunStartedEvent,
+  RunFinishedEvent,
+  RunErrorEvent,
+  StepStartedEvent,
+  StepFinishedEvent,
+  ReasoningStartEvent,
+  ReasoningMessageStartEvent,
+  ReasoningMessageContentEvent,
+  ReasoningMessageEndEvent,
+  ReasoningMessageChunkEvent,
+  ReasoningEndEvent,
+  ReasoningEncryptedValueEvent,
+  SubagentStartedEvent,
+  SubagentFinishedEvent,
+  SubagentErrorEvent,
+  AguiEvent,
+  AguiEventInput,
+  EventOf,
+} from "../gen/model/types.js";
 
 /** Fields every event has besides `type`. */
 const baseFields = {
@@ -52,8 +92,6 @@ function owned<T extends EventType, S extends Record<string, z.ZodMiniType>>(typ
 
 /** The fields of every event: `type`, optional `timestamp`, `rawEvent` and `metadata`. */
 export const BaseEventSchema = object({ type: z.enum(EventType), ...baseFields });
-/** The fields of every event. */
-export type BaseEvent = z.infer<typeof BaseEventSchema>;
 
 /** The roles a streamed text message may take. */
 export const TextMessageRoleSchema = z.enum(["developer", "system", "assistant", "user"]);
@@ -192,8 +230,6 @@ export const JsonPatchOperationSchema = tagged("op", [
   fromOp("copy"),
   valueOp("test"),
 ]);
-/** One JSON Patch (RFC 6902) operation. */
-export type JsonPatchOperation = z.infer<typeof JsonPatchOperationSchema>;
 
 /** A change to the agent state, as JSON Patch (RFC 6902) operations. */
 export const StateDeltaEventSchema = owned(EventType.STATE_DELTA, {
@@ -371,38 +407,6 @@ export const SubagentErrorEventSchema = event(EventType.SUBAGENT_ERROR, {
   code: z.optional(z.string()),
 });
 
-export type TextMessageStartEvent = z.infer<typeof TextMessageStartEventSchema>;
-export type TextMessageContentEvent = z.infer<typeof TextMessageContentEventSchema>;
-export type TextMessageEndEvent = z.infer<typeof TextMessageEndEventSchema>;
-export type TextMessageChunkEvent = z.infer<typeof TextMessageChunkEventSchema>;
-export type ToolCallStartEvent = z.infer<typeof ToolCallStartEventSchema>;
-export type ToolCallArgsEvent = z.infer<typeof ToolCallArgsEventSchema>;
-export type ToolCallEndEvent = z.infer<typeof ToolCallEndEventSchema>;
-export type ToolCallChunkEvent = z.infer<typeof ToolCallChunkEventSchema>;
-export type ToolCallResultEvent = z.infer<typeof ToolCallResultEventSchema>;
-export type StateSnapshotEvent = z.infer<typeof StateSnapshotEventSchema>;
-export type StateDeltaEvent = z.infer<typeof StateDeltaEventSchema>;
-export type MessagesSnapshotEvent = z.infer<typeof MessagesSnapshotEventSchema>;
-export type ActivitySnapshotEvent = z.infer<typeof ActivitySnapshotEventSchema>;
-export type ActivityDeltaEvent = z.infer<typeof ActivityDeltaEventSchema>;
-export type RawEvent = z.infer<typeof RawEventSchema>;
-export type CustomEvent = z.infer<typeof CustomEventSchema>;
-export type RunStartedEvent = z.infer<typeof RunStartedEventSchema>;
-export type RunFinishedEvent = z.infer<typeof RunFinishedEventSchema>;
-export type RunErrorEvent = z.infer<typeof RunErrorEventSchema>;
-export type StepStartedEvent = z.infer<typeof StepStartedEventSchema>;
-export type StepFinishedEvent = z.infer<typeof StepFinishedEventSchema>;
-export type ReasoningStartEvent = z.infer<typeof ReasoningStartEventSchema>;
-export type ReasoningMessageStartEvent = z.infer<typeof ReasoningMessageStartEventSchema>;
-export type ReasoningMessageContentEvent = z.infer<typeof ReasoningMessageContentEventSchema>;
-export type ReasoningMessageEndEvent = z.infer<typeof ReasoningMessageEndEventSchema>;
-export type ReasoningMessageChunkEvent = z.infer<typeof ReasoningMessageChunkEventSchema>;
-export type ReasoningEndEvent = z.infer<typeof ReasoningEndEventSchema>;
-export type ReasoningEncryptedValueEvent = z.infer<typeof ReasoningEncryptedValueEventSchema>;
-export type SubagentStartedEvent = z.infer<typeof SubagentStartedEventSchema>;
-export type SubagentFinishedEvent = z.infer<typeof SubagentFinishedEventSchema>;
-export type SubagentErrorEvent = z.infer<typeof SubagentErrorEventSchema>;
-
 /**
  * The type of {@link EVENT_SCHEMAS}, written out with each schema by name: inferred, the published
  * declarations would spell every schema out again here and in {@link EventSchema} (a third of
@@ -482,12 +486,3 @@ export const EventSchema: z.ZodMiniDiscriminatedUnion<[typeof TextMessageStartEv
   "type",
   Object.values(EVENT_SCHEMAS) as unknown as [typeof TextMessageStartEventSchema, ...EventSchemas[Exclude<EventType, "TEXT_MESSAGE_START">][]],
 );
-
-/** Any event: a union on `type`. */
-export type AguiEvent = z.infer<EventSchemas[EventType]>;
-
-/** The event type whose `type` is `T`. */
-export type EventOf<T extends EventType> = Extract<AguiEvent, { type: T }>;
-
-/** What an event looks like before validation fills in defaults (RUN_STARTED input's lists). */
-export type AguiEventInput = z.input<EventSchemas[EventType]>;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AguiEvent } from "./events.js";
+import type { AguiEvent } from "../gen/model/types.js";
 import { parseEvent } from "./parse.js";
 
 /**

@@ -12,7 +12,7 @@
  * @module
  */
 import { isExactEvent, isExactEventInOrder } from "../gen/model/event_checks.js";
-import type { AguiEvent } from "./events.js";
+import type { AguiEvent } from "../gen/model/types.js";
 import { parseEvent } from "./parse.js";
 
 /**

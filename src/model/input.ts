@@ -9,6 +9,14 @@ import { array } from "./array.js";
 import { JsonObjectSchema, JsonValueSchema, NonNullJsonSchema } from "./json.js";
 import { MessageSchema } from "./messages.js";
 import { ResumeEntrySchema } from "./run.js";
+// The types are declared (src/gen/model/types.ts, generated from these schemas): inferred ones would
+// make every consumer's type checker load and instantiate zod's declarations.
+export type {
+  Tool,
+  Context,
+  RunAgentInput,
+  RunAgentInputInit,
+} from "../gen/model/types.js";
 
 /** A tool the client offers the agent. `parameters` is a JSON Schema, usually an object. */
 export const ToolSchema = object({
@@ -21,8 +29,6 @@ export const ToolSchema = object({
   /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 });
-/** A tool the client offers the agent. */
-export type Tool = z.infer<typeof ToolSchema>;
 
 /** A piece of context the client gives the agent. */
 export const ContextSchema = object({
@@ -31,8 +37,6 @@ export const ContextSchema = object({
   /** The context itself. */
   value: z.string(),
 });
-/** A piece of context the client gives the agent. */
-export type Context = z.infer<typeof ContextSchema>;
 
 /** The fields of a run request, `forwardedProps` aside. */
 const inputShape = {
@@ -73,10 +77,6 @@ export interface RunAgentInputObjectSchema extends RunAgentInputSchemaOf {}
  * given), which 1.0 refuses for `forwardedProps` but bodies written for earlier releases send.
  */
 export const RunAgentInputSchema: RunAgentInputObjectSchema = runAgentInputSchema;
-/** The body of a run request, as validated (defaults filled in). */
-export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
-/** The body of a run request, as a client may write it. */
-export type RunAgentInputInit = z.input<typeof RunAgentInputSchema>;
 
 const echoedRunAgentInputSchema = object({
   ...inputShape,

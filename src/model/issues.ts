@@ -7,6 +7,7 @@
  * @module
  */
 import type * as core from "zod/v4/core";
+import type { ValidationIssue } from "../util/index.js";
 import { omittedProblems, problemCount } from "./problems.js";
 
 /** The most problems an error message names (and its `issues` keep); the rest are counted. */
@@ -82,8 +83,8 @@ function issueMessage(issue: core.$ZodIssue): string {
 }
 
 /** The issues an error keeps: the first {@link MAX_REPORTED_PROBLEMS}, without arrays' counts. */
-export function reportedIssues(issues: readonly core.$ZodIssue[]): core.$ZodIssue[] {
-  const out: core.$ZodIssue[] = [];
+export function reportedIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
   for (let i = 0; i < issues.length && out.length < MAX_REPORTED_PROBLEMS; i++) {
     if (omittedProblems(issues[i]!) === undefined) out.push(issues[i]!);
   }
@@ -109,14 +110,15 @@ function clause(issue: core.$ZodIssue): string {
  *   to the count.
  * @throws Never.
  */
-export function formatIssues(issues: readonly core.$ZodIssue[], omitted = 0): string {
+export function formatIssues(issues: readonly ValidationIssue[], omitted = 0): string {
   return withCount(reportedIssues(issues), issues, omitted);
 }
 
 /** The clauses of the `shown` issues, then how many more problems `issues` and `omitted` hold. */
-export function withCount(shown: readonly core.$ZodIssue[], issues: readonly core.$ZodIssue[], omitted: number): string {
+export function withCount(shown: readonly ValidationIssue[], issues: readonly ValidationIssue[], omitted: number): string {
   const more = problemCount(issues) - shown.length + omitted;
-  const text = shown.map(clause).join("; ");
+  // Issues are zod's (declared as ValidationIssue only so that the declarations name no zod type).
+  const text = shown.map(clause as (issue: ValidationIssue) => string).join("; ");
   if (more <= 0) return text;
   const tail = `and ${formatCount(more)} more problem${more === 1 ? "" : "s"}`;
   return text ? `${text}; ${tail}` : tail;

@@ -9,11 +9,24 @@ import { tagged } from "./tagged.js";
 import { array } from "./array.js";
 import { JsonObjectSchema } from "./json.js";
 import { TextOrPartsSchema } from "./text-or-parts.js";
+// The types are declared (src/gen/model/types.ts, generated from these schemas): inferred ones would
+// make every consumer's type checker load and instantiate zod's declarations.
+export type {
+  Role,
+  FunctionCall,
+  ToolCall,
+  DeveloperMessage,
+  SystemMessage,
+  AssistantMessage,
+  UserMessage,
+  ToolMessage,
+  ActivityMessage,
+  ReasoningMessage,
+  Message,
+} from "../gen/model/types.js";
 
 /** The roles a message can have. */
 export const RoleSchema = z.enum(["developer", "system", "assistant", "user", "tool", "activity", "reasoning"]);
-/** One of the message roles. */
-export type Role = z.infer<typeof RoleSchema>;
 
 /** The function a tool call invokes. `arguments` is a JSON-encoded string, as the model sent it. */
 export const FunctionCallSchema = object({
@@ -22,8 +35,6 @@ export const FunctionCallSchema = object({
   /** The arguments, as the JSON text the model wrote; not parsed here. */
   arguments: z.string(),
 });
-/** The function a tool call invokes. */
-export type FunctionCall = z.infer<typeof FunctionCallSchema>;
 
 /** A tool call made by an assistant message. */
 export const ToolCallSchema = object({
@@ -40,8 +51,6 @@ export const ToolCallSchema = object({
   /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 });
-/** A tool call made by an assistant message. */
-export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 /** Fields every message may carry: the subagent invocation it belongs to, and metadata. */
 const owned = {
@@ -70,8 +79,6 @@ export const DeveloperMessageSchema = object({
   content: z.string(),
   ...named,
 });
-/** Instructions from the application's developer. */
-export type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
 
 /** A system prompt. */
 export const SystemMessageSchema = object({
@@ -82,8 +89,6 @@ export const SystemMessageSchema = object({
   content: z.string(),
   ...named,
 });
-/** A system prompt. */
-export type SystemMessage = z.infer<typeof SystemMessageSchema>;
 
 /** What the assistant said: text, tool calls, or both. */
 export const AssistantMessageSchema = object({
@@ -103,8 +108,6 @@ export const AssistantMessageSchema = object({
   encryptedValueType: z.optional(z.string()),
   ...owned,
 });
-/** What the assistant said: text, tool calls, or both. */
-export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
 /** Text, or content parts (multimodal). */
 const MultimodalContentSchema = TextOrPartsSchema;
@@ -118,8 +121,6 @@ export const UserMessageSchema = object({
   content: MultimodalContentSchema,
   ...named,
 });
-/** What the user said. */
-export type UserMessage = z.infer<typeof UserMessageSchema>;
 
 /** The result of a tool call, answering the call `toolCallId`; `error` says why it failed. */
 export const ToolMessageSchema = object({
@@ -138,8 +139,6 @@ export const ToolMessageSchema = object({
   encryptedValueType: z.optional(z.string()),
   ...owned,
 });
-/** The result of a tool call. */
-export type ToolMessage = z.infer<typeof ToolMessageSchema>;
 
 /** Structured progress that is not conversation content (ACTIVITY_SNAPSHOT), kept in place. */
 export const ActivityMessageSchema = object({
@@ -152,8 +151,6 @@ export const ActivityMessageSchema = object({
   content: JsonObjectSchema,
   ...owned,
 });
-/** Structured progress that is not conversation content. */
-export type ActivityMessage = z.infer<typeof ActivityMessageSchema>;
 
 /** A span of the agent's reasoning, kept as a message. */
 export const ReasoningMessageSchema = object({
@@ -168,8 +165,6 @@ export const ReasoningMessageSchema = object({
   encryptedValueType: z.optional(z.string()),
   ...owned,
 });
-/** A span of the agent's reasoning, kept as a message. */
-export type ReasoningMessage = z.infer<typeof ReasoningMessageSchema>;
 
 /**
  * The type of {@link MessageSchema}, as a named interface: the published declarations then name it
@@ -201,5 +196,3 @@ export const MessageSchema: MessageUnionSchema = tagged("role", [
   ActivityMessageSchema,
   ReasoningMessageSchema,
 ]);
-/** A message: a union on `role`. */
-export type Message = z.infer<typeof MessageSchema>;

@@ -9,11 +9,11 @@
  * @module
  */
 import type * as core from "zod/v4/core";
-import { ValidationError } from "../util/index.js";
+import { ValidationError, type ValidationIssue } from "../util/index.js";
 import { checkEvent, checkRunAgentInput, finalize, type Checked } from "./check.js";
 import { EVENT_TYPES, isEventType, type EventType } from "./event-type.js";
-import type { AguiEvent } from "./events.js";
-import type { RunAgentInput } from "./input.js";
+import type { AguiEvent } from "../gen/model/types.js";
+import type { RunAgentInput } from "../gen/model/types.js";
 import { MAX_REPORTED_PROBLEMS, describeFound, reportedIssues, withCount } from "./issues.js";
 
 export { MAX_REPORTED_PROBLEMS, describeFound, formatIssues, formatPath } from "./issues.js";
@@ -24,13 +24,13 @@ function issuesOf(result: Checked): core.$ZodIssue[] | undefined {
 }
 
 /** The error for failed issues: `subject` then {@link formatIssues}' text; `issues` keeps those it names. */
-export function issuesError(code: "invalid_event" | "invalid_input", subject: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
+export function issuesError(code: "invalid_event" | "invalid_input", subject: string, issues: readonly ValidationIssue[], omitted: number): ValidationError {
   const shown = reportedIssues(issues);
   return new ValidationError(code, `${subject}: ${withCount(shown, issues, omitted)}`, shown);
 }
 
 /** The error for an event of `type` that failed `issues`, `omitted` more problems uncounted there. */
-export function eventError(type: string, issues: readonly core.$ZodIssue[], omitted: number): ValidationError {
+export function eventError(type: string, issues: readonly ValidationIssue[], omitted: number): ValidationError {
   return issuesError("invalid_event", `invalid ${type} event`, issues, omitted);
 }
 

@@ -10,6 +10,15 @@ import { tagged } from "./tagged.js";
 import { int } from "./int.js";
 import { array } from "./array.js";
 import { JsonObjectSchema, NonNullJsonSchema } from "./json.js";
+// The types are declared (src/gen/model/types.ts, generated from these schemas): inferred ones would
+// make every consumer's type checker load and instantiate zod's declarations.
+export type {
+  Interrupt,
+  RunFinishedOutcome,
+  SubagentFinishedOutcome,
+  TokenUsage,
+  ResumeEntry,
+} from "../gen/model/types.js";
 
 /** Something a run needs from outside before it can continue, such as an approval. */
 export const InterruptSchema = object({
@@ -30,8 +39,6 @@ export const InterruptSchema = object({
   /** The subagent invocation that raised it; absent for the agent's own. */
   subagentRunId: z.optional(z.string()),
 });
-/** Something a run needs from outside before it can continue. */
-export type Interrupt = z.infer<typeof InterruptSchema>;
 
 /** Why a run ended: a union on `type`; an absent outcome means success. */
 export const RunFinishedOutcomeSchema = tagged("type", [
@@ -47,8 +54,6 @@ export const RunFinishedOutcomeSchema = tagged("type", [
   }),
   object({ type: z.literal("cancelled") }),
 ]);
-/** Why a run ended. */
-export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
 
 /** Why a subagent's part of a run ended: a union on `type`; an absent outcome means success. */
 export const SubagentFinishedOutcomeSchema = tagged("type", [
@@ -59,8 +64,6 @@ export const SubagentFinishedOutcomeSchema = tagged("type", [
     interruptIds: z.optional(array(z.string())),
   }),
 ]);
-/** Why a subagent's part of a run ended. */
-export type SubagentFinishedOutcome = z.infer<typeof SubagentFinishedOutcomeSchema>;
 
 const tokens = z.optional(int(0, "expected a token count of 0 or more"));
 
@@ -83,8 +86,6 @@ export const TokenUsageSchema = object({
   /** Input tokens written to a provider cache: part of `inputTokens`. */
   cacheWriteInputTokens: tokens,
 });
-/** Token counts for one provider and model. */
-export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
 /** An answer to one interrupt, sent in the input of the run that continues from it. */
 export const ResumeEntrySchema = object({
@@ -97,5 +98,3 @@ export const ResumeEntrySchema = object({
   /** Extra information, a JSON object. */
   metadata: z.optional(JsonObjectSchema),
 });
-/** An answer to one interrupt. */
-export type ResumeEntry = z.infer<typeof ResumeEntrySchema>;

@@ -10,9 +10,9 @@ import type * as core from "zod/v4/core";
 import type { ValidationError } from "../util/index.js";
 import { EVENT_FORMS, RunAgentInputForm } from "../gen/model/event_forms.js";
 import { finalize } from "./check.js";
-import type { AguiEvent } from "./events.js";
+import type { AguiEvent } from "../gen/model/types.js";
 import { judgeTolerantly, type Form, type Stripped } from "./forms.js";
-import type { RunAgentInput } from "./input.js";
+import type { RunAgentInput } from "../gen/model/types.js";
 import { eventError, issuesError, typeOf, withForwardedProps } from "./parse.js";
 
 export type { Stripped } from "./forms.js";

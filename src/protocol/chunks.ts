@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { AguiEvent, EventOf } from "../model/events.js";
-import type { JsonObject } from "../model/json.js";
+import type { AguiEvent, EventOf, JsonObject } from "../model/index.js";
 import { isEventType } from "../model/event-type.js";
 import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 

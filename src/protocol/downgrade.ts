@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import type { WarningHandler } from "./warnings.js";
 
 /**

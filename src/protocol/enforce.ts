@@ -11,9 +11,9 @@
  */
 import { ValidationError } from "../util/index.js";
 import { exactEvent } from "../model/exact.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { parseEventTolerantly, parseRunAgentInputTolerantly } from "../model/tolerant.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { RunAgentInput } from "../model/index.js";
 import type { Stripped } from "../model/forms.js";
 import { retiredShapes, type RetiredShapes, upgradeLegacyContent } from "./retired.js";
 import { dropUnknown, type WarningHandler } from "./warnings.js";

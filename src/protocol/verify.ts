@@ -8,8 +8,8 @@
  */
 import { ChunkExpander } from "./chunks.js";
 import { AguiWireError } from "../util/index.js";
-import type { AguiEvent } from "../model/events.js";
-import type { Message } from "../model/messages.js";
+import type { AguiEvent } from "../model/index.js";
+import type { Message } from "../model/index.js";
 
 import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
 import { ACTIVITY, BEFORE, CLOSE, FAILED, FINISHED, IN_RUN, OPEN, type Phase, REASONING_MESSAGE, STEP, SUBAGENT, TEXT, TOOL } from "./verify-states.js";

@@ -15,7 +15,7 @@
 import type { ChunkSource } from "../server/chunk-source.js";
 import { type Agent, type AgentFunction, startRun } from "../agent/index.js";
 import { type EventMediaType, negotiate } from "../protocol/index.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { RunAgentInput } from "../model/index.js";
 import { declaredLength, parseRunBody, tooLargeMessage, type BodyRead } from "../server/body.js";
 import { contentTypeProblem } from "../server/content-type.js";
 import { allowedOrigin, isPreflight, parseHeaderNames, responseCorsHeaders, withHeaders } from "../server/cors.js";

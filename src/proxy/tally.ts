@@ -5,8 +5,7 @@
  * @module
  */
 import { AguiWireError } from "../util/index.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
-import type { TokenUsage } from "../model/run.js";
+import type { AguiEvent, AguiEventInput, TokenUsage } from "../model/index.js";
 
 /** A run's count so far. */
 export interface RunTally {

@@ -10,7 +10,7 @@
  * @module
  */
 import { type EventMediaType, EventVerifier, SSE_MEDIA_TYPE } from "../protocol/index.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { batchFor, checkSSESize, KEEP_ALIVE_BYTES, sseBatch, sseKeepAliveMs } from "../server/batch.js";
 import { pushDecoderFor } from "../stream/index.js";
 import { declaringVersion, dropUnknown, type WarningHandler } from "../protocol/index.js";

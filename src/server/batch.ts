@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { encodeFrame, encodeValidFrame } from "../binary/index.js";
 import { encodeSSE, encodeValidSSE, SSE_KEEP_ALIVE } from "../sse/index.js";
 import { type EventMediaType, SSE_MEDIA_TYPE } from "../protocol/index.js";

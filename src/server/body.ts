@@ -5,7 +5,7 @@
  * @module
  */
 import { concatBytes, ValidationError } from "../util/index.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { RunAgentInput } from "../model/index.js";
 import { parseRunAgentInput } from "../model/parse.js";
 import { enforceRunAgentInput, type WarningHandler } from "../protocol/index.js";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Agent } from "../agent/index.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { RunAgentInput } from "../model/index.js";
 import { DEFAULT_MAX_EVENT_BYTES } from "../sse/index.js";
 import type { RunStore } from "../store/run-store.js";
 import { type ProtocolWarning, warnOnce } from "../protocol/index.js";

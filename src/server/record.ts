@@ -7,7 +7,7 @@
 import { isAguiWireError, whenAborted } from "../util/index.js";
 import { encodeValidFrame } from "../binary/index.js";
 import { EventType } from "../model/event-type.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { validEvent, validEventInOrder } from "../model/exact.js";
 import type { RunEvent, RunWriter } from "../store/run-store.js";
 import { encodeValidSSE } from "../sse/index.js";

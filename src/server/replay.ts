@@ -8,7 +8,7 @@ import { decodeEvent, encodeValidFrame } from "../binary/index.js";
 import { AguiWireError, concatBytes, isAguiWireError } from "../util/index.js";
 import { SSE_MEDIA_TYPE, type EventMediaType } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { encodeValidSSE } from "../sse/index.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
 import { PullGate, type ChunkSource } from "./chunk-source.js";

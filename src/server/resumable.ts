@@ -7,7 +7,7 @@
 import type { Agent } from "../agent/index.js";
 import { isAguiWireError } from "../util/index.js";
 import { type EventMediaType, negotiate, SSE_MEDIA_TYPE } from "../protocol/index.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { RunAgentInput } from "../model/index.js";
 import { digestOf, newResumeToken, RESUME_TOKEN_HEADER, RESUME_TOKEN_PARAM, resumeTokenProblem, RUN_ID_HEADER, runIdProblem } from "../http/index.js";
 import type { RunAccess, RunStore } from "../store/run-store.js";
 import type { IncomingRun } from "./incoming.js";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { RunAgentInput } from "../model/input.js";
+import type { RunAgentInput } from "../model/index.js";
 import type { RunStore } from "../store/run-store.js";
 import { reportError, type RunErrorContext } from "./options.js";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { AguiWireError, ValidationError } from "../util/index.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { validEvent } from "../model/exact.js";
 import { isEventType } from "../model/event-type.js";
 import {

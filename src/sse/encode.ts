@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { validEventInOrder } from "../model/exact.js";
 
 /**

@@ -10,7 +10,7 @@
  * @module
  */
 import { AguiWireError, type AguiWireErrorOptions } from "../util/index.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 
 /** An event on its way into a store: validated, and encoded once as a binary frame. */
 export interface RunEvent {

@@ -6,7 +6,7 @@
 import { AguiWireError, whenAborted } from "../util/index.js";
 import { FrameDecoder } from "../binary/index.js";
 import { BINARY_MEDIA_TYPE, transportOf, type UnknownEventHandler, type WarningHandler } from "../protocol/index.js";
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { done, PULL, PullIterator, type Pulled } from "../agent/index.js";
 import { SSEDecoder } from "../sse/index.js";
 

@@ -5,7 +5,7 @@
  */
 import { encodeFrame } from "../binary/index.js";
 import { BINARY_MEDIA_TYPE, transportOf } from "../protocol/index.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { encodeSSE } from "../sse/index.js";
 
 const utf8 = new TextEncoder();

@@ -6,7 +6,7 @@
  */
 import { encodeFrame } from "../binary/index.js";
 import { BINARY_MEDIA_TYPE, type EventMediaType, negotiate } from "../protocol/index.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { encodeSSE } from "../sse/index.js";
 
 /** Constructor options of {@link EventEncoder}. */

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { AguiEvent } from "../model/events.js";
-import type { RunAgentInput } from "../model/input.js";
+import type { AguiEvent } from "../model/index.js";
+import type { RunAgentInput } from "../model/index.js";
 import type { ObservedAgent, RunTelemetryObserver, RunTelemetry } from "../client/telemetry-hook.js";
 import type { RunBody, RunResponse, Send } from "../client/response.js";
 import type { BodyReadResult, IterableBody } from "../http/index.js";

@@ -5,9 +5,6 @@
  *
  * @module
  */
-// zod/v4/core, not "zod": the classic API's declarations would be loaded (and checked) by every
-// consumer of these types for one issue type, doubling the cost of type-checking the client.
-import type * as core from "zod/v4/core";
 
 /**
  * Stable codes carried by {@link AguiWireError.code}.
@@ -86,13 +83,30 @@ export class AguiWireError extends Error {
 }
 
 /**
+ * One problem found by validation: a zod issue (zod 4's `$ZodIssue`), declared here with the
+ * members every issue has, so that these declarations name no zod type (a consumer's type checker
+ * would load and check zod's declarations for it). The members its `code` adds (`expected`,
+ * `values`, `minimum`, …) are there at run time; narrow with zod's `$ZodIssue` to read them.
+ */
+export interface ValidationIssue {
+  /** The kind of problem, one of zod's issue codes (`invalid_type`, `invalid_value`, `too_small`, …). */
+  readonly code?: string;
+  /** Where in the value: keys and indexes from its root. */
+  readonly path: PropertyKey[];
+  /** What was wrong, for a person to read. */
+  readonly message: string;
+  /** The value found there, when the parse reported it. */
+  readonly input?: unknown;
+}
+
+/**
  * A value that does not match the event model (`invalid_event`, `unknown_event_type`) or the
  * `RunAgentInput` model (`invalid_input`). `issues` keeps the zod issues of the first problems
  * (at most ten; the message says how many more there were), each with its `path`.
  */
 export class ValidationError extends AguiWireError {
   /** The zod issues behind the error; empty when the failure was found before zod ran. */
-  readonly issues: readonly core.$ZodIssue[];
+  readonly issues: readonly ValidationIssue[];
 
   /**
    * @param code - `invalid_event`, `unknown_event_type` or `invalid_input`.
@@ -102,7 +116,7 @@ export class ValidationError extends AguiWireError {
   constructor(
     code: "invalid_event" | "unknown_event_type" | "invalid_input",
     message: string,
-    issues: readonly core.$ZodIssue[] = [],
+    issues: readonly ValidationIssue[] = [],
     options?: AguiWireErrorOptions,
   ) {
     super(code, message, options);

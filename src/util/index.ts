@@ -8,6 +8,6 @@
 export { whenAborted } from "./abort.js";
 export { concatBytes } from "./bytes.js";
 export { assignOwn } from "./copy.js";
-export { AguiWireError, type AguiWireErrorOptions, type ErrorCode, isAguiWireError, ValidationError } from "./errors.js";
+export { AguiWireError, type AguiWireErrorOptions, type ErrorCode, isAguiWireError, ValidationError, type ValidationIssue } from "./errors.js";
 export { base64url, randomToken, sameSecret } from "./secret.js";
 export { isSubscribable, observableIterable, type ObservableIterable, type Observer, type Subscribable, subscribeTo } from "./subscribable.js";

@@ -12,7 +12,7 @@
 
 import { AguiWireError, ValidationError } from "../../../../util/index.js";
 import { EVENT_TYPES } from "../../../../model/event-type.js";
-import type { JsonValue } from "../../../../model/json.js";
+import type { JsonValue } from "../../../../model/json-problem.js";
 import { readContentPart, readInterrupt, readJsonPatchOperation, readMessage, readRunAgentInput, type ContentPartFields, type InterruptFields, type JsonPatchOperationFields, type MessageFields, type RunAgentInputFields, writeContentPart, writeInterrupt, writeJsonPatchOperation, writeMessage, writeRunAgentInput } from "./messages_codec.js";
 import { checkContentPart, checkInterrupt, checkJsonPatchOperation, checkMessage, checkTokenUsage, enumName, fromWireRunErrorEvent, fromWireRunFinishedEvent, fromWireSubagentFinishedEvent, fromWireToolCallResultEvent, malformed, type Reader, readStruct, readValue, skipField, toWireRunErrorEvent, toWireRunFinishedEvent, toWireSubagentFinishedEvent, toWireToolCallResultEvent, type Writer, writeStruct, writeValue } from "../../../../wire/index.js";
 

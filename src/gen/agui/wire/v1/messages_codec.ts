@@ -5,7 +5,7 @@
 /* eslint-disable */
 
 import { AguiWireError, ValidationError } from "../../../../util/index.js";
-import type { JsonValue } from "../../../../model/json.js";
+import type { JsonValue } from "../../../../model/json-problem.js";
 import { checkContentPart, checkContext, checkMessage, checkResumeEntry, checkTool, checkToolCall, enumName, fromWireMessage, fromWireRunAgentInput, malformed, type Reader, readStruct, readValue, skipField, toWireMessage, toWireRunAgentInput, type Writer, writeStruct, writeValue } from "../../../../wire/index.js";
 
 // Unused imports are kept so that every generated file has the same header.
