@@ -24,6 +24,13 @@ const KEEP_LIMIT = 1024 * 1024;
 const SHORT_STRING = 64;
 
 const encoder = new TextEncoder();
+/**
+ * `String.prototype.charCodeAt`, called as `codeAt.call(s, i)`: a fixed function is inlined
+ * whatever the string's representation, where `s.charCodeAt(i)` stops being inlined once its
+ * lookup has met more than four kinds of strings (see the same constant in writer.ts). Declared
+ * here rather than imported, so that it is a constant of this module.
+ */
+const codeAt = String.prototype.charCodeAt;
 
 // The scratch buffer and the start of what is written in it (writing moves `pos` down). Encoding
 // is synchronous and never re-entered, so one buffer serves every value.
@@ -236,7 +243,7 @@ function string(s: string): void {
     let p = end;
     let i = n - 1;
     for (; i >= 0; i--) {
-      const c = s.charCodeAt(i);
+      const c = codeAt.call(s, i);
       if (c >= 0x80) break;
       b[--p] = c;
     }
@@ -274,11 +281,11 @@ function string(s: string): void {
 function utf8Length(s: string, n: number): number {
   let len = n;
   for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
+    const c = codeAt.call(s, i);
     if (c < 0x80) continue;
     if (c < 0x800) {
       len += 1;
-    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (codeAt.call(s, i + 1) & 0xfc00) === 0xdc00) {
       // A pair: two units, four bytes.
       len += 2;
       i++;
