@@ -5,6 +5,7 @@
  * @module
  */
 import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
+import { frameSmallEvent } from "../gen/agui/wire/v1/events_frame.js";
 import { validEvent } from "../model/exact.js";
 import { rejectEvent } from "../model/parse.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
@@ -31,7 +32,8 @@ export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
 
 /**
  * Validates `event` and encodes it as one frame: a 4-byte big-endian length, then the `Event`
- * message, written into one buffer in one pass (the length is filled in afterwards).
+ * message, written into one buffer in one pass (the length is filled in afterwards). Small
+ * string-only events (most of a token stream) have a writer of their own that skips the nesting.
  *
  * The same pooling note as {@link encodeEvent} applies.
  *
@@ -49,6 +51,8 @@ export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
  * @throws Nothing for a valid event; for anything else, whatever the writer meets.
  */
 export function encodeValidFrame(valid: AguiEvent): Uint8Array {
+  const small = frameSmallEvent(valid as EventFields);
+  if (small !== undefined) return small;
   const w = beginWrite();
   w.ensure(4);
   w.pos += 4;

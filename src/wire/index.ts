@@ -9,4 +9,5 @@ export { fromWireMessage, fromWireRunAgentInput, fromWireRunErrorEvent, fromWire
 export { checkContentPart, checkContext, checkInterrupt, checkJsonPatchOperation, checkMessage, checkResumeEntry, checkTokenUsage, checkTool, checkToolCall } from "./element-checks.js";
 export { readStruct, readValue, writeStruct, writeValue } from "./json-value.js";
 export { enumName, malformed, Reader, skipField } from "./reader.js";
+export { closeSmallFrame, openSmallFrame, putSmallString, SMALL_STRING_UNITS } from "./small-frame.js";
 export { beginWrite, Writer } from "./writer.js";
