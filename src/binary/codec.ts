@@ -6,12 +6,12 @@
  */
 import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
 import { frameSmallEvent } from "../gen/agui/wire/v1/events_frame.js";
-import { validEvent } from "../model/exact.js";
+import { exactEventDeferringJson, validEvent } from "../model/exact.js";
 import { rejectEvent } from "../model/parse.js";
 import type { AguiEvent, AguiEventInput } from "../model/events.js";
 import { acceptDecoded } from "./accept.js";
 import { enforceEvent, type WarningHandler } from "../protocol/index.js";
-import { beginWrite, Reader } from "../wire/index.js";
+import { beginWrite, jsonValuesWritten, NOT_JSON, Reader, resetJsonValuesWritten } from "../wire/index.js";
 
 /**
  * Validates `event` and encodes it as one protobuf `Event` message, wire-compatible with
@@ -40,6 +40,22 @@ export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
  * @throws {ValidationError} as {@link encodeEvent} does.
  */
 export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
+  // The model's fast check, but for the JSON values (state, patch values, custom values, metadata),
+  // which the JSON writer checks as it writes them rather than after a walk of their own: a
+  // snapshot is walked once, not twice. It wrote them all when it wrote as many as there are.
+  const json = exactEventDeferringJson(event);
+  if (json === 0) return encodeValidFrame(event as AguiEvent);
+  if (json > 0) {
+    resetJsonValuesWritten();
+    try {
+      const frame = encodeValidFrame(event as AguiEvent);
+      if (jsonValuesWritten() === json) return frame;
+    } catch (error) {
+      if (error !== NOT_JSON) throw error;
+    }
+    // A value that is not JSON, or one the writer did not meet: the model judges the event, and
+    // words the error.
+  }
   return encodeValidFrame(validEvent(event));
 }
 
