@@ -96,7 +96,9 @@ function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): 
       } else {
         // A plain object's prototype is null or some realm's Object.prototype (whose own prototype
         // is null), so objects made in a vm context or an iframe are accepted too.
-        if (!isPlainObjectPrototype(Object.getPrototypeOf(v) as object | null)) {
+        // isPlainObjectPrototype's test, written out: a browser bundle keeps this walk alone.
+        const proto = Object.getPrototypeOf(v) as object | null;
+        if (proto !== Object.prototype && proto !== null && !isForeignObjectPrototype(proto)) {
           return `expected a plain object, found ${describeNonJson(v)}`;
         }
         for (const key in v) {
