@@ -92,6 +92,7 @@ const inputs: [string, AguiEventInput[]][] = [
   ["STATE_DELTA snapshot (largest)", largest(snapshot, "STATE_DELTA", 200)],
   ["ACTIVITY_SNAPSHOT snapshot", largest(snapshot, "ACTIVITY_SNAPSHOT", 200)],
   ["CUSTOM snapshot", largest(snapshot, "CUSTOM", 200)],
+  ["MESSAGES_SNAPSHOT token (largest)", largest(token, "MESSAGES_SNAPSHOT", 20)],
 ];
 const workloads: Workload[] = inputs.flatMap(([name, events]) => [
   { name: `encodeFrame ${name}`, events: events.length, run: encodeFrames(events) },

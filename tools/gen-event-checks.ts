@@ -85,10 +85,12 @@ class Compiler {
 
   /** A TypeScript condition that is true when `name` holds a valid value, or undefined. */
   condition(schema: unknown, name: string): string | undefined {
-    if (schema === JsonValueSchema) return `findJsonProblem(${name}) === undefined`;
-    if (schema === NonNullJsonSchema) return `${name} !== null && findJsonProblem(${name}) === undefined`;
+    // JSON values go through isJson, which walks them, or only counts them for a caller that
+    // walks them itself (see isExactEventDeferringJson); the checks of their outer form stay here.
+    if (schema === JsonValueSchema) return `isJson(${name})`;
+    if (schema === NonNullJsonSchema) return `${name} !== null && isJson(${name})`;
     if (schema === JsonObjectSchema) {
-      return `typeof ${name} === "object" && ${name} !== null && !Array.isArray(${name}) && findJsonProblem(${name}) === undefined`;
+      return `typeof ${name} === "object" && ${name} !== null && !Array.isArray(${name}) && isJson(${name})`;
     }
     if (schema === JsonPointerSchema) return `typeof ${name} === "string" && JSON_POINTER.test(${name})`;
     const def = defOf(schema);
@@ -337,6 +339,21 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
     "  return count === n;",
     "}",
     "",
+    "// While isExactEventDeferringJson runs: JSON values are counted rather than walked.",
+    "let deferJson = false;",
+    "let deferredJson = 0;",
+    "",
+    "/**",
+    " * Whether `v`, present, is a JSON value: walked by findJsonProblem, or, while JSON is deferred,",
+    " * only counted (its caller walks it).",
+    " */",
+    "function isJson(v: unknown): boolean {",
+    "  if (!deferJson) return findJsonProblem(v) === undefined;",
+    "  if (v === undefined) return false;",
+    "  deferredJson++;",
+    "  return true;",
+    "}",
+    "",
   ];
   const compiler = new Compiler();
   const cases: string[] = [];
@@ -383,6 +400,23 @@ export function generate(schemas: Record<string, unknown> = EVENT_SCHEMAS): stri
     " */",
     "export function isExactEventInOrder(v: object): boolean {",
     "  return exactEvent(v, true);",
+    "}",
+    "",
+    "/**",
+    " * {@link isExactEvent}'s check, except that the JSON values in `v` (state, patch values, custom",
+    " * and raw values, metadata, ...) are not walked, only counted: for the binary encoder, whose JSON",
+    " * writer checks every value it writes as it writes it (src/wire/json-writer.ts) and so saves a",
+    " * second walk. Returns how many JSON values the event holds (the encoder checks that it wrote as",
+    " * many), or -1 when the event is not exact but for its JSON. Throws as isExactEvent does.",
+    " */",
+    "export function isExactEventDeferringJson(v: object): number {",
+    "  deferJson = true;",
+    "  deferredJson = 0;",
+    "  try {",
+    "    return exactEvent(v, false) ? deferredJson : -1;",
+    "  } finally {",
+    "    deferJson = false;",
+    "  }",
     "}",
     "",
     "/** The event types that have a fast check. */",

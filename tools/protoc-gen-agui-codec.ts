@@ -66,7 +66,11 @@ const plugin = createEcmaScriptPlugin<Options>({
     return { union: get("union"), flatten: get("flatten"), unions: list("unions"), adapt: list("adapt") };
   },
   generateTs(schema) {
-    for (const file of schema.files) generateFile(schema.generateFile(`${file.name}_codec.ts`), file, schema.options);
+    for (const file of schema.files) {
+      generateFile(schema.generateFile(`${file.name}_codec.ts`), file, schema.options);
+      const union = allMessages(file).find((m) => m.typeName === schema.options.union);
+      if (union) generateSmallFrames(schema.generateFile(`${file.name}_frame.ts`), file, union, schema.options);
+    }
   },
 });
 
@@ -614,4 +618,75 @@ function nestedWords(m: DescMessage): UnionWords {
       "  }",
     ],
   };
+}
+
+/** The most string fields a small frame's event may have (src/wire/small-frame.ts sizes for it). */
+const SMALL_FRAME_FIELDS = 6;
+
+/**
+ * The union's arms whose own fields are all strings (required or optional, tags of one byte) and
+ * whose JSON form is the plain mapping: the events {@link generateSmallFrames} writes in one pass.
+ */
+function smallArms(union: DescMessage, options: Options): { arm: DescField; type: string; fields: DescField[] }[] {
+  const out: { arm: DescField; type: string; fields: DescField[] }[] = [];
+  for (const arm of union.oneofs[0]!.fields) {
+    const m = arm.message!;
+    if (options.adapt.has(m.typeName)) continue;
+    const fields = m.fields.filter((fl) => !(fl.fieldKind === "message" && fl.message.typeName === options.flatten));
+    const strings = fields.every((fl) => fl.fieldKind === "scalar" && fl.scalar === ScalarType.STRING && fl.number < 16);
+    if (strings && fields.length <= SMALL_FRAME_FIELDS) out.push({ arm, type: arm.name.toUpperCase(), fields });
+  }
+  return out;
+}
+
+/**
+ * `<file>_frame.ts`: `frameSmallEvent`, the one-pass frame of a string-only event (see
+ * src/wire/small-frame.ts), encoder-only and in a file of its own so that nothing the decoder
+ * imports holds it. Its bytes are those of writeEvent's, framed (test/binary holds them to that).
+ */
+function generateSmallFrames(f: GeneratedFile, file: DescFile, union: DescMessage, options: Options): void {
+  f.preamble(file);
+  const depth = file.name.split("/").length - 1;
+  const up = "../".repeat(depth + 1);
+  const arms = smallArms(union, options);
+  const base = allMessages(file).find((m) => m.typeName === options.flatten);
+  if (!base) throw new Error(`protoc-gen-agui-codec: ${options.flatten} is not in ${file.name}`);
+  const baseFields = base.fields.filter((fl) => fl.localName !== "type");
+  f.print(`import { closeSmallFrame, openSmallFrame, putSmallString, SMALL_STRING_UNITS } from "${up}wire/index.js";`);
+  f.print(`import type { ${ident(union)}Fields } from "./${file.name.split("/").pop()}_codec.js";`);
+  f.print("");
+  f.print("/**");
+  f.print(` * The frame (4-byte length, then the ${union.typeName} message) of \`v\`, written in one pass, when`);
+  f.print(" * it is a small string-only event: of a type whose own fields are all strings, with no base field");
+  f.print(" * but its type, and at most SMALL_STRING_UNITS UTF-16 units a string. Undefined otherwise, for");
+  f.print(" * the general writer. The bytes are writeEvent's. `v` has been validated.");
+  f.print(" *");
+  f.print(" * The base fields are looked at within each type's case rather than once before the switch, where");
+  f.print(" * every event type's objects would meet on one property lookup and make it megamorphic.");
+  f.print(" */");
+  f.print(`export function frameSmallEvent(v: ${ident(union)}Fields): Uint8Array | undefined {`);
+  f.print("  switch (v.type) {");
+  for (const { arm, type, fields } of arms) {
+    const tagBytesList = tagBytes(arm.number, 2);
+    if (tagBytesList.length > 2) throw new Error(`protoc-gen-agui-codec: arm ${arm.name} needs a tag of more than two bytes`);
+    const tag = tagBytesList[0]! | ((tagBytesList[1] ?? 0) << 8);
+    const typeNo = eventTypeNumber(base, type);
+    const names = fields.map((fl) => `f${fl.number}`);
+    f.print(`    case ${JSON.stringify(type)}: {`);
+    f.print(`      if (${baseFields.map((fl) => `v.${fl.localName} !== undefined`).join(" || ")}) return undefined;`);
+    f.print(`      const ${fields.map((fl, i) => `${names[i]} = v.${fl.localName}`).join(", ")};`);
+    const long = fields.map((fl, i) => (fl.proto.proto3Optional ? `(${names[i]} !== undefined && ${names[i]}.length > SMALL_STRING_UNITS)` : `${names[i]}.length > SMALL_STRING_UNITS`));
+    f.print(`      if (${long.join(" || ")}) return undefined;`);
+    f.print(`      const w = openSmallFrame(${hex(tag)}, ${typeNo});`);
+    fields.forEach((fl, i) => {
+      const cond = fl.proto.proto3Optional ? `${names[i]} !== undefined` : `${names[i]} !== ""`;
+      f.print(`      if (${cond}) putSmallString(w, ${hex(tagValue(fl.number, 2))}, ${names[i]});`);
+    });
+    f.print(`      return closeSmallFrame(w, ${hex(tag)});`);
+    f.print("    }");
+  }
+  f.print("    default:");
+  f.print("      return undefined;");
+  f.print("  }");
+  f.print("}");
 }

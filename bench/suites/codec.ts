@@ -105,6 +105,10 @@ const suite: Suite = {
       const batch = largestBatch(snapshot, type);
       if (batch) groups.push(...groupsFor(`${type} largest`, `${type}, the largest of the snapshot trace`, batch, pbjs));
     }
+    // The conversation a chat run ends with: the largest event of the token trace (the snapshot
+    // trace has no messages snapshot).
+    const messages = largestBatch(token, "MESSAGES_SNAPSHOT");
+    if (messages) groups.push(...groupsFor("MESSAGES_SNAPSHOT largest", "MESSAGES_SNAPSHOT, the largest of the token trace", messages, pbjs));
 
     const measurements = await measureGroups("codec", groups, budget, ctx);
     const inGroup = (id: string) => measurements.filter((m) => m.group === id);
@@ -117,7 +121,7 @@ const suite: Suite = {
       measurementTable(`Decode, token trace (${token.length} events, one run as an LLM streams it)`, inGroup("decode token"), "@ag-ui/proto", true),
       measurementTable(`Encode, snapshot trace (${snapshot.length} events, one run whose bytes are mostly JSON values)`, inGroup("encode snapshot"), "@ag-ui/encoder", true),
       measurementTable(`Decode, snapshot trace (${snapshot.length} events, one run whose bytes are mostly JSON values)`, inGroup("decode snapshot"), "@ag-ui/proto", true),
-      perTypeTable("Encode per event type (batches of 100 events; `largest`: 100 copies of the type's largest event in the snapshot trace)", measurements, "encode"),
+      perTypeTable("Encode per event type (batches of 100 events; `largest`: 100 copies of the type's largest event in the snapshot trace, MESSAGES_SNAPSHOT's in the token trace)", measurements, "encode"),
       perTypeTable("Decode per event type (batches of 100 events; `largest` as above)", measurements, "decode"),
     ];
     const panel = (group: string, title: string) => ({
@@ -141,7 +145,7 @@ const suite: Suite = {
         `1.0 trace: a run that reasons (REASONING_*), calls tools and gets TOOL_CALL_RESULTs, reports ACTIVITY_*, delegates to subagents (SUBAGENT_*, events with subagentRunId, chunk events) and ends with an interrupt outcome, then the run that resumes it (RUN_STARTED input.resume); ${percent(trace10, ["TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"])} of it are text and reasoning deltas (mixed trace: ${percent(trace, ["TEXT_MESSAGE_CONTENT"])} text deltas).`,
         `token trace: one run as an LLM streams it (bench/token-trace.ts): ${percent(token, ["TEXT_MESSAGE_CONTENT"])} one-token TEXT_MESSAGE_CONTENT events (deltas of 1 to 11 bytes), a tool call streamed in fragments with its TOOL_CALL_RESULT, state snapshots and deltas, a messages snapshot; UUID and call_ ids.`,
         `snapshot trace: one run whose bytes are mostly JSON values (bench/snapshot-trace.ts): every 25 events a STATE_SNAPSHOT of a board growing to 40 cards (up to ${Math.round(Math.max(...snapshot.map((e) => JSON.stringify(e).length)) / 1000)} KB of JSON), 3 STATE_DELTAs, ACTIVITY_SNAPSHOT and _DELTA, CUSTOM, a tool call and 8 text deltas.`,
-        "Per event type: batches of 100 events of that type from the mixed trace, else from the 1.0 trace, else (RAW, RUN_ERROR) from the test corpus; rows named `largest` repeat the largest event of the type in the snapshot trace.",
+        "Per event type: batches of 100 events of that type from the mixed trace, else from the 1.0 trace, else (RAW, RUN_ERROR) from the test corpus; rows named `largest` repeat the largest event of the type in the snapshot trace (MESSAGES_SNAPSHOT: in the token trace).",
         "validates = checks the event against the event schema; ours always does, protobuf-es and protobufjs never do, @ag-ui/proto decode does not.",
         "MB/s counts each task's own output (encode) or input (decode): frames with their 4-byte prefix for encodeFrame/encodeBinary, bare messages otherwise, UTF-8 JSON for SSE.",
       ],

@@ -1,67 +1,15 @@
 /**
- * One event to and from protobuf bytes (an `Event` message, no length prefix), and one framed
- * event (4-byte big-endian length, then the message).
+ * One protobuf `Event` message (no length prefix) to an event: strictly, or tolerantly as AG-UI
+ * 1.1's processing model has a consumer read. The encoders are in encode.ts.
  *
  * @module
  */
-import { readEvent, writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
-import { validEvent } from "../model/exact.js";
+import { readEvent } from "../gen/agui/wire/v1/events_codec.js";
 import { rejectEvent } from "../model/parse.js";
-import type { AguiEvent, AguiEventInput } from "../model/index.js";
+import type { AguiEvent } from "../model/index.js";
 import { acceptDecoded } from "./accept.js";
 import { enforceEvent, type WarningHandler } from "../protocol/index.js";
-import { beginWrite, Reader } from "../wire/index.js";
-
-/**
- * Validates `event` and encodes it as one protobuf `Event` message, wire-compatible with
- * `@ag-ui/proto`.
- *
- * The result may share its `ArrayBuffer` with other encoded events (it is a view on a pool), so
- * do not transfer or detach `result.buffer`; copy with `slice()` if you need to.
- *
- * @throws {ValidationError} `invalid_event` or `unknown_event_type` when the event does not match
- *   the model; nothing is encoded then.
- */
-export function encodeEvent(event: AguiEventInput | AguiEvent): Uint8Array {
-  const valid = validEvent(event);
-  const w = beginWrite();
-  writeEvent(w, valid as EventFields);
-  return w.finish();
-}
-
-/**
- * Validates `event` and encodes it as one frame: a 4-byte big-endian length, then the `Event`
- * message, written into one buffer in one pass (the length is filled in afterwards).
- *
- * The same pooling note as {@link encodeEvent} applies.
- *
- * @throws {ValidationError} as {@link encodeEvent} does.
- */
-export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
-  return encodeValidFrame(validEvent(event));
-}
-
-/**
- * Encodes as one frame an event the model has already judged valid (a decoder's output, or
- * `parseEvent`'s), without judging it again: for a relay that decoded the event a moment ago.
- * Internal to the package. Anything else must go through {@link encodeFrame}.
- *
- * @throws Nothing for a valid event; for anything else, whatever the writer meets.
- */
-export function encodeValidFrame(valid: AguiEvent): Uint8Array {
-  const w = beginWrite();
-  w.ensure(4);
-  w.pos += 4;
-  writeEvent(w, valid as EventFields);
-  const len = w.pos - w.start - 4;
-  const buf = w.buf;
-  const at = w.start;
-  buf[at] = len >>> 24;
-  buf[at + 1] = (len >>> 16) & 0xff;
-  buf[at + 2] = (len >>> 8) & 0xff;
-  buf[at + 3] = len & 0xff;
-  return w.finish();
-}
+import { Reader } from "../wire/index.js";
 
 /**
  * Decodes one protobuf `Event` message (no length prefix) and validates the result, so that the

@@ -4,5 +4,6 @@
  *
  * @module
  */
-export { encodeEvent, encodeFrame, encodeValidFrame, decodeEvent } from "./codec.js";
+export { decodeEvent } from "./codec.js";
+export { encodeEvent, encodeFrame, encodeValidFrame } from "./encode.js";
 export { FrameDecoder, DEFAULT_MAX_FRAME_BYTES, type FrameDecoderOptions } from "./frames.js";

@@ -36,3 +36,12 @@ export function validEventInOrder(value: unknown): AguiEvent {
 export function exactEvent(_value: unknown): AguiEvent | undefined {
   return undefined;
 }
+
+/**
+ * -1: browsers have no fast path (see above), so every event goes to `validEvent`.
+ *
+ * @throws Never.
+ */
+export function exactEventDeferringJson(_value: unknown): number {
+  return -1;
+}

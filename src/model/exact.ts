@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { isExactEvent, isExactEventInOrder } from "../gen/model/event_checks.js";
+import { isExactEvent, isExactEventDeferringJson, isExactEventInOrder } from "../gen/model/event_checks.js";
 import type { AguiEvent } from "../gen/model/types.js";
 import { parseEvent } from "./parse.js";
 
@@ -34,6 +34,19 @@ export function validEvent(value: unknown): AguiEvent {
  */
 export function exactEvent(value: unknown): AguiEvent | undefined {
   return isPlainObject(value) && isExactEvent(value) ? (value as AguiEvent) : undefined;
+}
+
+/**
+ * The fast path of {@link validEvent} for an encoder that checks JSON values itself as it writes
+ * them (the binary one): how many JSON values `value` holds when it is exactly the event
+ * `parseEvent` would return provided those values are JSON, which this does not walk; -1 when it is
+ * not (the caller then takes {@link validEvent}). A caller that does not check every one of those
+ * values, as many as this counted, must not use it.
+ *
+ * @throws Only what reading `value`'s properties throws (a getter's).
+ */
+export function exactEventDeferringJson(value: unknown): number {
+  return isPlainObject(value) ? isExactEventDeferringJson(value) : -1;
 }
 
 /**

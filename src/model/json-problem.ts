@@ -60,6 +60,15 @@ function isForeignObjectPrototype(proto: object): boolean {
   return Object.getPrototypeOf(proto) === null && typeof ctor === "function" && ctor.name === "Object";
 }
 
+/**
+ * Whether `proto` is the prototype of a plain object as {@link findJsonProblem} accepts one: null,
+ * or some realm's `Object.prototype` (objects made in a vm context or an iframe). For the binary
+ * encoder's JSON writer, which checks values as it writes them and must accept the same ones.
+ */
+export function isPlainObjectPrototype(proto: object | null): boolean {
+  return proto === Object.prototype || proto === null || isForeignObjectPrototype(proto);
+}
+
 function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): string | undefined {
   switch (typeof v) {
     case "string":
@@ -87,6 +96,7 @@ function visit(v: unknown, ancestors: object[], failedAt: (string | number)[]): 
       } else {
         // A plain object's prototype is null or some realm's Object.prototype (whose own prototype
         // is null), so objects made in a vm context or an iframe are accepted too.
+        // isPlainObjectPrototype's test, written out: a browser bundle keeps this walk alone.
         const proto = Object.getPrototypeOf(v) as object | null;
         if (proto !== Object.prototype && proto !== null && !isForeignObjectPrototype(proto)) {
           return `expected a plain object, found ${describeNonJson(v)}`;

@@ -6,11 +6,35 @@
  */
 import { MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { malformed, skipField, type Reader } from "./reader.js";
-import { writeCompositeValue, writeStructBody } from "./json-writer.js";
+import { NOT_JSON, writeCompositeValue, writeStructBody } from "./json-writer.js";
 import type { Writer } from "./writer.js";
 
-/** Writes the body of a `google.protobuf.Value` holding `v` (the caller writes tag and length). */
+// JSON values (fields of Value or Struct type) written since resetJsonValuesWritten().
+let written = 0;
+
+/**
+ * Starts counting the JSON values written: the binary encoder, which leaves checking them to this
+ * writer, makes sure afterwards that it wrote as many as the event holds.
+ *
+ * @throws Never.
+ */
+export function resetJsonValuesWritten(): void {
+  written = 0;
+}
+
+/** The JSON values written since {@link resetJsonValuesWritten}. @throws Never. */
+export function jsonValuesWritten(): number {
+  return written;
+}
+
+/**
+ * Writes the body of a `google.protobuf.Value` holding `v` (the caller writes tag and length),
+ * checking that it is JSON as it goes (see json-writer.ts).
+ *
+ * @throws {@link NOT_JSON} for a part of `v` that is not JSON; what was written is then abandoned.
+ */
 export function writeValue(w: Writer, v: JsonValue): void {
+  written++;
   switch (typeof v) {
     case "string":
       w.ensure(1);
@@ -18,6 +42,7 @@ export function writeValue(w: Writer, v: JsonValue): void {
       w.string(v);
       return;
     case "number":
+      if (!Number.isFinite(v)) throw NOT_JSON;
       w.ensure(1);
       w.byte(0x11); // 2: number_value
       w.double(v);
@@ -32,6 +57,9 @@ export function writeValue(w: Writer, v: JsonValue): void {
         w.ensure(2);
         w.byte(0x08); // 1: null_value, written explicitly so that null differs from absent
         w.byte(0x00);
+      } else if (typeof v !== "object") {
+        // undefined, a function, a symbol, a bigint.
+        throw NOT_JSON;
       } else {
         // Arrays and objects are messages nested in messages: written back to front (see there).
         writeCompositeValue(w, v);
@@ -41,9 +69,12 @@ export function writeValue(w: Writer, v: JsonValue): void {
 
 /**
  * Writes the body of a `google.protobuf.Struct` holding the JSON object `v` (the caller writes tag
- * and length).
+ * and length), checking it as {@link writeValue} does.
+ *
+ * @throws {@link NOT_JSON} as writeValue does.
  */
 export function writeStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
+  written++;
   writeStructBody(w, v);
 }
 

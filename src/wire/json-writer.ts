@@ -9,12 +9,17 @@
  * Bytes are those protobuf-es writes: entries in the object's key order, minimal varints, the
  * empty key not written, `null` as an explicit null_value.
  *
- * The values given here have passed validation (finite numbers, plain objects, dense arrays,
- * nesting bounded), so the recursion is bounded too.
+ * Every value is checked as it is written, as `findJsonProblem` (src/model/json-problem.ts) checks
+ * it, so that the binary encoder need not walk a value once to validate it and once more to write
+ * it: a part that is not JSON (undefined, a function, NaN, an instance of a class, an empty array
+ * slot, nesting past {@link MAX_JSON_DEPTH} levels, which a cycle reaches) stops the writing with
+ * {@link NOT_JSON}, and the encoder lets the model judge the event (which words the error). The
+ * writer accepts exactly what findJsonProblem accepts, so a validated value never stops it, and the
+ * bound keeps the recursion bounded.
  *
  * @module
  */
-import type { JsonValue } from "../model/json-problem.js";
+import { isPlainObjectPrototype, MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { varintSize, writeUtf8, type Writer } from "./writer.js";
 
 const INITIAL_SIZE = 16 * 1024;
@@ -24,19 +29,37 @@ const KEEP_LIMIT = 1024 * 1024;
 const SHORT_STRING = 64;
 
 const encoder = new TextEncoder();
+/**
+ * `String.prototype.charCodeAt`, called as `codeAt.call(s, i)`: a fixed function is inlined
+ * whatever the string's representation, where `s.charCodeAt(i)` stops being inlined once its
+ * lookup has met more than four kinds of strings (see the same constant in writer.ts). Declared
+ * here rather than imported, so that it is a constant of this module.
+ */
+const codeAt = String.prototype.charCodeAt;
 
 // The scratch buffer and the start of what is written in it (writing moves `pos` down). Encoding
 // is synchronous and never re-entered, so one buffer serves every value.
 let buf = new Uint8Array(INITIAL_SIZE);
 let view = new DataView(buf.buffer);
 let pos = buf.length;
+// Arrays and objects enclosing the one being written.
+let depth = 0;
+
+/**
+ * Thrown when a value being written is not JSON (see above): the writing is abandoned, and what was
+ * written of it is never handed out. One object, as the encoder compares it by identity.
+ */
+export const NOT_JSON: Error = new Error("not a JSON value");
 
 /**
  * Writes `v`, an array or an object, as the body of a `google.protobuf.Value` (the caller writes
  * tag and length) to `w`.
  */
 export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
+  // A value abandoned with NOT_JSON leaves these where it stopped.
   pos = buf.length;
+  depth = 0;
+  top = 0;
   value(v);
   copyTo(w);
 }
@@ -44,6 +67,8 @@ export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key:
 /** Writes the JSON object `v` as the body of a `google.protobuf.Struct` to `w`. */
 export function writeStructBody(w: Writer, v: { readonly [key: string]: JsonValue }): void {
   pos = buf.length;
+  depth = 0;
+  top = 0;
   struct(v);
   copyTo(w);
 }
@@ -95,7 +120,7 @@ function prefix(len: number): void {
   buf[p] = len;
 }
 
-/** Writes a `google.protobuf.Value` body holding `v`. */
+/** Writes a `google.protobuf.Value` body holding `v`. @throws {@link NOT_JSON} for a part not JSON. */
 function value(v: JsonValue): void {
   if (typeof v !== "object" || v === null) {
     room(typeof v === "string" ? 3 * v.length + 6 : 9);
@@ -105,6 +130,9 @@ function value(v: JsonValue): void {
   // Marks count from the end of the buffer, which stays put when room() moves what is written.
   const end = buf.length - pos;
   if (Array.isArray(v)) {
+    if (depth >= MAX_JSON_DEPTH) throw NOT_JSON;
+    depth++;
+    // An empty slot reads as undefined, which scalar() refuses (as an explicit undefined).
     for (let i = v.length - 1; i >= 0; i--) {
       const item = v[i]!;
       const itemEnd = buf.length - pos;
@@ -118,6 +146,7 @@ function value(v: JsonValue): void {
       prefix(buf.length - pos - itemEnd);
       buf[--pos] = 0x0a; // ListValue.values
     }
+    depth--;
     room(6);
     prefix(buf.length - pos - end);
     buf[--pos] = 0x32; // 6: list_value
@@ -132,6 +161,9 @@ function value(v: JsonValue): void {
 /**
  * Writes a `google.protobuf.Value` body holding a string, number, boolean or null. The caller has
  * made room: 9 bytes, or for a string 3 per UTF-16 unit and 6.
+ *
+ * @throws {@link NOT_JSON} for anything else that is not an object (undefined, a function, a symbol,
+ *   a bigint) and for a number that is not finite.
  */
 function scalar(v: string | number | boolean | null): void {
   switch (typeof v) {
@@ -140,6 +172,7 @@ function scalar(v: string | number | boolean | null): void {
       buf[--pos] = 0x1a; // 3: string_value
       return;
     case "number":
+      if (!Number.isFinite(v)) throw NOT_JSON;
       pos -= 8;
       view.setFloat64(pos, v, true);
       buf[--pos] = 0x11; // 2: number_value
@@ -149,6 +182,7 @@ function scalar(v: string | number | boolean | null): void {
       buf[--pos] = 0x20; // 4: bool_value
       return;
     default:
+      if (v !== null) throw NOT_JSON;
       buf[--pos] = 0; // 1: null_value, written explicitly so that null differs from absent
       buf[--pos] = 0x08;
   }
@@ -161,8 +195,10 @@ const keyStack: string[] = [];
 const valueStack: JsonValue[] = [];
 let top = 0;
 
-/** Writes a `google.protobuf.Struct` body holding `v`. */
+/** Writes a `google.protobuf.Struct` body holding `v`. @throws {@link NOT_JSON} as value() does. */
 function struct(v: { readonly [key: string]: JsonValue }): void {
+  if (depth >= MAX_JSON_DEPTH || !isPlainObjectPrototype(Object.getPrototypeOf(v) as object | null)) throw NOT_JSON;
+  depth++;
   const base = top;
   for (const key in v) {
     keyStack[top] = key;
@@ -199,6 +235,7 @@ function struct(v: { readonly [key: string]: JsonValue }): void {
     prefix(buf.length - pos - entryEnd);
     buf[--pos] = 0x0a; // Struct.fields
   }
+  depth--;
 }
 
 // Encoded object keys: tag, length and UTF-8 bytes of the FieldsEntry.key field.
@@ -236,7 +273,7 @@ function string(s: string): void {
     let p = end;
     let i = n - 1;
     for (; i >= 0; i--) {
-      const c = s.charCodeAt(i);
+      const c = codeAt.call(s, i);
       if (c >= 0x80) break;
       b[--p] = c;
     }
@@ -274,11 +311,11 @@ function string(s: string): void {
 function utf8Length(s: string, n: number): number {
   let len = n;
   for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
+    const c = codeAt.call(s, i);
     if (c < 0x80) continue;
     if (c < 0x800) {
       len += 1;
-    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (codeAt.call(s, i + 1) & 0xfc00) === 0xdc00) {
       // A pair: two units, four bytes.
       len += 2;
       i++;

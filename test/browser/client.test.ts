@@ -11,7 +11,7 @@ import type { Transport } from "../../src/client/index.js";
 import { BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE, type RunAgentInput, type RunContext } from "../../src/index.js";
 import { createNodeHandler } from "../../src/server/index.js";
 import { HttpAgent } from "../../src/client/index.js";
-import { encodeFrame } from "../../src/binary/codec.js";
+import { encodeFrame } from "../../src/binary/encode.js";
 import { encodeSSE } from "../../src/sse/encode.js";
 import { normalizedServed, recordingSampleAgent } from "../client/helpers.js";
 import { PROTOCOL_VERSION } from "../../src/protocol/index.js";

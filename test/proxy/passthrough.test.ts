@@ -5,7 +5,7 @@
 // it do, then the proxy's RUN_ERROR.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent, type Transport } from "../../src/client/index.js";
-import { encodeFrame } from "../../src/binary/codec.js";
+import { encodeFrame } from "../../src/binary/encode.js";
 import { concatBytes } from "../../src/util/bytes.js";
 import { BINARY_MEDIA_TYPE, type AguiEvent, type AguiEventInput } from "../../src/index.js";
 import { createNodeProxyHandler } from "../../src/proxy/index.js";

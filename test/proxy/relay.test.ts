@@ -8,7 +8,7 @@
 // malformed or out-of-order event is still refused, keep-alive comments still go through, and a
 // resumable run through the proxy's store replays what was sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeFrame } from "../../src/binary/codec.js";
+import { encodeFrame } from "../../src/binary/encode.js";
 import { concatBytes } from "../../src/util/bytes.js";
 import { BINARY_MEDIA_TYPE, decodeEventStream, encodeSSE, SSE_MEDIA_TYPE, type AguiEvent, type AguiEventInput } from "../../src/index.js";
 import { SSEParser } from "../../src/sse/parser.js";

@@ -4,7 +4,7 @@
  * factory; each test gets a fresh store and cleans it up.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { encodeFrame } from "../../src/binary/codec.js";
+import { encodeFrame } from "../../src/binary/encode.js";
 import { parseEvent } from "../../src/model/parse.js";
 import type { RunAccess, RunEvent, RunReader, RunStore, StoredEvents } from "../../src/store/run-store.js";
 

@@ -32,6 +32,21 @@ function keysInOrder(v: object, keys: readonly string[], n: number): boolean {
   return count === n;
 }
 
+// While isExactEventDeferringJson runs: JSON values are counted rather than walked.
+let deferJson = false;
+let deferredJson = 0;
+
+/**
+ * Whether `v`, present, is a JSON value: walked by findJsonProblem, or, while JSON is deferred,
+ * only counted (its caller walks it).
+ */
+function isJson(v: unknown): boolean {
+  if (!deferJson) return findJsonProblem(v) === undefined;
+  if (v === undefined) return false;
+  deferredJson++;
+  return true;
+}
+
 const KEYS_JsonPatchOperationAdd: readonly string[] = ["op","path","value","from"];
 
 /** Whether `x` is exactly what zod returns for JsonPatchOperationAdd: a plain object of its fields alone. */
@@ -44,7 +59,7 @@ function isJsonPatchOperationAdd(x: unknown, ordered: boolean): boolean {
   const f_path = v.path;
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
-  if (!(findJsonProblem(f_value) === undefined)) return false;
+  if (!(isJson(f_value))) return false;
   const f_from = v.from;
   if (f_from !== undefined) {
     if (!(typeof f_from === "string")) return false;
@@ -66,7 +81,7 @@ function isJsonPatchOperationRemove(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
   if (f_value !== undefined) {
-    if (!(findJsonProblem(f_value) === undefined)) return false;
+    if (!(isJson(f_value))) return false;
     n++;
   }
   const f_from = v.from;
@@ -89,7 +104,7 @@ function isJsonPatchOperationReplace(x: unknown, ordered: boolean): boolean {
   const f_path = v.path;
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
-  if (!(findJsonProblem(f_value) === undefined)) return false;
+  if (!(isJson(f_value))) return false;
   const f_from = v.from;
   if (f_from !== undefined) {
     if (!(typeof f_from === "string")) return false;
@@ -113,7 +128,7 @@ function isJsonPatchOperationMove(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
   if (f_value !== undefined) {
-    if (!(findJsonProblem(f_value) === undefined)) return false;
+    if (!(isJson(f_value))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationMove, n) : keyCount(v) === n;
@@ -134,7 +149,7 @@ function isJsonPatchOperationCopy(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
   if (f_value !== undefined) {
-    if (!(findJsonProblem(f_value) === undefined)) return false;
+    if (!(isJson(f_value))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_JsonPatchOperationCopy, n) : keyCount(v) === n;
@@ -152,7 +167,7 @@ function isJsonPatchOperationTest(x: unknown, ordered: boolean): boolean {
   const f_path = v.path;
   if (!(typeof f_path === "string" && JSON_POINTER.test(f_path))) return false;
   const f_value = v.value;
-  if (!(findJsonProblem(f_value) === undefined)) return false;
+  if (!(isJson(f_value))) return false;
   const f_from = v.from;
   if (f_from !== undefined) {
     if (!(typeof f_from === "string")) return false;
@@ -228,7 +243,7 @@ function isDeveloperMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_DeveloperMessage, n) : keyCount(v) === n;
@@ -269,7 +284,7 @@ function isSystemMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_SystemMessage, n) : keyCount(v) === n;
@@ -314,7 +329,7 @@ function isToolCall(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolCall, n) : keyCount(v) === n;
@@ -374,7 +389,7 @@ function isAssistantMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_AssistantMessage, n) : keyCount(v) === n;
@@ -398,7 +413,7 @@ function isTextPart(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_text === "string")) return false;
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(f_metadata !== null && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(f_metadata !== null && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_TextPart, n) : keyCount(v) === n;
@@ -496,7 +511,7 @@ function isImagePart(x: unknown, ordered: boolean): boolean {
   if (!(isPartSource(f_source, ordered))) return false;
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(f_metadata !== null && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(f_metadata !== null && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ImagePart, n) : keyCount(v) === n;
@@ -520,7 +535,7 @@ function isAudioPart(x: unknown, ordered: boolean): boolean {
   if (!(isPartSource(f_source, ordered))) return false;
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(f_metadata !== null && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(f_metadata !== null && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_AudioPart, n) : keyCount(v) === n;
@@ -544,7 +559,7 @@ function isVideoPart(x: unknown, ordered: boolean): boolean {
   if (!(isPartSource(f_source, ordered))) return false;
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(f_metadata !== null && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(f_metadata !== null && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_VideoPart, n) : keyCount(v) === n;
@@ -568,7 +583,7 @@ function isDocumentPart(x: unknown, ordered: boolean): boolean {
   if (!(isPartSource(f_source, ordered))) return false;
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(f_metadata !== null && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(f_metadata !== null && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_DocumentPart, n) : keyCount(v) === n;
@@ -639,7 +654,7 @@ function isUserMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_UserMessage, n) : keyCount(v) === n;
@@ -682,7 +697,7 @@ function isToolMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolMessage, n) : keyCount(v) === n;
@@ -702,7 +717,7 @@ function isActivityMessage(x: unknown, ordered: boolean): boolean {
   const f_activityType = v.activityType;
   if (!(typeof f_activityType === "string")) return false;
   const f_content = v.content;
-  if (!(typeof f_content === "object" && f_content !== null && !Array.isArray(f_content) && findJsonProblem(f_content) === undefined)) return false;
+  if (!(typeof f_content === "object" && f_content !== null && !Array.isArray(f_content) && isJson(f_content))) return false;
   const f_subagentRunId = v.subagentRunId;
   if (f_subagentRunId !== undefined) {
     if (!(typeof f_subagentRunId === "string")) return false;
@@ -710,7 +725,7 @@ function isActivityMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ActivityMessage, n) : keyCount(v) === n;
@@ -746,7 +761,7 @@ function isReasoningMessage(x: unknown, ordered: boolean): boolean {
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningMessage, n) : keyCount(v) === n;
@@ -799,12 +814,12 @@ function isTool(x: unknown, ordered: boolean): boolean {
   if (!(typeof f_description === "string")) return false;
   const f_parameters = v.parameters;
   if (f_parameters !== undefined) {
-    if (!(f_parameters !== null && findJsonProblem(f_parameters) === undefined)) return false;
+    if (!(f_parameters !== null && isJson(f_parameters))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_Tool, n) : keyCount(v) === n;
@@ -859,12 +874,12 @@ function isResumeEntry(x: unknown, ordered: boolean): boolean {
   if (!((f_status === "resolved" || f_status === "cancelled"))) return false;
   const f_payload = v.payload;
   if (f_payload !== undefined) {
-    if (!(f_payload !== null && findJsonProblem(f_payload) === undefined)) return false;
+    if (!(f_payload !== null && isJson(f_payload))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ResumeEntry, n) : keyCount(v) === n;
@@ -904,7 +919,7 @@ function isEchoedRunAgentInput(x: unknown, ordered: boolean): boolean {
   }
   const f_state = v.state;
   if (f_state !== undefined) {
-    if (!(findJsonProblem(f_state) === undefined)) return false;
+    if (!(isJson(f_state))) return false;
     n++;
   }
   const f_messages = v.messages;
@@ -915,7 +930,7 @@ function isEchoedRunAgentInput(x: unknown, ordered: boolean): boolean {
   if (!(everyContext(f_context, ordered))) return false;
   const f_forwardedProps = v.forwardedProps;
   if (f_forwardedProps !== undefined) {
-    if (!(f_forwardedProps !== null && findJsonProblem(f_forwardedProps) === undefined)) return false;
+    if (!(f_forwardedProps !== null && isJson(f_forwardedProps))) return false;
     n++;
   }
   const f_resume = v.resume;
@@ -1113,12 +1128,12 @@ function isTextMessageStart(v: Record<string, unknown>, ordered: boolean): boole
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_TextMessageStart, n) : keyCount(v) === n;
@@ -1145,12 +1160,12 @@ function isTextMessageContent(v: Record<string, unknown>, ordered: boolean): boo
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_TextMessageContent, n) : keyCount(v) === n;
@@ -1175,12 +1190,12 @@ function isTextMessageEnd(v: Record<string, unknown>, ordered: boolean): boolean
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_TextMessageEnd, n) : keyCount(v) === n;
@@ -1212,12 +1227,12 @@ function isToolCallStart(v: Record<string, unknown>, ordered: boolean): boolean 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolCallStart, n) : keyCount(v) === n;
@@ -1244,12 +1259,12 @@ function isToolCallArgs(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolCallArgs, n) : keyCount(v) === n;
@@ -1274,12 +1289,12 @@ function isToolCallEnd(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolCallEnd, n) : keyCount(v) === n;
@@ -1291,7 +1306,7 @@ const KEYS_StateSnapshot: readonly string[] = ["type","snapshot","subagentRunId"
 function isStateSnapshot(v: Record<string, unknown>, ordered: boolean): boolean {
   let n = 2;
   const f_snapshot = v.snapshot;
-  if (!(findJsonProblem(f_snapshot) === undefined)) return false;
+  if (!(isJson(f_snapshot))) return false;
   const f_subagentRunId = v.subagentRunId;
   if (f_subagentRunId !== undefined) {
     if (!(typeof f_subagentRunId === "string")) return false;
@@ -1304,12 +1319,12 @@ function isStateSnapshot(v: Record<string, unknown>, ordered: boolean): boolean 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_StateSnapshot, n) : keyCount(v) === n;
@@ -1334,12 +1349,12 @@ function isStateDelta(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_StateDelta, n) : keyCount(v) === n;
@@ -1359,12 +1374,12 @@ function isMessagesSnapshot(v: Record<string, unknown>, ordered: boolean): boole
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_MessagesSnapshot, n) : keyCount(v) === n;
@@ -1376,7 +1391,7 @@ const KEYS_Raw: readonly string[] = ["type","event","source","subagentRunId","ti
 function isRaw(v: Record<string, unknown>, ordered: boolean): boolean {
   let n = 2;
   const f_event = v.event;
-  if (!(findJsonProblem(f_event) === undefined)) return false;
+  if (!(isJson(f_event))) return false;
   const f_source = v.source;
   if (f_source !== undefined) {
     if (!(typeof f_source === "string")) return false;
@@ -1394,12 +1409,12 @@ function isRaw(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_Raw, n) : keyCount(v) === n;
@@ -1413,7 +1428,7 @@ function isCustom(v: Record<string, unknown>, ordered: boolean): boolean {
   const f_name = v.name;
   if (!(typeof f_name === "string")) return false;
   const f_value = v.value;
-  if (!(findJsonProblem(f_value) === undefined)) return false;
+  if (!(isJson(f_value))) return false;
   const f_subagentRunId = v.subagentRunId;
   if (f_subagentRunId !== undefined) {
     if (!(typeof f_subagentRunId === "string")) return false;
@@ -1426,12 +1441,12 @@ function isCustom(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_Custom, n) : keyCount(v) === n;
@@ -1468,12 +1483,12 @@ function isRunStarted(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_RunStarted, n) : keyCount(v) === n;
@@ -1490,7 +1505,7 @@ function isRunFinished(v: Record<string, unknown>, ordered: boolean): boolean {
   if (!(typeof f_runId === "string")) return false;
   const f_result = v.result;
   if (f_result !== undefined) {
-    if (!(f_result !== null && findJsonProblem(f_result) === undefined)) return false;
+    if (!(f_result !== null && isJson(f_result))) return false;
     n++;
   }
   const f_outcome = v.outcome;
@@ -1510,12 +1525,12 @@ function isRunFinished(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_RunFinished, n) : keyCount(v) === n;
@@ -1545,12 +1560,12 @@ function isRunError(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_RunError, n) : keyCount(v) === n;
@@ -1575,12 +1590,12 @@ function isStepStarted(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_StepStarted, n) : keyCount(v) === n;
@@ -1605,12 +1620,12 @@ function isStepFinished(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_StepFinished, n) : keyCount(v) === n;
@@ -1652,12 +1667,12 @@ function isSubagentStarted(v: Record<string, unknown>, ordered: boolean): boolea
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_SubagentStarted, n) : keyCount(v) === n;
@@ -1672,7 +1687,7 @@ function isSubagentFinished(v: Record<string, unknown>, ordered: boolean): boole
   if (!(typeof f_subagentRunId === "string")) return false;
   const f_result = v.result;
   if (f_result !== undefined) {
-    if (!(f_result !== null && findJsonProblem(f_result) === undefined)) return false;
+    if (!(f_result !== null && isJson(f_result))) return false;
     n++;
   }
   const f_outcome = v.outcome;
@@ -1687,12 +1702,12 @@ function isSubagentFinished(v: Record<string, unknown>, ordered: boolean): boole
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_SubagentFinished, n) : keyCount(v) === n;
@@ -1719,12 +1734,12 @@ function isSubagentError(v: Record<string, unknown>, ordered: boolean): boolean 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_SubagentError, n) : keyCount(v) === n;
@@ -1767,12 +1782,12 @@ function isTextMessageChunk(v: Record<string, unknown>, ordered: boolean): boole
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_TextMessageChunk, n) : keyCount(v) === n;
@@ -1815,12 +1830,12 @@ function isToolCallChunk(v: Record<string, unknown>, ordered: boolean): boolean 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolCallChunk, n) : keyCount(v) === n;
@@ -1854,12 +1869,12 @@ function isToolCallResult(v: Record<string, unknown>, ordered: boolean): boolean
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ToolCallResult, n) : keyCount(v) === n;
@@ -1875,7 +1890,7 @@ function isActivitySnapshot(v: Record<string, unknown>, ordered: boolean): boole
   const f_activityType = v.activityType;
   if (!(typeof f_activityType === "string")) return false;
   const f_content = v.content;
-  if (!(typeof f_content === "object" && f_content !== null && !Array.isArray(f_content) && findJsonProblem(f_content) === undefined)) return false;
+  if (!(typeof f_content === "object" && f_content !== null && !Array.isArray(f_content) && isJson(f_content))) return false;
   const f_replace = v.replace;
   if (f_replace !== undefined) {
     if (!(typeof f_replace === "boolean")) return false;
@@ -1893,12 +1908,12 @@ function isActivitySnapshot(v: Record<string, unknown>, ordered: boolean): boole
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ActivitySnapshot, n) : keyCount(v) === n;
@@ -1927,12 +1942,12 @@ function isActivityDelta(v: Record<string, unknown>, ordered: boolean): boolean 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ActivityDelta, n) : keyCount(v) === n;
@@ -1957,12 +1972,12 @@ function isReasoningStart(v: Record<string, unknown>, ordered: boolean): boolean
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningStart, n) : keyCount(v) === n;
@@ -1989,12 +2004,12 @@ function isReasoningMessageStart(v: Record<string, unknown>, ordered: boolean): 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningMessageStart, n) : keyCount(v) === n;
@@ -2021,12 +2036,12 @@ function isReasoningMessageContent(v: Record<string, unknown>, ordered: boolean)
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningMessageContent, n) : keyCount(v) === n;
@@ -2051,12 +2066,12 @@ function isReasoningMessageEnd(v: Record<string, unknown>, ordered: boolean): bo
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningMessageEnd, n) : keyCount(v) === n;
@@ -2089,12 +2104,12 @@ function isReasoningMessageChunk(v: Record<string, unknown>, ordered: boolean): 
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningMessageChunk, n) : keyCount(v) === n;
@@ -2119,12 +2134,12 @@ function isReasoningEnd(v: Record<string, unknown>, ordered: boolean): boolean {
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningEnd, n) : keyCount(v) === n;
@@ -2158,12 +2173,12 @@ function isReasoningEncryptedValue(v: Record<string, unknown>, ordered: boolean)
   }
   const f_rawEvent = v.rawEvent;
   if (f_rawEvent !== undefined) {
-    if (!(f_rawEvent !== null && findJsonProblem(f_rawEvent) === undefined)) return false;
+    if (!(f_rawEvent !== null && isJson(f_rawEvent))) return false;
     n++;
   }
   const f_metadata = v.metadata;
   if (f_metadata !== undefined) {
-    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && findJsonProblem(f_metadata) === undefined)) return false;
+    if (!(typeof f_metadata === "object" && f_metadata !== null && !Array.isArray(f_metadata) && isJson(f_metadata))) return false;
     n++;
   }
   return ordered ? keysInOrder(v, KEYS_ReasoningEncryptedValue, n) : keyCount(v) === n;
@@ -2257,6 +2272,23 @@ export function isExactEvent(v: object): boolean {
  */
 export function isExactEventInOrder(v: object): boolean {
   return exactEvent(v, true);
+}
+
+/**
+ * {@link isExactEvent}'s check, except that the JSON values in `v` (state, patch values, custom
+ * and raw values, metadata, ...) are not walked, only counted: for the binary encoder, whose JSON
+ * writer checks every value it writes as it writes it (src/wire/json-writer.ts) and so saves a
+ * second walk. Returns how many JSON values the event holds (the encoder checks that it wrote as
+ * many), or -1 when the event is not exact but for its JSON. Throws as isExactEvent does.
+ */
+export function isExactEventDeferringJson(v: object): number {
+  deferJson = true;
+  deferredJson = 0;
+  try {
+    return exactEvent(v, false) ? deferredJson : -1;
+  } finally {
+    deferJson = false;
+  }
 }
 
 /** The event types that have a fast check. */
