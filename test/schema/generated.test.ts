@@ -21,8 +21,10 @@ describe("generated code", () => {
   const out = mkdtempSync(join(tmpdir(), "agui-wire-gen-"));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("is what buf generate, tools/gen-event-checks.ts and tools/gen-model-forms.ts produce", () => {
+  it("is what buf generate, tools/gen-model-types.ts, tools/gen-event-checks.ts and tools/gen-model-forms.ts produce", () => {
     execFileSync(buf, ["generate", "--output", out], { cwd: root, stdio: "pipe" });
+    // gen-model-types takes the model's folder; the others the gen folder.
+    execFileSync(process.execPath, ["--import", "tsx", "tools/gen-model-types.ts", join(out, "src/gen/model")], { cwd: root, stdio: "pipe" });
     for (const tool of ["tools/gen-event-checks.ts", "tools/gen-model-forms.ts"]) {
       execFileSync(process.execPath, ["--import", "tsx", tool, join(out, "src/gen")], { cwd: root, stdio: "pipe" });
     }
