@@ -64,10 +64,12 @@ export class PullGate {
 export function readableOf<T>(source: ChunkSource<T>): ReadableStream<T> {
   return new ReadableStream<T>(
     {
-      async pull(controller) {
-        const chunk = await source.pull();
-        if (chunk === undefined) controller.close();
-        else controller.enqueue(chunk);
+      // Not an async function: a stream waiting on its agent holds this promise, not a suspended call.
+      pull(controller) {
+        return source.pull().then((chunk) => {
+          if (chunk === undefined) controller.close();
+          else controller.enqueue(chunk);
+        });
       },
       cancel() {
         source.abort();
