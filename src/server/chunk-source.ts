@@ -25,6 +25,12 @@ export interface ChunkSource<T> {
    * of what it reads from and stops what produces it. Idempotent; a no-op once it has ended.
    */
   abort(): void;
+  /**
+   * {@link pull} without a promise, offered by sources whose pull never rejects (the agent's):
+   * the next chunk, or `undefined` at the end, goes to `receiver`, within this call when the source
+   * has it at once, else later. A reader waiting with it holds no promise, only its receiver.
+   */
+  pullInto?(receiver: (chunk: T | undefined) => void): void;
 }
 
 /**

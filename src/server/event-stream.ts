@@ -190,10 +190,22 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
   readonly pull = (): Promise<T | undefined> => {
     if (this.#ended) return Promise.resolve(undefined);
     const chunk = new Promise<T | undefined>(this.#awaitChunk);
-    this.#turn = NO_TURN;
-    if (!this.#paused) this.#ask();
+    this.#begin();
     return chunk;
   };
+
+  /** The next chunk, as {@link pull} gives it, to `receiver` (see `ChunkSource.pullInto`). */
+  pullInto(receiver: (chunk: T | undefined) => void): void {
+    if (this.#ended) return receiver(undefined);
+    this.#deliver = receiver;
+    this.#begin();
+  }
+
+  /** A pull begins: the agent is asked, unless the turn is awaited first. */
+  #begin(): void {
+    this.#turn = NO_TURN;
+    if (!this.#paused) this.#ask();
+  }
 
   readonly #awaitChunk = (resolve: (chunk: T | undefined) => void): void => {
     this.#deliver = resolve;

@@ -29,6 +29,10 @@ class StreamWriter {
   #clientGone = false;
   /** Waiting for 'drain'. */
   #draining = false;
+  /** Within the source's pullInto (see #next). */
+  #pulling = false;
+  /** A chunk came within pullInto and the next one is wanted. */
+  #again = false;
 
   constructor(result: StreamResult, res: ServerResponse) {
     this.#body = result.body;
@@ -50,7 +54,23 @@ class StreamWriter {
   }
 
   #next(): void {
-    this.#body.pull().then(this.#onChunk, this.#failed);
+    const body = this.#body;
+    if (body.pullInto === undefined) {
+      body.pull().then(this.#onChunk, this.#failed);
+      return;
+    }
+    // A chunk the source has at once comes within pullInto, and its write asks for the next one:
+    // a loop here rather than a recursion as deep as the chunks an agent has ready.
+    if (this.#pulling) {
+      this.#again = true;
+      return;
+    }
+    this.#pulling = true;
+    do {
+      this.#again = false;
+      body.pullInto(this.#onChunk);
+    } while (this.#again);
+    this.#pulling = false;
   }
 
   readonly #onChunk = (chunk: Uint8Array | undefined): void => {
