@@ -15,7 +15,8 @@
  * For each transport, on a fresh server: a few short runs warm it up; then its memory after two
  * full GCs (base); the runs open along a ramp; once all are open, a window in which delays are
  * kept and the server's event-loop delay is sampled; after the window, its memory after two full
- * GCs again (steady, all runs still open). Per stream: (steady - base) / runs open then, of RSS and
+ * GCs again (steady, all runs still open: on a machine too busy to open them in time, it is read
+ * once they are, up to 5 s before the first would end). Per stream: (steady - base) / runs open then, of RSS and
  * of heapUsed. The GCs lie outside the window: their pause would otherwise show as delay.
  *
  * A machine that cannot carry the load (10,000 runs make 100,000 events/s) shows it as fewer events
@@ -148,6 +149,11 @@ async function command<T>(server: Child, name: string): Promise<T> {
   return answer as T;
 }
 
+/** Asks the server every 500 ms how many runs are open, until `runs` are or the wall clock reaches `by`. */
+async function untilAllOpen(server: Child, runs: number, by: number): Promise<void> {
+  while ((await command<Memory>(server, "mem")).open < runs && wallNow() < by) await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
 /** Each client's report, checked for shape. */
 function asReport(value: Record<string, unknown>, name: string): ClientReport {
   if (typeof value.completed !== "number" || typeof value.all !== "object" || typeof value.window !== "object") {
@@ -257,6 +263,8 @@ export async function measure(
     await sleepUntil(at(plan.windowTo));
     m.serverLoop = await command<Loop>(server, "loop-stop");
     await sleepUntil(at(plan.memAt));
+    // A busy machine opens the runs late: steady memory is read once all are open, while they still run.
+    await untilAllOpen(server, plan.runs, at(plan.rampMs + runMs - 5_000));
     m.steady = await command<Memory>(server, "mem-gc");
     m.openAtSteady = m.steady.open;
     ctx.progress(`${progress}: waiting for the runs to end`);
