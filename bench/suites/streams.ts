@@ -15,7 +15,8 @@
  * For each transport, on a fresh server: a few short runs warm it up; then its memory after two
  * full GCs (base); the runs open along a ramp; once all are open, a window in which delays are
  * kept and the server's event-loop delay is sampled; after the window, its memory after two full
- * GCs again (steady, all runs still open). Per stream: (steady - base) / runs open then, of RSS and
+ * GCs again (steady, all runs still open: on a machine too busy to open them in time, it is read
+ * once they are, up to 5 s before the first would end). Per stream: (steady - base) / runs open then, of RSS and
  * of heapUsed. The GCs lie outside the window: their pause would otherwise show as delay.
  *
  * A machine that cannot carry the load (10,000 runs make 100,000 events/s) shows it as fewer events
@@ -23,9 +24,14 @@
  * saturated), and runs that fail: such a row is marked FAILED, keeps its partial numbers in the
  * tables, and gives no values to the goals.
  *
+ * In full runs, the same 10,000 runs at one event a second for 30 s (`streams/open 1s …`): the
+ * memory goal reads these (an open stream that mostly waits on its agent), and they also count
+ * the server's file descriptors per run and how many runs one process holds within 20,000.
+ *
  * Values `streams/open <transport>/<ours|ours-sse>/<metric>`: `bytes per stream` (RSS),
  * `heap bytes per stream`, `p50 ms`, `p99 ms`, `max ms` (window), `all p99 ms` (every event),
- * `loop p99 ms`, `loop max ms` (the server's event loop over the window).
+ * `loop p99 ms`, `loop max ms` (the server's event loop over the window), `fds per stream`,
+ * `streams in 20000 fds`.
  */
 import { availableParallelism } from "node:os";
 import { Agent } from "node:http";
@@ -64,11 +70,14 @@ const FULL: Plan = { runs: 10_000, deltas: 100, intervalMs: 100, rampMs: 3_000, 
 const QUICK: Plan = { runs: 200, deltas: 30, intervalMs: 100, rampMs: 500, windowFrom: 1_200, windowTo: 2_200, memAt: 2_500 };
 /**
  * The same 10,000 runs at one event a second each (full runs only): 10,000 events/s, which a
- * 2-core machine carries, so that the memory a stream holds is measured with every run open even
- * where the goal's 100,000 events/s saturate the server. Its values are named `streams/open 1s …`
- * and no goal reads them.
+ * 2-core machine carries; the memory goal reads these rows (issue 31: idle streams, 1 event/s
+ * each). Runs last 30 s and memory is read 20 s in, so that every run is open then even when a
+ * busy machine stretches the ramp. Its values are named `streams/open 1s …`.
  */
-const SUSTAINABLE: Plan = { ...FULL, deltas: 12, intervalMs: 1_000 };
+const SUSTAINABLE: Plan = { ...FULL, deltas: 30, intervalMs: 1_000, windowFrom: 8_000, windowTo: 18_000, memAt: 20_000 };
+
+/** The file-descriptor limit per process that the report of how many streams fit is for. */
+export const FD_LIMIT = 20_000;
 
 interface Memory {
   open: number;
@@ -77,6 +86,8 @@ interface Memory {
   external: number;
   arrayBuffers: number;
   gcMs?: number;
+  /** File descriptors the server process holds; null where it cannot tell. */
+  fds?: number | null;
 }
 
 interface Loop {
@@ -100,6 +111,10 @@ export interface StreamsMeasurement {
   steady?: Memory;
   rssPerStream: number;
   heapPerStream: number;
+  /** The server's file descriptors per open run, between base and steady. */
+  fdsPerStream: number;
+  /** How many runs one server process holds within {@link FD_LIMIT} descriptors: (limit - base fds) / fds per run. */
+  streamsInFdLimit: number;
   /** Delays in the window, ms. */
   window: { count: number; p50: number; p99: number; p999: number; max: number; mean: number; negative: number };
   /** p99 over every delta, ramp and GCs included, ms. */
@@ -132,6 +147,11 @@ async function command<T>(server: Child, name: string): Promise<T> {
   const answer = await server.next(COMMAND_TIMEOUT_MS);
   if (typeof answer.error === "string") throw new Error(`the server refused ${name}: ${answer.error}`);
   return answer as T;
+}
+
+/** Asks the server every 500 ms how many runs are open, until `runs` are or the wall clock reaches `by`. */
+async function untilAllOpen(server: Child, runs: number, by: number): Promise<void> {
+  while ((await command<Memory>(server, "mem")).open < runs && wallNow() < by) await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
 /** Each client's report, checked for shape. */
@@ -168,6 +188,8 @@ export async function measure(
     openAtSteady: 0,
     rssPerStream: NaN,
     heapPerStream: NaN,
+    fdsPerStream: NaN,
+    streamsInFdLimit: NaN,
     window: { count: 0, p50: NaN, p99: NaN, p999: NaN, max: NaN, mean: NaN, negative: 0 },
     allP99: NaN,
     allMax: NaN,
@@ -241,6 +263,8 @@ export async function measure(
     await sleepUntil(at(plan.windowTo));
     m.serverLoop = await command<Loop>(server, "loop-stop");
     await sleepUntil(at(plan.memAt));
+    // A busy machine opens the runs late: steady memory is read once all are open, while they still run.
+    await untilAllOpen(server, plan.runs, at(plan.rampMs + runMs - 5_000));
     m.steady = await command<Memory>(server, "mem-gc");
     m.openAtSteady = m.steady.open;
     ctx.progress(`${progress}: waiting for the runs to end`);
@@ -276,6 +300,11 @@ export async function measure(
     if (m.openAtSteady > 0) {
       m.rssPerStream = (m.steady.rss - m.base.rss) / m.openAtSteady;
       m.heapPerStream = (m.steady.heapUsed - m.base.heapUsed) / m.openAtSteady;
+      const [baseFds, steadyFds] = [m.base.fds, m.steady.fds];
+      if (typeof baseFds === "number" && typeof steadyFds === "number" && steadyFds > baseFds) {
+        m.fdsPerStream = (steadyFds - baseFds) / m.openAtSteady;
+        m.streamsInFdLimit = Math.floor((FD_LIMIT - baseFds) / m.fdsPerStream);
+      }
     }
 
     const failures = reports.reduce((n, r) => n + r.failed, 0);
@@ -303,7 +332,7 @@ export async function measure(
 const suite: Suite = {
   name: "streams",
   description:
-    "many open streams on one instance: 10,000 concurrent runs on one createNodeHandler server, each yielding an event every 100 ms for 10 s, per transport: server memory per open stream, delay from yield to client; server and clients each in processes of their own (and, in full runs, the same runs at one event a second)",
+    "many open streams on one instance: 10,000 concurrent runs on one createNodeHandler server, each yielding an event every 100 ms for 10 s, per transport: server memory per open stream, delay from yield to client; server and clients each in processes of their own (and, in full runs, the same runs at one event a second for 30 s: the memory goal's rows, with the server's file descriptors and how many streams fit in 20,000)",
   async run(ctx: SuiteContext) {
     const plan = ctx.quick ? QUICK : FULL;
     const rows: StreamsMeasurement[] = [];
@@ -316,6 +345,10 @@ const suite: Suite = {
       if (r.error) continue;
       values[`${r.id}/bytes per stream`] = r.rssPerStream;
       values[`${r.id}/heap bytes per stream`] = r.heapPerStream;
+      if (Number.isFinite(r.streamsInFdLimit)) {
+        values[`${r.id}/fds per stream`] = r.fdsPerStream;
+        values[`${r.id}/streams in ${FD_LIMIT} fds`] = r.streamsInFdLimit;
+      }
       values[`${r.id}/p50 ms`] = r.window.p50;
       values[`${r.id}/p99 ms`] = r.window.p99;
       values[`${r.id}/max ms`] = r.window.max;
@@ -338,7 +371,8 @@ const suite: Suite = {
         ...sustained.filter((r) => r.error).map((r) => `${r.transport}, one event a second: FAILED (its numbers are partial): ${r.error}`),
         ...(sustained.length > 0
           ? [
-              `One event a second: the same ${SUSTAINABLE.runs.toLocaleString("en")} runs, ${SUSTAINABLE.deltas} deltas each ${SUSTAINABLE.intervalMs / 1000} s apart (${rate((SUSTAINABLE.runs * 1000) / SUSTAINABLE.intervalMs)} events/s), so that memory per stream is read with every run open where the goal's rate saturates the server; no goal reads these rows.`,
+              `One event a second: the same ${SUSTAINABLE.runs.toLocaleString("en")} runs, ${SUSTAINABLE.deltas} deltas each ${SUSTAINABLE.intervalMs / 1000} s apart (${rate((SUSTAINABLE.runs * 1000) / SUSTAINABLE.intervalMs)} events/s), memory read ${SUSTAINABLE.memAt / 1000} s after the first run opened: the memory goal reads these rows (the delay goal reads the rows of one event every ${FULL.intervalMs} ms).`,
+              `File descriptors: the server process's (/proc/self/fd) at base and at steady; "in ${FD_LIMIT.toLocaleString("en")} fds" is how many runs one process holds within a limit of ${FD_LIMIT.toLocaleString("en")} open files, (${FD_LIMIT.toLocaleString("en")} - base) / fds per run, memory not counted (at the RSS per stream above, that many streams take ${bytes(FD_LIMIT * Math.max(...sustained.map((r) => (Number.isFinite(r.rssPerStream) ? r.rssPerStream : 0)), 0))} or less).`,
             ]
           : []),
         // A late straggler (a connection the kernel had to retry, say) does not void the row, but is worth knowing.
@@ -372,6 +406,8 @@ function memoryTable(rows: StreamsMeasurement[], plan: Plan): Table {
       { header: "heap base", align: "right" },
       { header: "heap steady", align: "right" },
       { header: "GC ms", align: "right" },
+      { header: "fds base/steady", align: "right" },
+      { header: `in ${FD_LIMIT.toLocaleString("en")} fds`, align: "right" },
     ],
     rows: rows.map((r) => {
       const size = (m: Memory | undefined, field: "rss" | "heapUsed"): string => (m ? bytes(m[field]) : "-");
@@ -386,6 +422,8 @@ function memoryTable(rows: StreamsMeasurement[], plan: Plan): Table {
         size(r.base, "heapUsed"),
         size(r.steady, "heapUsed"),
         msOf(r.steady?.gcMs),
+        r.base?.fds != null && r.steady?.fds != null ? `${r.base.fds} / ${r.steady.fds}` : "-",
+        Number.isFinite(r.streamsInFdLimit) ? r.streamsInFdLimit.toLocaleString("en") : "-",
       ];
     }),
   };

@@ -17,15 +17,25 @@ type Pull<T> = () => Pulled<T>;
 /** What a {@link RunSource}'s `map` returns for a value that goes (an event dropped): the next one is read. */
 export const SKIP: unique symbol = Symbol("agui-wire.skip");
 
+/** An iterator of what `run` returned, with its PULL when it has one. */
+type SourceIterator = (Iterator<unknown> | AsyncIterator<unknown>) & { [PULL]?: Pull<unknown> };
+
+// Shared rather than made per source: every open stream holds a RunSource.
+const nothing = (): void => {};
+const reasonOf = (aborted: AbortSignal): unknown => aborted.reason;
+const same = <T>(value: unknown): T => value as T;
+
 /**
  * The values of a run's result, as an async iterator. `signal` ends a wait for the next value at
  * once with `abortError(signal)` (one listener for the whole run, not one per value); leaving
  * early (`return`) closes the source (its iterator's `return`, or the observable's unsubscribe).
  */
 export class RunSource<T> extends PullIterator<T> {
-  #pull: Pull<unknown> | undefined;
-  #close: () => void = () => {};
-  #start: (() => Promise<AgentRunResult>) | undefined;
+  /** What `run` returned, as an iterator (an observable's too: see #observe); undefined until the first pull. */
+  #iterator: SourceIterator | undefined;
+  /** The iterator gives what it holds at once (a decoder's): read with its PULL rather than `next()`. */
+  #pulls = false;
+  #start: (() => AgentRunResult | Promise<AgentRunResult>) | undefined;
   #done = false;
   readonly #signal: AbortSignal | undefined;
   readonly #abortError: (signal: AbortSignal) => unknown;
@@ -33,7 +43,7 @@ export class RunSource<T> extends PullIterator<T> {
   /** Rejects the wait under way when the signal fires. */
   #interrupt: ((error: unknown) => void) | undefined;
   /** Stops listening to the signal. */
-  #unlisten: () => void = () => {};
+  #unlisten: () => void = nothing;
 
   /**
    * @param start - Calls the agent: returns (a promise of) what its `run` returned.
@@ -45,11 +55,11 @@ export class RunSource<T> extends PullIterator<T> {
   constructor(
     start: () => AgentRunResult | Promise<AgentRunResult>,
     signal?: AbortSignal,
-    abortError: (signal: AbortSignal) => unknown = (aborted) => aborted.reason,
-    map: (value: unknown) => T | typeof SKIP = (value) => value as T,
+    abortError: (signal: AbortSignal) => unknown = reasonOf,
+    map: (value: unknown) => T | typeof SKIP = same,
   ) {
     super();
-    this.#start = async () => start();
+    this.#start = start;
     this.#signal = signal;
     this.#abortError = abortError;
     this.#map = map;
@@ -69,8 +79,8 @@ export class RunSource<T> extends PullIterator<T> {
     const signal = this.#signal;
     try {
       if (signal?.aborted) throw this.#abortError(signal);
-      if (this.#pull === undefined) return this.#first();
-      return this.#result(this.#pull());
+      if (this.#iterator === undefined) return this.#first();
+      return this.#result(this.#next());
     } catch (error) {
       return this.#fail(error);
     }
@@ -80,17 +90,16 @@ export class RunSource<T> extends PullIterator<T> {
   async #first(): Promise<IteratorResult<T>> {
     const start = this.#start!;
     this.#start = undefined;
-    this.#unlisten = whenAborted(this.#signal, () => this.#interrupt?.(this.#abortError(this.#signal!)));
+    if (this.#signal !== undefined) this.#unlisten = whenAborted(this.#signal, () => this.#interrupt?.(this.#abortError(this.#signal!)));
     try {
-      this.#open(await this.#wait(start()));
+      this.#open(await this.#wait(Promise.resolve(start())));
     } catch (error) {
       this.#fail(error);
     }
     return this[PULL]();
   }
 
-  /** What the source gave, handed out, or read past when mapped to SKIP (once it settled, for a promise). */
-  #result(result: IteratorResult<unknown> | Promise<IteratorResult<unknown>>): Pulled<T> {
+  #result(result: Pulled<unknown>): Pulled<T> {
     // A loop, not a call of PULL: a long run of skipped values held at once must not grow the stack.
     for (;;) {
       if (result instanceof Promise) return this.#wait(result).then((r) => this.#result(r), (e: unknown) => this.#fail(e));
@@ -103,12 +112,24 @@ export class RunSource<T> extends PullIterator<T> {
         const value = this.#map(result.value);
         if (value !== SKIP) return { value, done: false };
         if (this.#signal?.aborted) throw this.#abortError(this.#signal);
-        pulled = this.#pull!();
+        pulled = this.#next();
       } catch (error) {
         return this.#fail(error);
       }
       result = pulled;
     }
+  }
+
+  /** The source's next result. */
+  #next(): Pulled<unknown> {
+    const iterator = this.#iterator!;
+    return this.#pulls ? iterator[PULL]!() : iterator.next();
+  }
+
+  /** Lets go of the source; not awaited: a hung agent would otherwise hang the consumer that is leaving. */
+  #close(): void {
+    const iterator = this.#iterator;
+    if (iterator !== undefined) void Promise.resolve(iterator.return?.()).catch(nothing);
   }
 
   /** Ends reading after a failure: closes the source and throws `error`. */
@@ -152,12 +173,10 @@ export class RunSource<T> extends PullIterator<T> {
     if (typeof async !== "function" && typeof sync !== "function") {
       throw new TypeError(`run() must return an (async) iterable or an observable of events, or a function returning one; found ${result === null ? "null" : typeof result}`);
     }
-    const iterator = (typeof async === "function" ? async.call(source) : sync!.call(source)) as (Iterator<unknown> | AsyncIterator<unknown>) & { [PULL]?: Pull<unknown> };
+    const iterator = (typeof async === "function" ? async.call(source) : sync!.call(source)) as SourceIterator;
     // A source that can give what it holds at once (a decoder's iterator) is pulled that way.
-    const pull = iterator[PULL];
-    this.#pull = typeof pull === "function" ? () => pull.call(iterator) : () => iterator.next();
-    // Not awaited: a hung agent would otherwise hang the consumer that is leaving.
-    this.#close = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+    this.#pulls = typeof iterator[PULL] === "function";
+    this.#iterator = iterator;
   }
 
   /** Reads an observable: what it emits ahead of the reader is queued (it cannot be paused). */
@@ -204,12 +223,17 @@ export class RunSource<T> extends PullIterator<T> {
       if (ended) return { value: undefined, done: true };
       return new Promise<void>((resolve) => (wake = resolve)).then(pull);
     };
-    this.#pull = pull;
-    this.#close = () => {
-      if (!ended) {
-        ended = true;
-        subscription.unsubscribe();
-      }
+    this.#pulls = true;
+    this.#iterator = {
+      [PULL]: pull,
+      next: () => Promise.resolve(pull()),
+      return: () => {
+        if (!ended) {
+          ended = true;
+          subscription.unsubscribe();
+        }
+        return Promise.resolve(done());
+      },
     };
   }
 }

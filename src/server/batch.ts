@@ -106,67 +106,84 @@ export interface SSEBatch extends Batch {
  *
  * An event's size is its `data:` line (field name included, blank line not) in UTF-8 bytes: the
  * SSE decoder bounds the line it is reading, counted in UTF-16 units, which are never more than
- * its UTF-8 bytes, so an event within the bound here is within the same bound there. Internal to the
- * package (the proxy's relay adds the upstream's text to one).
+ * its UTF-8 bytes, so an event within the bound here is within the same bound there. A class, not
+ * an object of closures: every open stream holds one.
+ */
+class SSETextBatch implements SSEBatch {
+  readonly #valid: boolean;
+  #text = "";
+  count = 0;
+
+  constructor(valid: boolean) {
+    this.#valid = valid;
+  }
+
+  addText(sse: string, max: number): void {
+    checkSSESize(sse, max);
+    this.#text += sse;
+    this.count++;
+  }
+
+  add(event: AguiEventInput | AguiEvent, max: number): void {
+    // An event the model judged a moment ago is its own output already: not judged again.
+    const encoded = this.#valid ? encodeValidSSE(event as AguiEvent) : encodeSSE(event);
+    checkSSESize(encoded, max);
+    this.#text += encoded;
+    this.count++;
+  }
+
+  get size(): number {
+    return this.#text.length;
+  }
+
+  take(): Uint8Array | undefined {
+    if (this.count === 0) return undefined;
+    const chunk = utf8.encode(this.#text);
+    this.#text = "";
+    this.count = 0;
+    return chunk;
+  }
+}
+
+/**
+ * An empty SSE batch, which also takes SSE text made elsewhere (see {@link SSETextBatch}).
+ * Internal to the package (the proxy's relay adds the upstream's text to one).
+ *
+ * @throws Never.
  */
 export function sseBatch(valid: boolean): SSEBatch {
-  let text = "";
-  let count = 0;
-  return {
-    addText(sse, max) {
-      checkSSESize(sse, max);
-      text += sse;
-      count++;
-    },
-    add(event, max) {
-      // An event the model judged a moment ago is its own output already: not judged again.
-      const encoded = valid ? encodeValidSSE(event as AguiEvent) : encodeSSE(event);
-      checkSSESize(encoded, max);
-      text += encoded;
-      count++;
-    },
-    get count() {
-      return count;
-    },
-    get size() {
-      return text.length;
-    },
-    take() {
-      if (count === 0) return undefined;
-      const chunk = utf8.encode(text);
-      text = "";
-      count = 0;
-      return chunk;
-    },
-  };
+  return new SSETextBatch(valid);
 }
 
 /** Binary frames are gathered as they are encoded and copied once into the chunk. */
-function binaryBatch(valid: boolean): Batch {
-  let frames: Uint8Array[] = [];
-  let size = 0;
-  return {
-    add(event, max) {
-      const frame = valid ? encodeValidFrame(event as AguiEvent) : encodeFrame(event);
-      // The payload, after the 4-byte length: what the frame decoder's maxFrameBytes bounds.
-      if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
-      frames.push(frame);
-      size += frame.length;
-    },
-    get count() {
-      return frames.length;
-    },
-    get size() {
-      return size;
-    },
-    take() {
-      if (frames.length === 0) return undefined;
-      const chunk = concatBytes(frames, size);
-      frames = [];
-      size = 0;
-      return chunk;
-    },
-  };
+class FrameBatch implements Batch {
+  readonly #valid: boolean;
+  #frames: Uint8Array[] = [];
+  size = 0;
+
+  constructor(valid: boolean) {
+    this.#valid = valid;
+  }
+
+  add(event: AguiEventInput | AguiEvent, max: number): void {
+    const frame = this.#valid ? encodeValidFrame(event as AguiEvent) : encodeFrame(event);
+    // The payload, after the 4-byte length: what the frame decoder's maxFrameBytes bounds.
+    if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
+    this.#frames.push(frame);
+    this.size += frame.length;
+  }
+
+  get count(): number {
+    return this.#frames.length;
+  }
+
+  take(): Uint8Array | undefined {
+    if (this.#frames.length === 0) return undefined;
+    const chunk = concatBytes(this.#frames, this.size);
+    this.#frames = [];
+    this.size = 0;
+    return chunk;
+  }
 }
 
 /**
@@ -177,5 +194,5 @@ function binaryBatch(valid: boolean): Batch {
  * @throws Never.
  */
 export function batchFor(contentType: EventMediaType, valid = false): Batch {
-  return contentType === SSE_MEDIA_TYPE ? sseBatch(valid) : binaryBatch(valid);
+  return contentType === SSE_MEDIA_TYPE ? new SSETextBatch(valid) : new FrameBatch(valid);
 }

@@ -25,6 +25,12 @@ export interface ChunkSource<T> {
    * of what it reads from and stops what produces it. Idempotent; a no-op once it has ended.
    */
   abort(): void;
+  /**
+   * {@link pull} without a promise, offered by sources whose pull never rejects (the agent's):
+   * the next chunk, or `undefined` at the end, goes to `receiver`, within this call when the source
+   * has it at once, else later. A reader waiting with it holds no promise, only its receiver.
+   */
+  pullInto?(receiver: (chunk: T | undefined) => void): void;
 }
 
 /**
@@ -64,10 +70,12 @@ export class PullGate {
 export function readableOf<T>(source: ChunkSource<T>): ReadableStream<T> {
   return new ReadableStream<T>(
     {
-      async pull(controller) {
-        const chunk = await source.pull();
-        if (chunk === undefined) controller.close();
-        else controller.enqueue(chunk);
+      // Not an async function: a stream waiting on its agent holds this promise, not a suspended call.
+      pull(controller) {
+        return source.pull().then((chunk) => {
+          if (chunk === undefined) controller.close();
+          else controller.enqueue(chunk);
+        });
       },
       cancel() {
         source.abort();

@@ -125,28 +125,29 @@ export function compressedBody(zlib: Zlib, body: ChunkSource<Uint8Array>, coding
     body.abort();
   };
 
+  // Then-chains rather than an async function: a compressed stream waiting on its agent holds
+  // these promises, not a suspended call.
+  const next = (): Promise<Uint8Array | undefined> => (ended ? Promise.resolve(undefined) : body.pull().then(compress));
+  const compress = (value: Uint8Array | undefined): Uint8Array | undefined | Promise<Uint8Array | undefined> => {
+    if (ended) return undefined;
+    compressor ??= open();
+    if (value === undefined) {
+      ended = true;
+      return end(compressor).then(take);
+    }
+    return write(compressor, value).then(written);
+  };
+  // An empty input flushes to nothing new only when the compressor has nothing pending: then the
+  // next chunk of the body is read.
+  const written = (): Uint8Array | undefined | Promise<Uint8Array | undefined> => take() ?? next();
+  const failed = (error: unknown): never => {
+    abort();
+    throw error;
+  };
+
   return {
-    async pull() {
-      try {
-        while (!ended) {
-          const value = await body.pull();
-          if (ended) return undefined;
-          compressor ??= open();
-          if (value === undefined) {
-            ended = true;
-            await end(compressor);
-            return take();
-          }
-          await write(compressor, value);
-          const chunk = take();
-          // An empty input flushes to nothing new only when the compressor has nothing pending.
-          if (chunk !== undefined) return chunk;
-        }
-        return undefined;
-      } catch (error) {
-        abort();
-        throw error;
-      }
+    pull() {
+      return next().catch(failed);
     },
     abort,
   };

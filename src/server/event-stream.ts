@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { PullGate, type ChunkSource } from "./chunk-source.js";
-import { type Agent, PULL, type RunSource, startRun } from "../agent/index.js";
+import type { ChunkSource } from "./chunk-source.js";
+import { type Agent, PULL, type Pulled, type RunSource, startRun } from "../agent/index.js";
 import { AguiWireError, isAguiWireError, ValidationError } from "../util/index.js";
 import { declaringVersion, type EventMediaType, mayComeBetweenRuns } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
@@ -13,7 +13,8 @@ import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import type { RunAgentInput } from "../model/index.js";
 import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs, type Batch } from "./batch.js";
 import { reportError, type RunErrorContext } from "./options.js";
-import { heldTooLong, nextTurn } from "./turns.js";
+import { afterTurn, heldTooLong } from "./turns.js";
+import { type Silent, type Silences, silencesOf } from "./silences.js";
 import type { EventTally } from "../telemetry/outcome.js";
 
 /** What the client is told when the agent throws: never the error itself, which may hold secrets. */
@@ -49,9 +50,6 @@ export interface AgentEventStream<T = Uint8Array> extends ChunkSource<T> {
    */
   abort(reason?: string): void;
 }
-
-/** The outcome of one `next()` of the agent, as a value, so that a rejection is never unhandled. */
-type Step = { ok: true; result: IteratorResult<AguiEventInput | AguiEvent> } | { ok: false; error: unknown };
 
 /** Whether `error` is only the abort we caused, which is not worth reporting. */
 function isAbort(error: unknown, signal: AbortSignal): boolean {
@@ -102,9 +100,11 @@ function describeType(type: unknown): string {
  */
 export function agentEventStream<R>(params: AgentEventStreamParams<R>): AgentEventStream {
   const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
-  // A copy each time: a chunk belongs to its reader, which may keep or transfer it.
-  return eventChunks(params, batchFor(params.contentType), keepAliveMs, () => KEEP_ALIVE_BYTES.slice());
+  return eventChunks(params, batchFor(params.contentType), keepAliveMs, keepAliveChunk);
 }
+
+/** A copy each time: a chunk belongs to its reader, which may keep or transfer it. */
+const keepAliveChunk = (): Uint8Array => KEEP_ALIVE_BYTES.slice();
 
 /**
  * {@link agentEventStream}'s engine, over any kind of batch: the handlers' byte chunks, or a run
@@ -122,26 +122,48 @@ export function eventChunks<R, T>(
   return new AgentChunks(params, batch, keepAliveMs, keepAlive);
 }
 
-/** One run of an agent as a source of chunks (see {@link agentEventStream}). */
-class AgentChunks<R, T> implements AgentEventStream<T> {
-  readonly #params: Pick<AgentEventStreamParams<R>, "input" | "maxEventBytes" | "onError" | "request">;
+/** Where a pull stands on the macrotask begun with its chunk (see {@link afterTurn}). */
+const NO_TURN = 0;
+const TURN_AWAITED = 1;
+const TURN_PASSED = 2;
+
+/** An outcome of the agent that settled while no pull waited for it. */
+type Held = { ok: true; result: IteratorResult<AguiEventInput | AguiEvent> } | { ok: false; error: unknown };
+
+/**
+ * One run of an agent as a source of chunks (see {@link agentEventStream}). Driven by callbacks
+ * rather than an async function: a stream waiting on its agent holds the agent's pending `next()`
+ * with this object's two handlers on it, the pull's resolver and, for SSE, a place in the shared
+ * keep-alive queue; no chain of suspended async functions, promises racing each other, or timer.
+ */
+class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
+  // What onError is told, kept rather than the params object they came in.
+  readonly #input: RunAgentInput;
+  readonly #onError: (error: unknown, context: RunErrorContext<R>) => void;
+  readonly #request: R;
   readonly #batch: Batch<T>;
   readonly #maxEventBytes: number;
-  readonly #keepAliveMs: number;
+  readonly #silences: Silences | undefined;
   readonly #keepAlive: () => T;
   readonly #run = new AbortController();
   readonly #iterator: RunSource<AguiEventInput | AguiEvent>;
-  /** The agent's next outcome, asked for and not yet taken. */
-  #pending: Promise<Step> | undefined;
   #ended = false;
   /** The event that ended the agent's run, once it has yielded one. */
   #runEndedWith: string | undefined;
-  /** Set when a chunk closed full: the next pull waits for it before asking the agent again. */
-  #pause: Promise<undefined> | undefined;
-  /** Ends a pull under way at once, when the client leaves during it. */
-  readonly #gate = new PullGate();
-  /** The keep-alive timer of the wait under way, if any. */
-  #silence: ReturnType<typeof setTimeout> | undefined;
+  /** Resolves the pull under way; undefined between pulls. */
+  #deliver: ((chunk: T | undefined) => void) | undefined;
+  /** The agent's `next()` was asked for and has not settled. */
+  #asking = false;
+  /** What the agent gave after its pull was answered otherwise (a keep-alive, a turn): the next pull's. */
+  #held: Held | undefined;
+  /** The pull under way has events batched and waits for the agent's next one, or the turn. */
+  #gathering = false;
+  /** Where the pull under way stands on its turn. */
+  #turn = NO_TURN;
+  /** This stream is in the turn's queue. */
+  #queued = false;
+  /** A chunk closed full after a slice: the agent is asked again only after the turn. */
+  #paused = false;
   /** Counted in plain fields, whether or not anyone reads them: cheaper than asking each time. */
   readonly #tally: EventTally;
 
@@ -151,62 +173,193 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
     keepAliveMs: number,
     keepAlive: () => T,
   ) {
-    this.#params = params;
+    this.#input = params.input;
+    this.#onError = params.onError;
+    this.#request = params.request;
     this.#batch = batch;
     this.#maxEventBytes = params.maxEventBytes;
-    this.#keepAliveMs = keepAliveMs;
+    this.#silences = keepAliveMs > 0 ? silencesOf(keepAliveMs) : undefined;
     this.#keepAlive = keepAlive;
     this.#tally = params.tally ?? { events: 0, last: undefined };
     this.#iterator = startRun(params.agent, params.input, this.#run.signal);
   }
 
-  // Fields rather than methods: the handlers hand `abort` on as a listener.
+  // Fields rather than methods: the handlers hand `abort` on as a listener, and the agent's
+  // promises and the turn call the rest.
   /** The next chunk: what the agent has ready, a keep-alive, or the chunk that ends the stream. */
-  readonly pull = (): Promise<T | undefined> => this.#produce();
+  readonly pull = (): Promise<T | undefined> => {
+    if (this.#ended) return Promise.resolve(undefined);
+    const chunk = new Promise<T | undefined>(this.#awaitChunk);
+    this.#begin();
+    return chunk;
+  };
+
+  /** The next chunk, as {@link pull} gives it, to `receiver` (see `ChunkSource.pullInto`). */
+  pullInto(receiver: (chunk: T | undefined) => void): void {
+    if (this.#ended) return receiver(undefined);
+    this.#deliver = receiver;
+    this.#begin();
+  }
+
+  /** A pull begins: the agent is asked, unless the turn is awaited first. */
+  #begin(): void {
+    this.#turn = NO_TURN;
+    if (!this.#paused) this.#ask();
+  }
+
+  readonly #awaitChunk = (resolve: (chunk: T | undefined) => void): void => {
+    this.#deliver = resolve;
+  };
 
   /** Stops the run because the client went away (or for `reason`). */
   readonly abort = (reason = "the client went away"): void => {
     if (this.#ended) return;
     this.#ended = true;
-    clearTimeout(this.#silence);
-    this.#gate.open();
+    this.#silences?.disarm(this);
+    this.#gathering = false;
+    this.#paused = false;
+    this.#send(undefined);
     this.#stopAgent(reason);
-    const run = this.#run;
-    void this.#pending?.then((outcome) => {
-      if (!outcome.ok && !isAbort(outcome.error, run.signal)) this.#report(outcome.error);
-    });
+    // An outcome nobody took: its failure is still worth knowing (one still pending is reported as it settles).
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined && !held.ok && !isAbort(held.error, this.#run.signal)) this.#report(held.error);
   };
 
-  #report(error: unknown): void {
-    reportError(this.#params.onError, error, { input: this.#params.input, request: this.#params.request });
+  readonly #onResult = (result: IteratorResult<AguiEventInput | AguiEvent>): void => {
+    this.#asking = false;
+    if (this.#ended) return;
+    if (this.#deliver === undefined) this.#held = { ok: true, result };
+    else this.#resume(true, result);
+  };
+
+  readonly #onFailure = (error: unknown): void => {
+    this.#asking = false;
+    if (this.#ended) {
+      if (!isAbort(error, this.#run.signal)) this.#report(error);
+      return;
+    }
+    if (this.#deliver === undefined) this.#held = { ok: false, error };
+    else this.#resume(false, error);
+  };
+
+  /** The macrotask came (see {@link afterTurn}). */
+  readonly #onTurn = (): void => {
+    this.#queued = false;
+    if (this.#ended) return;
+    if (this.#paused) {
+      this.#paused = false;
+      if (this.#deliver !== undefined) this.#ask();
+      return;
+    }
+    // A turn a previous pull asked for and no longer needs.
+    if (this.#turn !== TURN_AWAITED) return;
+    this.#turn = TURN_PASSED;
+    if (!this.#gathering) return;
+    // The agent waits for I/O: what is batched goes out, and its event joins a later chunk.
+    this.#gathering = false;
+    this.#send(this.#batch.take());
+  };
+
+  /** The wait for the agent's first event of a pull lasted `keepAliveMs`: a keep-alive goes instead. */
+  silenceEnded(): void {
+    if (this.#ended || this.#deliver === undefined || this.#gathering) return;
+    this.#send(this.#keepAlive());
   }
 
-  /** The agent's next outcome, as a promise. */
-  #step(): Promise<Step> {
-    return this.#iterator.next().then(
-      (result) => ({ ok: true, result }),
-      (error: unknown) => ({ ok: false, error }),
-    );
+  #report(error: unknown): void {
+    reportError(this.#onError, error, { input: this.#input, request: this.#request });
+  }
+
+  /** Answers the pull under way. */
+  #send(chunk: T | undefined): void {
+    const deliver = this.#deliver;
+    this.#deliver = undefined;
+    deliver?.(chunk);
+  }
+
+  /** Waits for the turn: one shared macrotask for every stream (a stale request of this stream's serves). */
+  #awaitTurn(): void {
+    if (this.#queued) return;
+    this.#queued = true;
+    afterTurn(this.#onTurn);
+  }
+
+  /** Asks the agent for the pull's first outcome: taken at once when it is there, else awaited (with the keep-alive's clock). */
+  #ask(): void {
+    const held = this.#held;
+    if (held !== undefined) {
+      this.#held = undefined;
+      return held.ok ? this.#gather(true, held.result) : this.#gather(false, held.error);
+    }
+    // A next() still pending since an earlier pull, answered by a keep-alive or its turn.
+    if (!this.#asking) {
+      let pulled: Pulled<AguiEventInput | AguiEvent>;
+      try {
+        pulled = this.#iterator[PULL]();
+      } catch (error) {
+        return this.#gather(false, error);
+      }
+      if (!(pulled instanceof Promise)) return this.#gather(true, pulled);
+      this.#asking = true;
+      pulled.then(this.#onResult, this.#onFailure);
+    }
+    this.#silences?.arm(this);
+  }
+
+  /** An outcome the pull under way waited for. */
+  #resume(ok: boolean, value: unknown): void {
+    if (this.#gathering) this.#gathering = false;
+    else this.#silences?.disarm(this);
+    this.#gather(ok, value);
   }
 
   /**
-   * The agent's next outcome, at once when its source holds it (an array, a sync generator, an
-   * observable that emitted ahead; see `PULL`), else a promise of it as {@link #step} gives. An
-   * event that is there at once is surely ready before the next macrotask, so it joins the chunk
-   * without the promise, the race with the turn and the microtasks each costs.
+   * Batches `value` (an outcome of the agent's: a result when `ok`, else its error) and what the
+   * agent has ready after it, then answers the pull, or waits for the agent's next outcome or the
+   * turn, whichever comes first. Events the agent has ready at once go out as one chunk: a write
+   * per event is what made SSE over HTTP slow. The batch ends when the agent has nothing ready
+   * before the next macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run. An event that is
+   * there at once (see `PULL`) is surely ready before the next macrotask, so it joins the chunk
+   * without a promise.
    */
-  #stepNow(): Step | Promise<Step> {
-    let pulled: IteratorResult<AguiEventInput | AguiEvent> | Promise<IteratorResult<AguiEventInput | AguiEvent>>;
-    try {
-      pulled = this.#iterator[PULL]();
-    } catch (error) {
-      return { ok: false, error };
+  #gather(ok: boolean, value: unknown): void {
+    const batch = this.#batch;
+    for (;;) {
+      const end = ok ? this.#take(value as IteratorResult<AguiEventInput | AguiEvent>) : this.#fail(value);
+      if (end !== CONTINUE) return this.#send(end);
+      if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
+        // The agent never waited during this chunk. Once the streams have held the event loop
+        // for a slice, the next chunk starts after a macrotask, so that timers, I/O and other
+        // requests get their turn (the one begun with this chunk, unless it has passed already
+        // because the agent waited a little on the way). Not after every chunk: a turn per chunk
+        // cost a tenth of the throughput of many short concurrent runs.
+        if (this.#turn !== TURN_PASSED && heldTooLong()) {
+          this.#paused = true;
+          this.#awaitTurn();
+        }
+        return this.#send(batch.take());
+      }
+      let pulled: Pulled<AguiEventInput | AguiEvent>;
+      try {
+        pulled = this.#iterator[PULL]();
+      } catch (error) {
+        ok = false;
+        value = error;
+        continue;
+      }
+      if (!(pulled instanceof Promise)) {
+        ok = true;
+        value = pulled;
+        continue;
+      }
+      this.#asking = true;
+      pulled.then(this.#onResult, this.#onFailure);
+      if (this.#turn === TURN_PASSED) return this.#send(batch.take());
+      this.#turn = TURN_AWAITED;
+      this.#gathering = true;
+      return this.#awaitTurn();
     }
-    if (!(pulled instanceof Promise)) return { ok: true, result: pulled };
-    return pulled.then(
-      (result) => ({ ok: true, result }),
-      (error: unknown) => ({ ok: false, error }),
-    );
   }
 
   /** Ends the agent's run early: its signal fires, and its iterator is returned. */
@@ -237,100 +390,27 @@ class AgentChunks<R, T> implements AgentEventStream<T> {
     return this.#batch.take();
   }
 
-  /** Waits for `promise`, or `ms` of silence (then `undefined`). */
-  #waitAtMost(promise: Promise<Step>, ms: number): Promise<Step | undefined> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms, undefined);
-      this.#silence = timer;
-      void promise.then((outcome) => {
-        clearTimeout(timer);
-        resolve(outcome);
-      });
-    });
+  /** Takes the agent's failure: the chunk that ends the stream. */
+  #fail(error: unknown): T | undefined {
+    // The agent's generator is over; the signal still tells any work it started to stop.
+    if (!this.#run.signal.aborted) this.#run.abort(new AguiWireError("aborted", "the agent failed"));
+    // After its RUN_FINISHED (or RUN_ERROR) the run is over for the client: a RUN_ERROR
+    // now would follow the run's end. The error only goes to onError.
+    return this.#endWithError(error, this.#runEndedWith === undefined ? AGENT_FAILED : undefined);
   }
 
   /**
-   * Waits for `promise`, or for the stream to end (then `undefined`): a pull ends at once when
-   * the client leaves, whatever the agent is doing.
-   */
-  #unlessEnded<V>(promise: Promise<V>): Promise<V | undefined> {
-    return this.#ended ? Promise.resolve(undefined) : this.#gate.race(promise);
-  }
-
-  /**
-   * One pull: waits out a pause, then the agent's next outcome (or a keep-alive's silence), then
-   * batches what the agent has ready after it. Events the agent has ready at once go out as one
-   * chunk: a write per event is what made SSE over HTTP slow. The batch ends when the agent has
-   * nothing ready before the next macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run.
-   * (One async function for the whole pull: an await of a helper's promise would cost every event
-   * of an async agent a microtask more.)
-   */
-  async #produce(): Promise<T | undefined> {
-    const batch = this.#batch;
-    for (;;) {
-      if (this.#ended) return undefined;
-      if (this.#pause) {
-        const wait = this.#pause;
-        this.#pause = undefined;
-        await this.#unlessEnded(wait);
-        if (this.#ended) continue;
-      }
-      this.#pending ??= this.#step();
-      const outcome = await this.#unlessEnded(this.#keepAliveMs ? this.#waitAtMost(this.#pending, this.#keepAliveMs) : this.#pending);
-      if (this.#ended) continue;
-      if (outcome === undefined) return this.#keepAlive();
-      this.#pending = undefined;
-      let next: Step | undefined = outcome;
-      let turn: Promise<undefined> | undefined;
-      while (next !== undefined) {
-        const end = this.#take(next);
-        if (end !== CONTINUE) return end;
-        if (batch.size >= BATCH_BYTES || batch.count >= BATCH_EVENTS) {
-          // The agent never waited during this chunk. Once the streams have held the event loop
-          // for a slice, the next chunk starts after a macrotask, so that timers, I/O and other
-          // requests get their turn (the one begun with this chunk, which has passed already if
-          // the agent waited a little on the way). Not after every chunk: a turn per chunk cost
-          // a tenth of the throughput of many short concurrent runs.
-          if (heldTooLong()) this.#pause = turn ?? nextTurn();
-          break;
-        }
-        const now = this.#stepNow();
-        if (!(now instanceof Promise)) {
-          next = now;
-          continue;
-        }
-        this.#pending = now;
-        turn ??= nextTurn();
-        next = await this.#unlessEnded(Promise.race([now, turn]));
-        if (this.#ended) break;
-        if (next !== undefined) this.#pending = undefined;
-      }
-      // Aborted: what is batched is not sent, as nobody reads it.
-      if (this.#ended) continue;
-      const chunk = batch.take();
-      if (chunk !== undefined) return chunk;
-    }
-  }
-
-  /**
-   * Takes one outcome of the agent into the batch: an event (checked against the run's end, then
-   * validated and encoded), the agent's end, or its failure.
+   * Takes one result of the agent into the batch: an event (checked against the run's end, then
+   * validated and encoded), or the agent's end.
    *
    * @returns {@link CONTINUE} when the event joined the batch, else the chunk that ends the stream.
    */
-  #take(next: Step): T | undefined | typeof CONTINUE {
-    if (!next.ok) {
-      // The agent's generator is over; the signal still tells any work it started to stop.
-      if (!this.#run.signal.aborted) this.#run.abort(new AguiWireError("aborted", "the agent failed"));
-      // After its RUN_FINISHED (or RUN_ERROR) the run is over for the client: a RUN_ERROR
-      // now would follow the run's end. The error only goes to onError.
-      return this.#endWithError(next.error, this.#runEndedWith === undefined ? AGENT_FAILED : undefined);
-    }
-    if (next.result.done) {
+  #take(next: IteratorResult<AguiEventInput | AguiEvent>): T | undefined | typeof CONTINUE {
+    if (next.done) {
       this.#ended = true;
       return this.#batch.take();
     }
-    const event = next.result.value;
+    const event = next.value;
     const type = typeField(event);
     const runEndedWith = this.#runEndedWith;
     if (runEndedWith !== undefined && !mayComeBetweenRuns(type, runEndedWith === EventType.RUN_ERROR)) {

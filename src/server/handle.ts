@@ -129,5 +129,6 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
     request: incoming.request,
     tally: trace?.tally,
   });
-  return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort: () => body.abort() };
+  // Its own abort, not a closure over it: every open stream holds the one it is given.
+  return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort: body.abort };
 }

@@ -1,7 +1,8 @@
 /**
  * `createNodeHandler`: the agent as a `(req, res)` handler for node:http, Express and Fastify's
- * raw request and response. The only file of agui-wire that depends on Node, and only for types:
- * importing it loads nothing from `node:*`, so the server entry stays importable everywhere.
+ * raw request and response. With node-stream.ts, which writes its streams, the only files of the
+ * server that depend on Node, and only for types: importing them loads nothing from `node:*`, so
+ * the server entry stays importable everywhere.
  *
  * @module
  */
@@ -11,7 +12,10 @@ import { AguiWireError } from "../util/index.js";
 import { BoundedBody, type BodyRead } from "./body.js";
 import { handleRun } from "./handle.js";
 import { assertAgent, resolveOptions, type AgentHandlerOptions, type ResolvedOptions } from "./options.js";
-import type { HandlerResult, StreamResult } from "./responses.js";
+import type { HandlerResult } from "./responses.js";
+import { writeStream } from "./node-stream.js";
+
+export { drained } from "./node-stream.js";
 
 /** Options of {@link createNodeHandler}: those of `createAgentHandler`, with Node's request type. */
 export type NodeHandlerOptions = AgentHandlerOptions<IncomingMessage>;
@@ -79,60 +83,6 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-/**
- * Resolves on 'drain', or on 'close' (a closed response never drains). Internal to the package
- * (not exported from `agui-wire/server`); the benchmarks' reference server uses it too.
- */
-export function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-/** Writes the event stream, honouring back-pressure, and stops the agent if the client leaves. */
-async function writeStream(result: StreamResult, res: ServerResponse): Promise<void> {
-  const source = result.body;
-  let clientGone = false;
-  const onClose = (): void => {
-    if (res.writableFinished) return;
-    clientGone = true;
-    result.abort();
-  };
-  res.on("close", onClose);
-  try {
-    res.writeHead(result.status, result.headers);
-    // The client learns the run started before the agent's first event, however long that takes.
-    res.flushHeaders();
-    for (;;) {
-      const chunk = await source.pull();
-      // abort() (the client left) ends the source: an empty pull then means there is no one to
-      // end the response for.
-      if (clientGone) return;
-      if (chunk === undefined) break;
-      if (!res.write(chunk)) await drained(res);
-      if (clientGone) return;
-    }
-    res.end();
-  } catch {
-    // Only a compressor fails a pull; it must not leave the response open.
-    if (!clientGone) {
-      result.abort();
-      res.destroy();
-    }
-  } finally {
-    res.off("close", onClose);
-    // Tells the body's source that nobody reads it any more, also when the client left while a
-    // write waited for 'drain' (a wrapper such as the proxy's finishes its run on abort).
-    if (clientGone) source.abort();
-  }
-}
-
 async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedOptions<IncomingMessage>, req: R, res: ServerResponse): Promise<void> {
   const result = await handleRun(agent, options, {
     method: req.method ?? "",
@@ -148,16 +98,18 @@ async function serve<R extends IncomingMessage>(agent: Agent, options: ResolvedO
 
 /**
  * Writes a core answer to `res`: a plain one with its Content-Length (and `Connection: close` when
- * it asks), a stream with back-pressure, stopping the run if the client leaves. Internal to the
- * package (the proxy's Node handler answers with it too).
+ * it asks), a stream with back-pressure, stopping the run if the client leaves (see
+ * `writeStream`: it returns as soon as the stream has begun). Internal to the package (the proxy's
+ * Node handler answers with it too).
  *
  * @throws Only when `res` itself throws (its headers already sent by other code, say).
  */
-export async function respond(result: HandlerResult, res: ServerResponse): Promise<void> {
+export function respond(result: HandlerResult, res: ServerResponse): void {
   if (res.destroyed || res.writableEnded) {
     if (result.kind === "stream") result.abort();
     return;
   }
+  // Not awaited: the stream goes on in callbacks, and the request's handling is over.
   if (result.kind === "stream") return writeStream(result, res);
   // A 204 has neither body nor Content-Length (RFC 9110 §8.6).
   const bytes = result.body === null ? undefined : utf8.encode(result.body);

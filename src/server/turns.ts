@@ -19,32 +19,57 @@ const SLICE_MS = 2;
 let lastTurnAt = 0;
 
 /**
- * Resolves with `undefined` on the next macrotask: an agent whose next event is not ready by then
- * is waiting for I/O, and what is batched so far goes out. MessageChannel where there is no
- * setImmediate (browsers, Deno, workers), since setTimeout may wait a millisecond or more.
+ * The callbacks waiting for the next turn: one queue and one macrotask for every stream, rather
+ * than a promise and an `Immediate` each. Every callback queued before the macrotask runs would
+ * have run in the same check phase with one `setImmediate` of its own.
  */
-export function nextTurn(): Promise<undefined> {
-  return new Promise((resolve) => {
-    const turned = (): void => {
-      lastTurnAt = performance.now();
-      resolve(undefined);
-    };
-    if (typeof setImmediate === "function") {
-      setImmediate(turned);
-      return;
+let waiting: (() => void)[] = [];
+
+/** Runs what waited for this turn; a callback's error is rethrown on its own, the rest still run. */
+function turned(): void {
+  lastTurnAt = performance.now();
+  const callbacks = waiting;
+  waiting = [];
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
     }
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      turned();
-    };
-    channel.port2.postMessage(undefined);
-  });
+  }
+}
+
+/** setImmediate, or a MessageChannel where there is none (browsers, Deno, workers): setTimeout may wait a millisecond or more. */
+function schedule(): void {
+  if (typeof setImmediate === "function") {
+    setImmediate(turned);
+    return;
+  }
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    turned();
+  };
+  channel.port2.postMessage(undefined);
+}
+
+/**
+ * Calls `callback` on the next macrotask: an agent whose next event is not ready by then is
+ * waiting for I/O, and what is batched so far goes out. `callback` should not throw (what it
+ * throws is rethrown from a microtask of its own, as an uncaught error).
+ *
+ * @throws Never.
+ */
+export function afterTurn(callback: () => void): void {
+  waiting.push(callback);
+  if (waiting.length === 1) schedule();
 }
 
 /**
  * Whether the event streams have held the event loop for a slice since it last turned: the next
- * chunk then waits for {@link nextTurn}. Never throws.
+ * chunk then waits for {@link afterTurn}. Never throws.
  */
 export function heldTooLong(): boolean {
   return performance.now() - lastTurnAt >= SLICE_MS;

@@ -17,16 +17,20 @@
  *
  * Commands, one a line on stdin as a JSON string (`"mem"`), each answered with one JSON line on stdout:
  * - `mem`: `process.memoryUsage()` as is; `mem-gc`: the same after two full GCs, and how long they
- *   took (`gcMs`). Both with `open`, the runs whose agent is running.
+ *   took (`gcMs`). Both with `open`, the runs whose agent is running, `spaces`: each V8 heap
+ *   space's physical and used bytes, and `fds`: the file descriptors this process holds (null
+ *   where /proc/self/fd cannot be read).
  * - `loop-start`: starts sampling event-loop delay (10 ms resolution) afresh; `loop-stop`: stops,
  *   and answers its mean, p50, p99 and max in ms, and the CPU this process used since the start,
  *   in percent of one core.
  *
  * Prints `{"url": "http://127.0.0.1:<port>", "pid": ..., "openFiles": <limit>}` when listening.
  */
+import { readdirSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { getHeapSpaceStatistics } from "node:v8";
 import { BINARY_MEDIA_TYPE, encodeFrame, encodeSSE, EventType, negotiate, SSE_MEDIA_TYPE, type AguiEventInput } from "../../../src/index.js";
 import { createNodeHandler } from "../../../src/server/index.js";
 import { announce, routes, type Handler } from "../proxy/serve.js";
@@ -122,14 +126,28 @@ let loop: IntervalHistogram | undefined;
 let since = { cpu: process.cpuUsage(), at: performance.now() };
 const ms = (ns: number): number => ns / 1e6;
 
+/** The V8 heap's spaces: bytes committed (physical) and used, by name, to tell the young generation from the rest. */
+function spaces(): Record<string, { physical: number; used: number }> {
+  return Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { physical: s.physical_space_size, used: s.space_used_size }]));
+}
+
+/** File descriptors this process holds (Linux: /proc/self/fd), or null where that cannot be read. */
+function openFds(): number | null {
+  try {
+    return readdirSync("/proc/self/fd").length;
+  } catch {
+    return null;
+  }
+}
+
 /** The control commands, by name: each returns the answer line's object. */
 const commands: Record<string, () => Record<string, unknown>> = {
-  mem: () => ({ open, ...process.memoryUsage() }),
+  mem: () => ({ open, ...process.memoryUsage(), spaces: spaces(), fds: openFds() }),
   "mem-gc": () => {
     const t0 = performance.now();
     gc();
     gc();
-    return { open, gcMs: performance.now() - t0, ...process.memoryUsage() };
+    return { open, gcMs: performance.now() - t0, ...process.memoryUsage(), spaces: spaces(), fds: openFds() };
   },
   "loop-start": () => {
     loop?.disable();
