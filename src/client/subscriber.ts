@@ -160,11 +160,7 @@ const callbackNames = new Map<string, SubscriberCallback>();
 export function eventCallbackOf(type: string): SubscriberCallback {
   let name = callbackNames.get(type);
   if (name === undefined) {
-    name = `on${type
-      .toLowerCase()
-      .split("_")
-      .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-      .join("")}Event` as SubscriberCallback;
+    name = `on${type.toLowerCase().replace(/(?:^|_)(.)/g, (_, first: string) => first.toUpperCase())}Event` as SubscriberCallback;
     callbackNames.set(type, name);
   }
   return name;
