@@ -411,7 +411,6 @@ interface Opening {
 function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
   const opening = agent as unknown as Opening;
   const middlewares = internalsOf(agent).middlewares;
-  if (middlewares.length === 0) return toPeer(agent, (di) => opening.openRun(di, signal), input);
   const view = (run: (input: RunAgentInput) => AsyncIterable<AguiEvent>): NextAgent => ({
     run: (i) => observableIterable(run(i)),
     get messages() {
@@ -422,8 +421,9 @@ function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal):
     },
   });
   const warn = agent.onWarning ?? warnOnce();
-  // openRun is protected for subclasses to override; this module is the class's own.
-  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => opening.openRun(di, signal, false), i);
+  // openRun is protected for subclasses to override; this module is the class's own. It enforces
+  // the protocol when no middleware comes after it (the outermost middleware does otherwise).
+  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => opening.openRun(di, signal, middlewares.length === 0), i);
   for (let k = middlewares.length - 1; k >= 0; k--) {
     const middleware = middlewares[k]!;
     const next = view(run);
