@@ -137,10 +137,9 @@ export class EventApplier<A extends ApplyTarget> {
     if (this.#messagesChanged) {
       this.#messagesChanged = false;
       this.#agent.messages = this.#run.messages;
-      if (this.#has("onMessagesChanged")) {
-        const told = this.#tell("onMessagesChanged");
-        if (told) return told.then(() => this.#publishState());
-      }
+      // A subscriber without the callback costs a lookup: no parameters are built for it.
+      const told = this.#tell("onMessagesChanged");
+      if (told) return told.then(() => this.#publishState());
     }
     return this.#publishState();
   }
@@ -149,7 +148,7 @@ export class EventApplier<A extends ApplyTarget> {
     if (!this.#stateChanged) return;
     this.#stateChanged = false;
     this.#agent.state = this.#run.state;
-    if (this.#has("onStateChanged")) return this.#tell("onStateChanged");
+    return this.#tell("onStateChanged");
   }
 
   /**
