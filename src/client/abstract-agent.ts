@@ -492,7 +492,7 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     const active = { detach: () => ((detached = true), stream.abort(DETACHED)), done: new Promise<void>((resolve) => (finished = resolve)) };
     me.active = active;
     let failure: unknown;
-    let failed = false;
+    let rethrow = false;
     try {
       const expander = new ChunkExpander();
       const events = stream[Symbol.asyncIterator]() as unknown as AsyncIterator<AguiEvent> & Pullable;
@@ -517,18 +517,15 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
           break;
         }
       }
-    } catch (error) {
+    } catch (thrown) {
+      // A detached run did not fail: the client stopped following it.
       if (!detached) {
-        failed = true;
-        failure = error;
+        failure = thrown;
+        agent.isRunning = false;
+        const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+        const failedWith = await applier.lifecycle("onRunFailed", { error });
+        rethrow = failedWith.stopPropagation !== true && !isAbort(thrown);
       }
-    }
-    let rethrow = false;
-    if (failed) {
-      agent.isRunning = false;
-      const error = failure instanceof Error ? failure : new Error(String(failure));
-      const failedWith = await applier.lifecycle("onRunFailed", { error });
-      rethrow = failedWith.stopPropagation !== true && !isAbort(failure);
     }
     agent.isRunning = false;
     await applier.lifecycle("onRunFinalized");
