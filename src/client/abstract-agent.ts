@@ -322,8 +322,9 @@ export abstract class AbstractAgent implements AgentLike {
     copy.state = structuredClone(this.state);
     copy.subscribers = [...this.subscribers];
     copy.pendingInterrupts = structuredClone(this.pendingInterrupts);
-    const { middlewares, given, level } = internalsOf(this);
-    internals.set(copy, { middlewares: [...middlewares], runs: new Set(), given, level });
+    const me = internalsOf(this);
+    // The configuration, not the runs under way.
+    internals.set(copy, { ...me, middlewares: [...me.middlewares], runs: new Set(), active: undefined });
     return copy;
   }
 
