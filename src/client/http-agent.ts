@@ -249,14 +249,10 @@ export class HttpAgent extends AbstractAgent {
    *
    * @throws What {@link AbstractAgent.runAgent} throws.
    */
-  override runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+  override async runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
     const { abortController, signal, ...given } = parameters;
-    let rest: typeof given;
-    try {
-      rest = givingToken(this, given);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    // Async: a bad token rejects rather than throws.
+    const rest = givingToken(this, given);
     const controller = (this.abortController = abortController ?? new AbortController());
     // Either cancels the run.
     const unlink = whenAborted(signal, () => controller.abort(signal!.reason));
@@ -270,13 +266,9 @@ export class HttpAgent extends AbstractAgent {
    * @throws {TypeError} (rejects) When `resumeToken` is not 22 to 128 base64url characters.
    * @throws What {@link AbstractAgent.connectAgent} throws.
    */
-  override connectAgent(parameters: RunAgentParameters = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
-    try {
-      parameters = givingToken(this, parameters);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return super.connectAgent(parameters, subscriber);
+  override async connectAgent(parameters: RunAgentParameters = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+    // Async: a bad token rejects rather than throws.
+    return super.connectAgent(givingToken(this, parameters), subscriber);
   }
 
   /**
