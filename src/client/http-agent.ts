@@ -155,7 +155,6 @@ function givingToken<P extends RunAgentParameters>(agent: HttpAgent, parameters:
 /** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
-const TRANSPORTS: readonly Transport[] = ["auto", "binary", "sse"];
 const REDIRECT_POLICIES: readonly RedirectPolicy[] = ["same-origin", "follow", "error"];
 
 /**
@@ -168,7 +167,7 @@ function oneOf<T extends string>(option: string, value: T, allowed: readonly T[]
   return value;
 }
 
-/** The `Accept` header of each transport choice. */
+/** The `Accept` header of each transport choice; its keys, in this order, are the choices `transport` names in its error. */
 export const ACCEPT: Readonly<Record<Transport, string>> = {
   auto: `${BINARY_MEDIA_TYPE}, ${SSE_MEDIA_TYPE};q=0.9`,
   binary: BINARY_MEDIA_TYPE,
@@ -233,7 +232,7 @@ export class HttpAgent extends AbstractAgent {
     this.telemetry = config.telemetry;
     this.url = config.url;
     this.headers = config.headers;
-    this.transport = oneOf("transport", config.transport ?? "auto", TRANSPORTS);
+    this.transport = oneOf("transport", config.transport ?? "auto", Object.keys(ACCEPT) as Transport[]);
     this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
     this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.onUnknownEvent = handlerOf(config.onUnknownEvent);
