@@ -322,8 +322,9 @@ export abstract class AbstractAgent implements AgentLike {
     copy.state = structuredClone(this.state);
     copy.subscribers = [...this.subscribers];
     copy.pendingInterrupts = structuredClone(this.pendingInterrupts);
-    const { middlewares, given, level } = internalsOf(this);
-    internals.set(copy, { middlewares: [...middlewares], runs: new Set(), given, level });
+    const me = internalsOf(this);
+    // The configuration, not the runs under way.
+    internals.set(copy, { ...me, middlewares: [...me.middlewares], runs: new Set(), active: undefined });
     return copy;
   }
 
@@ -411,7 +412,6 @@ interface Opening {
 function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal): AsyncIterable<AguiEvent> {
   const opening = agent as unknown as Opening;
   const middlewares = internalsOf(agent).middlewares;
-  if (middlewares.length === 0) return toPeer(agent, (di) => opening.openRun(di, signal), input);
   const view = (run: (input: RunAgentInput) => AsyncIterable<AguiEvent>): NextAgent => ({
     run: (i) => observableIterable(run(i)),
     get messages() {
@@ -422,8 +422,9 @@ function chain(agent: AbstractAgent, input: RunAgentInput, signal: AbortSignal):
     },
   });
   const warn = agent.onWarning ?? warnOnce();
-  // openRun is protected for subclasses to override; this module is the class's own.
-  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => opening.openRun(di, signal, false), i);
+  // openRun is protected for subclasses to override; this module is the class's own. It enforces
+  // the protocol when no middleware comes after it (the outermost middleware does otherwise).
+  let run = (i: RunAgentInput): AsyncIterable<AguiEvent> => toPeer(agent, (di) => opening.openRun(di, signal, middlewares.length === 0), i);
   for (let k = middlewares.length - 1; k >= 0; k--) {
     const middleware = middlewares[k]!;
     const next = view(run);
@@ -492,7 +493,7 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
     const active = { detach: () => ((detached = true), stream.abort(DETACHED)), done: new Promise<void>((resolve) => (finished = resolve)) };
     me.active = active;
     let failure: unknown;
-    let failed = false;
+    let rethrow = false;
     try {
       const expander = new ChunkExpander();
       const events = stream[Symbol.asyncIterator]() as unknown as AsyncIterator<AguiEvent> & Pullable;
@@ -517,18 +518,15 @@ async function drive(agent: AbstractAgent, parameters: RunAgentParameters, subsc
           break;
         }
       }
-    } catch (error) {
+    } catch (thrown) {
+      // A detached run did not fail: the client stopped following it.
       if (!detached) {
-        failed = true;
-        failure = error;
+        failure = thrown;
+        agent.isRunning = false;
+        const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+        const failedWith = await applier.lifecycle("onRunFailed", { error });
+        rethrow = failedWith.stopPropagation !== true && !isAbort(thrown);
       }
-    }
-    let rethrow = false;
-    if (failed) {
-      agent.isRunning = false;
-      const error = failure instanceof Error ? failure : new Error(String(failure));
-      const failedWith = await applier.lifecycle("onRunFailed", { error });
-      rethrow = failedWith.stopPropagation !== true && !isAbort(failure);
     }
     agent.isRunning = false;
     await applier.lifecycle("onRunFinalized");

@@ -115,21 +115,6 @@ export class EventApplier<A extends ApplyTarget> {
   }
 
   /**
-   * Folds a mutation returned by a lifecycle callback (or any callback) into the run: replaced
-   * messages or state are taken and reported on the next {@link publish}.
-   */
-  take(mutation: FoldedMutation): void {
-    if (mutation.messages !== undefined) {
-      this.#run.setMessages(mutation.messages);
-      this.#messagesChanged = true;
-    }
-    if (mutation.state !== undefined) {
-      this.#run.state = structuredClone(mutation.state);
-      this.#stateChanged = true;
-    }
-  }
-
-  /**
    * Publishes what changed since the last call: the agent's `messages` and `state` are set, then
    * `onMessagesChanged` and `onStateChanged` are called on every subscriber. Never throws.
    */
@@ -137,10 +122,9 @@ export class EventApplier<A extends ApplyTarget> {
     if (this.#messagesChanged) {
       this.#messagesChanged = false;
       this.#agent.messages = this.#run.messages;
-      if (this.#has("onMessagesChanged")) {
-        const told = this.#tell("onMessagesChanged");
-        if (told) return told.then(() => this.#publishState());
-      }
+      // A subscriber without the callback costs a lookup: no parameters are built for it.
+      const told = this.#tell("onMessagesChanged");
+      if (told) return told.then(() => this.#publishState());
     }
     return this.#publishState();
   }
@@ -149,7 +133,7 @@ export class EventApplier<A extends ApplyTarget> {
     if (!this.#stateChanged) return;
     this.#stateChanged = false;
     this.#agent.state = this.#run.state;
-    if (this.#has("onStateChanged")) return this.#tell("onStateChanged");
+    return this.#tell("onStateChanged");
   }
 
   /**
@@ -208,12 +192,15 @@ export class EventApplier<A extends ApplyTarget> {
   #fold(folded: FoldedMutation, mutation: AgentStateMutation | void | undefined): boolean {
     if (mutation == null) return false;
     const run = this.#run;
+    // Replaced messages or state are taken, and reported on the next publish.
     if (mutation.messages !== undefined && mutation.messages !== run.messages) {
-      this.take({ messages: mutation.messages });
+      run.setMessages(mutation.messages);
+      this.#messagesChanged = true;
       folded.messages = run.messages;
     }
     if (mutation.state !== undefined && mutation.state !== run.state) {
-      this.take({ state: mutation.state });
+      run.state = structuredClone(mutation.state);
+      this.#stateChanged = true;
       folded.state = run.state;
     }
     folded.stopPropagation = mutation.stopPropagation;

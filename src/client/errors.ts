@@ -66,8 +66,9 @@ async function readBoundedText(body: RunBody, idleMs: number): Promise<string> {
         ? Promise.race([reader.read(), new Promise<{ done: true; value?: undefined }>((resolve) => (timer = setTimeout(resolve, idleMs, { done: true })))])
         : reader.read());
       clearTimeout(timer);
-      if (done) return text + decoder.decode();
-      const chunk = value.byteLength + bytes > MAX_ERROR_BODY_BYTES ? value.subarray(0, MAX_ERROR_BODY_BYTES - bytes) : value;
+      if (done) break;
+      // subarray stops at the chunk's end: only the bytes beyond the bound are cut.
+      const chunk = value.subarray(0, MAX_ERROR_BODY_BYTES - bytes);
       bytes += chunk.byteLength;
       text += decoder.decode(chunk, { stream: true });
     }

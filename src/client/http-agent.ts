@@ -155,7 +155,6 @@ function givingToken<P extends RunAgentParameters>(agent: HttpAgent, parameters:
 /** The default {@link HttpAgentConfig.idleTimeoutMs}: 60 s. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
-const TRANSPORTS: readonly Transport[] = ["auto", "binary", "sse"];
 const REDIRECT_POLICIES: readonly RedirectPolicy[] = ["same-origin", "follow", "error"];
 
 /**
@@ -168,7 +167,7 @@ function oneOf<T extends string>(option: string, value: T, allowed: readonly T[]
   return value;
 }
 
-/** The `Accept` header of each transport choice. */
+/** The `Accept` header of each transport choice; its keys, in this order, are the choices `transport` names in its error. */
 export const ACCEPT: Readonly<Record<Transport, string>> = {
   auto: `${BINARY_MEDIA_TYPE}, ${SSE_MEDIA_TYPE};q=0.9`,
   binary: BINARY_MEDIA_TYPE,
@@ -233,7 +232,7 @@ export class HttpAgent extends AbstractAgent {
     this.telemetry = config.telemetry;
     this.url = config.url;
     this.headers = config.headers;
-    this.transport = oneOf("transport", config.transport ?? "auto", TRANSPORTS);
+    this.transport = oneOf("transport", config.transport ?? "auto", Object.keys(ACCEPT) as Transport[]);
     this.redirect = oneOf("redirect", config.redirect ?? "same-origin", REDIRECT_POLICIES);
     this.idleTimeoutMs = idleTimeoutOf(config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
     this.onUnknownEvent = handlerOf(config.onUnknownEvent);
@@ -249,14 +248,10 @@ export class HttpAgent extends AbstractAgent {
    *
    * @throws What {@link AbstractAgent.runAgent} throws.
    */
-  override runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+  override async runAgent(parameters: RunHttpAgentConfig = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
     const { abortController, signal, ...given } = parameters;
-    let rest: typeof given;
-    try {
-      rest = givingToken(this, given);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    // Async: a bad token rejects rather than throws.
+    const rest = givingToken(this, given);
     const controller = (this.abortController = abortController ?? new AbortController());
     // Either cancels the run.
     const unlink = whenAborted(signal, () => controller.abort(signal!.reason));
@@ -270,13 +265,9 @@ export class HttpAgent extends AbstractAgent {
    * @throws {TypeError} (rejects) When `resumeToken` is not 22 to 128 base64url characters.
    * @throws What {@link AbstractAgent.connectAgent} throws.
    */
-  override connectAgent(parameters: RunAgentParameters = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
-    try {
-      parameters = givingToken(this, parameters);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return super.connectAgent(parameters, subscriber);
+  override async connectAgent(parameters: RunAgentParameters = {}, subscriber?: AgentSubscriber): Promise<RunAgentResult> {
+    // Async: a bad token rejects rather than throws.
+    return super.connectAgent(givingToken(this, parameters), subscriber);
   }
 
   /**

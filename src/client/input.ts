@@ -40,12 +40,6 @@ export interface RunAgentParameters {
   resumeToken?: string;
 }
 
-function hex(bytes: Uint8Array): string {
-  let out = "";
-  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
-  return out;
-}
-
 /**
  * A random (version 4) UUID: `crypto.randomUUID` where it exists, which browsers offer only in
  * secure contexts, otherwise built from `crypto.getRandomValues` (or `Math.random` where even
@@ -54,11 +48,12 @@ function hex(bytes: Uint8Array): string {
 export function randomId(): string {
   const c = globalThis.crypto;
   if (typeof c?.randomUUID === "function") return c.randomUUID();
-  const b = new Uint8Array(16);
+  const b = new Uint8Array(31);
   if (typeof c?.getRandomValues === "function") c.getRandomValues(b);
-  else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = hex(b);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  // A Uint8Array keeps the low 8 bits of what it is given.
+  else for (let i = 0; i < 31; i++) b[i] = Math.random() * 256;
+  // One random byte per hex digit of the template: 0 and 1 take 4 random bits, 8 takes 2 (the
+  // variant 10xx); the version digit 4 stays.
+  let i = 0;
+  return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (d) => (+d ^ (b[i++]! & (15 >> (+d / 4)))).toString(16));
 }

@@ -46,15 +46,14 @@ export function buildResumeArray(interrupts: readonly Interrupt[], responses: Re
  */
 export function checkResume(pending: readonly Interrupt[], resume: readonly ResumeEntry[] | undefined): void {
   if (pending.length === 0) return;
-  const answered = new Set((resume ?? []).map((r) => r.interruptId));
-  const uncovered = pending.map((i) => i.id).filter((id) => !answered.has(id));
+  // A few entries each: scanning them costs less than a set of ids.
+  const answerTo = (id: string) => resume?.find((r) => r.interruptId === id);
+  const uncovered = pending.map((i) => i.id).filter((id) => !answerTo(id));
   if (uncovered.length > 0) {
     throw new AguiWireError("pending_interrupts", `Thread has ${uncovered.length} pending interrupt(s) not addressed by resume: ${uncovered.join(", ")}`);
   }
   for (const interrupt of pending) {
-    if (!isInterruptExpired(interrupt)) continue;
-    const entry = (resume ?? []).find((r) => r.interruptId === interrupt.id);
-    if (entry?.status !== "cancelled") {
+    if (isInterruptExpired(interrupt) && answerTo(interrupt.id)?.status !== "cancelled") {
       throw new AguiWireError("pending_interrupts", `Interrupt ${interrupt.id} expired at ${interrupt.expiresAt} and can no longer be answered. Cancel it to continue the thread.`);
     }
   }

@@ -89,11 +89,9 @@ export function resumeDelay(attempt: number, backoffMs: number): number {
  * @throws Never.
  */
 export function withRunId(url: string, runId: string): string {
-  const hash = url.indexOf("#");
-  const bare = hash < 0 ? url : url.slice(0, hash);
-  const question = bare.indexOf("?");
-  const path = question < 0 ? bare : bare.slice(0, question);
-  const params = new URLSearchParams(question < 0 ? "" : bare.slice(question + 1));
+  // The path runs to the first `?` or `#`; the query, after that `?`, to the first `#`.
+  const [, path, query] = /^([^?#]*)\??([^#]*)/.exec(url)!;
+  const params = new URLSearchParams(query);
   params.set("runId", runId);
   return `${path}?${params}`;
 }

@@ -125,7 +125,8 @@ export async function sendRun(run: SendRun): Promise<RunResponse> {
     } catch {
       // Not a URL: not a redirect this can follow; the answer is reported as it is.
     }
-    if (run.redirect === "follow" || !(opaque || (target && [301, 302, 303, 307, 308].includes(status)))) return response;
+    // The statuses that redirect: 301, 302, 303, 307, 308.
+    if (run.redirect === "follow" || !(opaque || (target && /^30[12378]$/.test(String(status))))) return response;
     // A redirect's body is not worth reading; cancelling it frees the connection.
     discard(response);
     const refuse = (why: string): HttpStatusError =>

@@ -154,20 +154,12 @@ export interface AgentSubscriberOf<A> {
 /** A subscriber callback's name. */
 export type SubscriberCallback = keyof AgentSubscriberOf<unknown>;
 
-const callbackNames = new Map<string, SubscriberCallback>();
+// Without a prototype: a type named like one of Object.prototype's members finds nothing.
+const callbackNames: Record<string, SubscriberCallback> = Object.create(null);
 
 /** `on<Type>Event` for an event type: `TEXT_MESSAGE_START` → `onTextMessageStartEvent`. Never throws. */
 export function eventCallbackOf(type: string): SubscriberCallback {
-  let name = callbackNames.get(type);
-  if (name === undefined) {
-    name = `on${type
-      .toLowerCase()
-      .split("_")
-      .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-      .join("")}Event` as SubscriberCallback;
-    callbackNames.set(type, name);
-  }
-  return name;
+  return (callbackNames[type] ??= `on${type.toLowerCase().replace(/(?:^|_)(.)/g, (_, first: string) => first.toUpperCase())}Event` as SubscriberCallback);
 }
 
 /** What {@link runSubscribers} folds: the last messages and state returned, and the last `stopPropagation`. */
