@@ -8,7 +8,7 @@
 import { writeEvent, type EventFields } from "../gen/agui/wire/v1/events_codec.js";
 import { frameSmallEvent } from "../gen/agui/wire/v1/events_frame.js";
 import { exactEventDeferringJson, validEvent } from "../model/exact.js";
-import type { AguiEvent, AguiEventInput } from "../model/events.js";
+import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { beginWrite, jsonValuesWritten, NOT_JSON, resetJsonValuesWritten } from "../wire/index.js";
 
 /**

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AguiEvent } from "../model/events.js";
+import type { AguiEvent } from "../model/index.js";
 import { SSEDecoder } from "./decoder.js";
 import type { SSEMessage } from "./parser.js";
 
