@@ -46,14 +46,17 @@ function observeRun(telemetry: Telemetry, observed: ObservedAgent, input: RunAge
   const agent = observed.agentId ?? "agent";
   const run = { connect, input, url: String(observed.url) };
   const parent = telemetry.active();
-  const span = telemetry.startSpan(`${run.connect ? REATTACH_SPAN : INVOKE_AGENT} ${agent}`, SPAN_KIND.CLIENT, parent, {
-    [ATTR.operation]: run.connect ? undefined : INVOKE_AGENT,
-    [ATTR.agentName]: agent,
-    [ATTR.conversation]: run.input.threadId,
-    [ATTR.runId]: run.input.runId,
-    "server.address": hostOf(run.url),
-    ...COMPONENT,
-  });
+  // No SDK: no span is started, so that its name and attributes are not made for nothing.
+  const span = telemetry.tracing()
+    ? telemetry.startSpan(`${run.connect ? REATTACH_SPAN : INVOKE_AGENT} ${agent}`, SPAN_KIND.CLIENT, parent, {
+        [ATTR.operation]: run.connect ? undefined : INVOKE_AGENT,
+        [ATTR.agentName]: agent,
+        [ATTR.conversation]: run.input.threadId,
+        [ATTR.runId]: run.input.runId,
+        "server.address": hostOf(run.url),
+        ...COMPONENT,
+      })
+    : undefined;
   if (span === undefined && instruments === undefined) {
     // Nothing to record here, but a trace to continue: the active context goes to the server.
     if (!telemetry.hasSpan(parent)) return undefined;

@@ -53,6 +53,8 @@ export function openSpan(
   attributes: Attributes = {},
 ): { span: OtelSpan | undefined; instruments: Instruments | undefined; parent: OtelContext } | undefined {
   const instruments = telemetry.instruments();
+  // Nothing would record: no span name, attributes or extracted context are made (the common case).
+  if (instruments === undefined && !telemetry.tracing()) return undefined;
   const name =
     agentName === undefined ? method : method === "POST" ? `${INVOKE_AGENT} ${agentName}` : method === "GET" ? `${REATTACH_SPAN} ${agentName}` : method === "DELETE" ? `${CANCEL_SPAN} ${agentName}` : method;
   const parent = telemetry.extract(header);

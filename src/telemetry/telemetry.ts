@@ -27,11 +27,29 @@ export class Telemetry {
   #tracer: OtelTracer | undefined;
   #meterProvider: unknown;
   #instruments: Instruments | undefined;
+  /** The provider behind the API's global tracer provider while no SDK is registered. */
+  readonly #noTracerProvider: unknown;
 
   /** @throws Never. */
   constructor(api: OtelApi, options: TelemetryOptions = {}) {
     this.api = api;
     this.#options = options;
+    // The API keeps one no-op provider for every proxy without a delegate; a fresh proxy shows it.
+    const Proxy = (api as { ProxyTracerProvider?: new () => { getDelegate(): unknown } }).ProxyTracerProvider;
+    this.#noTracerProvider = typeof Proxy === "function" ? new Proxy().getDelegate() : undefined;
+  }
+
+  /**
+   * Whether a span may record: false while the tracer provider is the API's global one with no SDK
+   * behind it, so that a request pays for no name, attributes or context when nothing is recorded.
+   * True when that cannot be told (an API without `ProxyTracerProvider`, a provider of the caller's).
+   *
+   * @throws Never.
+   */
+  tracing(): boolean {
+    const provider = this.#options.tracerProvider ?? this.api.trace.getTracerProvider();
+    const delegate = (provider as { getDelegate?: () => unknown }).getDelegate?.();
+    return delegate === undefined || delegate !== this.#noTracerProvider;
   }
 
   /** The tracer, made once per tracer provider. */

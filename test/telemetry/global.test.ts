@@ -28,13 +28,18 @@ afterAll(async () => {
   await served?.close();
 });
 
-it("records nothing without an SDK, then the same handler's runs once one is registered", async () => {
+it("records nothing without an SDK, then the same handler's runs once one is registered: spans first, then metrics", async () => {
   await readEvents(await post(served.url, runInput({ runId: "before" }), BINARY));
   expect(sdk.spans()).toEqual([]);
+  // A tracer provider alone: the runs are traced although no meter counts them.
   api.trace.setGlobalTracerProvider(sdk.tracerProvider);
+  await readEvents(await post(served.url, runInput({ runId: "traced" }), BINARY));
+  await until(() => sdk.spans().length > 0);
+  expect(sdk.spans().map((span) => [span.name, span.attributes["agui.run.id"]])).toEqual([["invoke_agent agent", "traced"]]);
+  expect(await sdk.sum("agui.runs.started", { "agui.component": "server" })).toBe(0);
   api.metrics.setGlobalMeterProvider(sdk.meterProvider);
   await readEvents(await post(served.url, runInput({ runId: "after" }), BINARY));
-  await until(() => sdk.spans().length > 0);
-  expect(sdk.spans().map((span) => [span.name, span.attributes["agui.run.id"]])).toEqual([["invoke_agent agent", "after"]]);
+  await until(() => sdk.spans().length > 1);
+  expect(sdk.spans().map((span) => span.attributes["agui.run.id"])).toEqual(["traced", "after"]);
   expect(await sdk.sum("agui.runs.started", { "agui.component": "server" })).toBe(1);
 });
