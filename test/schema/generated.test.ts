@@ -1,10 +1,11 @@
 // src/gen/ must be exactly what `npm run generate` makes (buf generate from proto/, then the event
 // checks and the browsers' forms from the zod model), and proto/ must pass `buf lint`, so that the committed code cannot
 // drift from the schema and the model.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
@@ -21,13 +22,17 @@ describe("generated code", () => {
   const out = mkdtempSync(join(tmpdir(), "agui-wire-gen-"));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("is what buf generate, tools/gen-model-types.ts, tools/gen-event-checks.ts and tools/gen-model-forms.ts produce", () => {
-    execFileSync(buf, ["generate", "--output", out], { cwd: root, stdio: "pipe" });
+  // Four generators, each a process of its own; gen-model-types alone is some 10 s of CPU (a
+  // TypeScript program over the zod model, for its JSDoc).
+  it("is what buf generate, tools/gen-model-types.ts, tools/gen-event-checks.ts and tools/gen-model-forms.ts produce", async () => {
+    const run = promisify(execFile);
+    // buf first: it cleans its output folder. Then the others, which write apart, at once.
+    await run(buf, ["generate", "--output", out], { cwd: root });
     // gen-model-types takes the model's folder; the others the gen folder.
-    execFileSync(process.execPath, ["--import", "tsx", "tools/gen-model-types.ts", join(out, "src/gen/model")], { cwd: root, stdio: "pipe" });
-    for (const tool of ["tools/gen-event-checks.ts", "tools/gen-model-forms.ts"]) {
-      execFileSync(process.execPath, ["--import", "tsx", tool, join(out, "src/gen")], { cwd: root, stdio: "pipe" });
-    }
+    await Promise.all([
+      run(process.execPath, ["--import", "tsx", "tools/gen-model-types.ts", join(out, "src/gen/model")], { cwd: root }),
+      ...["tools/gen-event-checks.ts", "tools/gen-model-forms.ts"].map((tool) => run(process.execPath, ["--import", "tsx", tool, join(out, "src/gen")], { cwd: root })),
+    ]);
     const fresh = join(out, "src/gen");
     const committed = join(root, "src/gen");
     const freshFiles = listFiles(fresh).map((f) => relative(fresh, f)).sort();
@@ -37,7 +42,8 @@ describe("generated code", () => {
     for (const file of freshFiles) {
       expect(readFileSync(join(committed, file), "utf8"), file).toBe(readFileSync(join(fresh, file), "utf8"));
     }
-  });
+    // About 15 s of CPU in all: a loaded two-core machine takes more than the default 20 s.
+  }, 90_000);
 
   it("comes from a schema that passes buf lint", () => {
     // execFileSync throws, failing the test, when buf exits non-zero; its findings are in the error.
