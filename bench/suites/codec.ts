@@ -87,7 +87,7 @@ const suite: Suite = {
   description: "one event at a time, encode and decode, per event type (and the largest JSON-carrying events) and over four traces of 1,000 events (mixed, 1.0, token, snapshot)",
   async run(ctx) {
     const budget: Budget = ctx.quick
-      ? { time: 30, iterations: 3, warmupTime: 10, warmupIterations: 2 }
+      ? { time: 5, iterations: 2, warmupTime: 0, warmupIterations: 1 }
       : { time: 500, iterations: 10, warmupTime: 200, warmupIterations: 5 };
     const trace = runTrace();
     const trace10 = runTrace10();
