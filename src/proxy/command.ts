@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { ProxyConfigError } from "./config.js";
-import { createNodeProxyHandler } from "./node.js";
+import type { createNodeProxyHandler } from "./node.js";
 
 /** Where the command writes, and how it stops (injected by tests; the real streams otherwise). */
 export interface CommandIO {
@@ -97,6 +97,8 @@ export async function runProxyCommand(argv: readonly string[], io: CommandIO): P
   if (jwt && typeof jwt.publicKeyFile === "string") jwt.publicKeyFile = resolve(dirname(args.config), jwt.publicKeyFile);
   let handler: ReturnType<typeof createNodeProxyHandler>;
   try {
+    // Loaded only to serve: --help and a mistake in the arguments or the file answer without it.
+    const { createNodeProxyHandler } = await import("./node.js");
     handler = createNodeProxyHandler(config, {
       logger: (record) => io.stdout(JSON.stringify({ time: new Date().toISOString(), msg: "run", ...record })),
       // Refusals no run record tells of (401, 404, 405, …): an operator looks for those too.
