@@ -13,7 +13,7 @@ import { EventApplier } from "./apply.js";
 import { randomId, type RunAgentParameters } from "./input.js";
 import { checkResume } from "./interrupts.js";
 import { localRunEvents } from "./local-run.js";
-import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent } from "./middleware.js";
+import { type Middleware, type MiddlewareFunction, middlewareOf, type MiddlewareRun, type NextAgent } from "./middleware.js";
 import { ChunkExpander, RunState, stored } from "./reducer/index.js";
 import { RunStream, type Pullable } from "./run-stream.js";
 import { callEach, type AgentSubscriberOf, type AgentSubscriberParamsOf, type State } from "./subscriber.js";
@@ -73,7 +73,7 @@ export interface RunAgentResult {
 
 /** What an agent keeps out of sight: its middleware, its open runs and the run `runAgent` drives. */
 interface Internals {
-  middlewares: Middleware[];
+  middlewares: MiddlewareRun[];
   /** The `maxProtocolVersion` option, and the downgrade the ceiling resolved at construction calls for. */
   given?: string;
   level?: DowngradeLevel;
@@ -218,18 +218,14 @@ export abstract class AbstractAgent implements AgentLike {
 
   /**
    * Adds middleware: each run's input goes through them in the order given, the first added
-   * outermost, and the agent's events come back through them. Functions are wrapped in a
-   * {@link FunctionMiddleware}.
+   * outermost, and the agent's events come back through them. Functions are called as a
+   * `FunctionMiddleware` calls them.
    *
    * @returns The agent, for chaining.
    * @throws {TypeError} When one is neither a function nor a {@link Middleware}.
    */
   use(...middlewares: (Middleware | MiddlewareFunction)[]): this {
-    // What is not a Middleware object is wrapped: FunctionMiddleware refuses what is not a function.
-    const wrapped = middlewares.map((m) =>
-      typeof m === "object" && typeof m?.run === "function" ? m : new FunctionMiddleware(m as MiddlewareFunction),
-    );
-    internalsOf(this).middlewares.push(...wrapped);
+    internalsOf(this).middlewares.push(...middlewares.map(middlewareOf));
     return this;
   }
 
