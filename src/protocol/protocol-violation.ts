@@ -90,3 +90,19 @@ export class ProtocolViolationError extends AguiWireError {
     this.name = "ProtocolViolationError";
   }
 }
+
+/**
+ * The error for event #`index` (of type `type`) breaking `rule`, in the one wording of every
+ * violation: which event, the rule, what was expected, what was found (and `via`, what the event
+ * was taken as, when that matters).
+ *
+ * @throws Never; it returns the error.
+ */
+export function violation(index: number, type: string, rule: ProtocolRule, expected: string, found: string, via = ""): ProtocolViolationError {
+  return new ProtocolViolationError(index, rule, `event #${index} (${type}) breaks ${rule}: expected ${expected}, found ${found}${via}`);
+}
+
+/** Names an item's owner (a `subagentRunId`, or undefined for the agent) for a message. @throws Never. */
+export function who(owner: string | undefined): string {
+  return owner === undefined ? "the agent" : `subagent ${JSON.stringify(owner)}`;
+}
