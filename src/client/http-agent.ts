@@ -358,15 +358,16 @@ export class HttpAgent extends AbstractAgent {
    *
    * @throws (during iteration) {@link HttpStatusError} `http_status`: 404 for a run the server
    *   does not know (or no longer keeps), another status from a server that cannot reattach (one
-   *   without a store); what {@link run} throws otherwise.
+   *   without a store); what {@link run} throws otherwise. A `requestInit` override that throws
+   *   fails the call itself (connectAgent calls it when the run's events are first read).
    */
-  protected override async *connect(input: RunAgentInput, context: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
+  protected override connect(input: RunAgentInput, context: RunContext): AsyncIterable<AguiEvent> {
     const { signal } = context;
     const observer = observe(this, input, true);
     const params = resumableOf(this, signal, ownHeaders(this, input).headers, observer);
     const token = takeToken(this, input.runId);
     const run = resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
-    yield* observer ? observer.events(run) : run;
+    return observer ? observer.events(run) : run;
   }
 
   /** The events of {@link run}, which its decoders validated already, or left to enforce (`enforce` false). */
