@@ -20,7 +20,7 @@ type Container = Record<string, unknown> | unknown[];
 type Op = { op: string; path: string; from?: string; value?: unknown };
 
 const isContainer = (v: unknown): v is Container => typeof v === "object" && v !== null;
-const own = (c: Container, key: string): boolean => Object.prototype.hasOwnProperty.call(c, key);
+const own = (c: Container, key: string): boolean => Object.hasOwn(c, key);
 
 /** Deep equality for `test`: key order does not matter, arrays and objects never equal each other. */
 function equals(a: unknown, b: unknown): boolean {

@@ -76,10 +76,10 @@ export function stored<T extends object>(message: T): T {
  */
 function authoritativeActivityTypes(event: { metadata?: JsonObject }): string[] | null | undefined {
   const metadata = event.metadata;
-  if (metadata === undefined || !Object.prototype.hasOwnProperty.call(metadata, ACTIVITY_HISTORY_METADATA)) return undefined;
+  if (metadata === undefined || !Object.hasOwn(metadata, ACTIVITY_HISTORY_METADATA)) return undefined;
   const ours = metadata[ACTIVITY_HISTORY_METADATA];
   if (ours === null || typeof ours !== "object" || Array.isArray(ours)) return [];
-  if (!Object.prototype.hasOwnProperty.call(ours, "authoritativeActivityTypes")) return undefined;
+  if (!Object.hasOwn(ours, "authoritativeActivityTypes")) return undefined;
   const types = ours.authoritativeActivityTypes;
   if (types === null) return null;
   return Array.isArray(types) && types.every((t) => typeof t === "string") ? (types as string[]) : [];
