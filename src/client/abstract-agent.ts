@@ -121,19 +121,21 @@ type Opener = (input: RunAgentInput, signal: AbortSignal) => AsyncIterable<AguiE
  * - {@link events} gives the raw events of a run, validated and verified, and changes nothing.
  */
 export abstract class AbstractAgent implements AgentLike {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** A name for the agent; not sent anywhere. */
-  agentId?: string;
+  declare agentId?: string;
   /** What the agent does, for people. */
-  description: string;
+  declare description: string;
   /** The thread every run of this agent belongs to. */
-  threadId: string;
+  declare threadId: string;
   /**
    * The conversation. A run updates it in place as events arrive: the array and its messages are
    * live while a run goes on; copy what you keep (theirs hands out a fresh copy per event).
    */
-  messages: Message[];
+  declare messages: Message[];
   /** The agent's state (any JSON value), replaced by STATE_SNAPSHOT and patched by STATE_DELTA. */
-  state: State;
+  declare state: State;
   /** The subscribers told of every run, in order; see {@link subscribe}. */
   subscribers: AgentSubscriber[] = [];
   /** Whether `runAgent` or `connectAgent` is under way. */
@@ -144,7 +146,7 @@ export abstract class AbstractAgent implements AgentLike {
    */
   pendingInterrupts: Interrupt[] = [];
   /** Told of each run's warnings; `undefined`: one `console.warn` per kind and type for each run. */
-  readonly onWarning: WarningHandler | undefined;
+  declare readonly onWarning: WarningHandler | undefined;
 
   /**
    * @param config - `agentId`, `description`, `threadId` (a new UUID when absent), the initial

@@ -73,10 +73,12 @@ export type ProtocolRule =
 
 /** Events out of the order the protocol requires (code `protocol_violation`). */
 export class ProtocolViolationError extends AguiWireError {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** Position of the offending event in the stream, from 0. */
-  readonly index: number;
+  declare readonly index: number;
   /** The rule the event breaks. */
-  readonly rule: ProtocolRule;
+  declare readonly rule: ProtocolRule;
 
   /**
    * @param index - Position of the offending event, from 0.
