@@ -93,10 +93,12 @@ function authoritativeActivityTypes(event: { metadata?: JsonObject }): string[] 
  * them out as snapshots must copy. Chunk events must be expanded first (see `ChunkExpander`).
  */
 export class RunState {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** The conversation, in order. */
-  readonly messages: Message[];
+  declare readonly messages: Message[];
   /** The agent's state, replaced by STATE_SNAPSHOT and patched by STATE_DELTA. */
-  state: JsonValue | undefined;
+  declare state: JsonValue | undefined;
   /** Interrupts of the last RUN_FINISHED (empty unless its outcome was `interrupt`). */
   pendingInterrupts: Interrupt[] = [];
   /** Tool calls started in the current run, in order (reset by RUN_STARTED). */
