@@ -61,15 +61,18 @@ export function tolerantJudge(warn: WarningHandler): TolerantJudge {
  * source's unknown arm, an unknown patch operation or outcome) is stripped where it sits by `judge`
  * (see {@link tolerantJudge}), as over SSE; returns undefined when the event itself goes. A field
  * this schema lacks is skipped, as ever, and now told to `warn` (the first of each event).
+ * `tolerant` false reads as {@link decodeEvent} does (nothing stripped, nothing told), and with
+ * `parseEvent` as `judge` is {@link decodeEvent}: what a strict `FrameDecoder` does, through this
+ * one function so that clients, never strict, carry no second one.
  *
  * @throws As {@link decodeEvent}: `malformed_frame`, `unknown_event_type` (for the caller to drop),
  *   `invalid_event` for a malformed known value.
  * @throws What the judge's warning handler throws.
  */
-export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, judge: TolerantJudge, warn: WarningHandler): AguiEvent | undefined {
+export function decodeEventTolerantly(bytes: Uint8Array, start: number, end: number, judge: TolerantJudge, warn: WarningHandler, tolerant = true): AguiEvent | undefined {
   const r = reader;
   r.reset(bytes, start, end);
-  r.tolerant = true;
+  r.tolerant = tolerant;
   try {
     const event = readEvent(r, end);
     if (r.invalid > 0) rejectEvent(event, r.omitted);

@@ -6,7 +6,8 @@
 import { AguiWireError, concatBytes, ValidationError } from "../util/index.js";
 import type { AguiEvent } from "../model/index.js";
 import { dropUnknown, handlerOf, type UnknownEventHandler, type WarningHandler, warningHandlerOf } from "../protocol/index.js";
-import { decodeEvent, decodeEventTolerantly, tolerantJudge, type TolerantJudge } from "./codec.js";
+import { decodeEventTolerantly, tolerantJudge, type TolerantJudge } from "./codec.js";
+import { parseEvent } from "../model/parse.js";
 import { Reader } from "../wire/index.js";
 
 /** Default bound on one frame's announced length: 16 MiB. */
@@ -200,14 +201,13 @@ export class FrameDecoder {
   /** Decodes one frame's `Event` onto `out`, or reports it to `onUnknownEvent` and skips it. */
   #decode(bytes: Uint8Array, start: number, end: number, out: AguiEvent[]): void {
     try {
-      if (this.#strict) out.push(decodeEvent(bytes, start, end));
-      else {
-        const event = decodeEventTolerantly(bytes, start, end, (this.#judge ??= tolerantJudge(this.#warning)), this.#warning);
-        if (event !== undefined) out.push(event);
-      }
+      // Strictly: the reader fails on what a tolerant one strips, and the judge is the model's.
+      const strict = this.#strict;
+      const event = decodeEventTolerantly(bytes, start, end, strict ? parseEvent : (this.#judge ??= tolerantJudge(this.#warning)), this.#warning, !strict);
+      if (event !== undefined) out.push(event);
       this.#frames++;
     } catch (err) {
-      // decodeEvent gives this code only from the generated reader, for a message it read to the
+      // Only the generated reader gives this code, for a message it read to the
       // end without a fault whose fields are all unknown: a newer peer's event. Any fault in the
       // frame is `malformed_frame` instead, and a known arm's problems are `invalid_event`.
       // Checked here, on the error path, so that decoding costs nothing more when the option is

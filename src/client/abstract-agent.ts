@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type AgentLike, type AgentRunResult, PULL, type RunContext } from "../agent/index.js";
+import { type AgentLike, type AgentRunResult, PULL, RunSource, SKIP, type RunContext } from "../agent/index.js";
 import { AguiWireError, isAguiWireError, observableIterable } from "../util/index.js";
 import { downgradeEvent, downgradeInput, type DowngradeLevel, downgradeLevelOf, PROTOCOL_VERSION, type WarningHandler, warnOnce, warningHandlerOf } from "../protocol/index.js";
 import { DETACHED } from "./errors.js";
@@ -13,7 +13,7 @@ import { EventApplier } from "./apply.js";
 import { randomId, type RunAgentParameters } from "./input.js";
 import { checkResume } from "./interrupts.js";
 import { localRunEvents } from "./local-run.js";
-import { FunctionMiddleware, Middleware, type MiddlewareFunction, type NextAgent } from "./middleware.js";
+import { type Middleware, type MiddlewareFunction, middlewareOf, type MiddlewareRun, type NextAgent } from "./middleware.js";
 import { ChunkExpander, RunState, stored } from "./reducer/index.js";
 import { RunStream, type Pullable } from "./run-stream.js";
 import { callEach, type AgentSubscriberOf, type AgentSubscriberParamsOf, type State } from "./subscriber.js";
@@ -73,7 +73,7 @@ export interface RunAgentResult {
 
 /** What an agent keeps out of sight: its middleware, its open runs and the run `runAgent` drives. */
 interface Internals {
-  middlewares: Middleware[];
+  middlewares: MiddlewareRun[];
   /** The `maxProtocolVersion` option, and the downgrade the ceiling resolved at construction calls for. */
   given?: string;
   level?: DowngradeLevel;
@@ -121,19 +121,21 @@ type Opener = (input: RunAgentInput, signal: AbortSignal) => AsyncIterable<AguiE
  * - {@link events} gives the raw events of a run, validated and verified, and changes nothing.
  */
 export abstract class AbstractAgent implements AgentLike {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** A name for the agent; not sent anywhere. */
-  agentId?: string;
+  declare agentId?: string;
   /** What the agent does, for people. */
-  description: string;
+  declare description: string;
   /** The thread every run of this agent belongs to. */
-  threadId: string;
+  declare threadId: string;
   /**
    * The conversation. A run updates it in place as events arrive: the array and its messages are
    * live while a run goes on; copy what you keep (theirs hands out a fresh copy per event).
    */
-  messages: Message[];
+  declare messages: Message[];
   /** The agent's state (any JSON value), replaced by STATE_SNAPSHOT and patched by STATE_DELTA. */
-  state: State;
+  declare state: State;
   /** The subscribers told of every run, in order; see {@link subscribe}. */
   subscribers: AgentSubscriber[] = [];
   /** Whether `runAgent` or `connectAgent` is under way. */
@@ -144,7 +146,7 @@ export abstract class AbstractAgent implements AgentLike {
    */
   pendingInterrupts: Interrupt[] = [];
   /** Told of each run's warnings; `undefined`: one `console.warn` per kind and type for each run. */
-  readonly onWarning: WarningHandler | undefined;
+  declare readonly onWarning: WarningHandler | undefined;
 
   /**
    * @param config - `agentId`, `description`, `threadId` (a new UUID when absent), the initial
@@ -218,18 +220,14 @@ export abstract class AbstractAgent implements AgentLike {
 
   /**
    * Adds middleware: each run's input goes through them in the order given, the first added
-   * outermost, and the agent's events come back through them. Functions are wrapped in a
-   * {@link FunctionMiddleware}.
+   * outermost, and the agent's events come back through them. Functions are called as a
+   * `FunctionMiddleware` calls them.
    *
    * @returns The agent, for chaining.
    * @throws {TypeError} When one is neither a function nor a {@link Middleware}.
    */
   use(...middlewares: (Middleware | MiddlewareFunction)[]): this {
-    // What is not a Middleware object is wrapped: FunctionMiddleware refuses what is not a function.
-    const wrapped = middlewares.map((m) =>
-      typeof m === "object" && typeof m?.run === "function" ? m : new FunctionMiddleware(m as MiddlewareFunction),
-    );
-    internalsOf(this).middlewares.push(...wrapped);
+    internalsOf(this).middlewares.push(...middlewares.map(middlewareOf));
     return this;
   }
 
@@ -443,13 +441,9 @@ function toPeer(agent: AbstractAgent, open: (input: RunAgentInput) => AsyncItera
   if (!level) return open(input);
   const warn = agent.onWarning ?? warnOnce();
   const events = open(downgradeInput(input, level, warn));
-  // A generator, which costs an older peer's runs a few microtasks an event, and the bundle little.
-  return (async function* () {
-    for await (const event of events) {
-      const downgraded = downgradeEvent(event, level, warn);
-      if (downgraded) yield downgraded;
-    }
-  })();
+  // A RunSource mapping each event (SKIP for one the peer's version drops): it reads a source that
+  // holds its events at once without an await each, and costs the bundle less than a generator.
+  return new RunSource(() => events, undefined, undefined, (event) => downgradeEvent(event as AguiEvent, level, warn) ?? SKIP);
 }
 
 /** A lazy, verified event stream over `open`, which `abortRun` can cancel. */

@@ -17,7 +17,7 @@ interface Snapshot {
   metadata?: Metadata;
 }
 
-const own = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+const own = (object: object, key: string) => Object.hasOwn(object, key);
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**

@@ -16,13 +16,15 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * an invalid `RunAgentInput` is), that string.
  */
 export class HttpStatusError extends AguiWireError {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** The HTTP status, e.g. 422. */
-  readonly status: number;
+  declare readonly status: number;
   /**
    * The response body, at most 64 KiB of it: the parsed value when the response says it is JSON
    * and it parses, otherwise the text; `undefined` when there was no body or it could not be read.
    */
-  readonly body: unknown;
+  declare readonly body: unknown;
 
   /**
    * @param status - The HTTP status.

@@ -193,27 +193,29 @@ export const ACCEPT: Readonly<Record<Transport, string>> = {
  * for await (const event of agent.runAgent({ messages })) console.log(event.type);
  */
 export class HttpAgent extends AbstractAgent {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** The agent's URL. */
-  url: string | URL;
+  declare url: string | URL;
   /** Sent with every run, over the defaults. */
-  headers: HeadersLike | undefined;
+  declare headers: HeadersLike | undefined;
   /** Which transport runs ask for. */
-  transport: Transport;
+  declare transport: Transport;
   /** What runs do with a redirect. */
-  readonly redirect: RedirectPolicy;
+  declare readonly redirect: RedirectPolicy;
   /** The idle timeout of runs, in milliseconds; 0 for none. */
-  readonly idleTimeoutMs: number;
+  declare readonly idleTimeoutMs: number;
   /** Told of each event of an unknown type that runs skip; runs fail on such events when unset. */
-  readonly onUnknownEvent: UnknownEventHandler | undefined;
+  declare readonly onUnknownEvent: UnknownEventHandler | undefined;
   /** How runs resume after a cut (defaults applied); `undefined` when `resume: false`. */
-  readonly resume: ResolvedResume | undefined;
+  declare readonly resume: ResolvedResume | undefined;
   /**
    * The fetch runs use: the one given, or the global `fetch` (looked up per run), which in Node
    * runs do not use unless `redirect` is `follow` (see {@link HttpAgentConfig.fetch}).
    */
-  fetch: HttpAgentFetchFn;
+  declare fetch: HttpAgentFetchFn;
   /** Observes each run (see {@link HttpAgentConfig.telemetry}). */
-  telemetry: RunTelemetry | undefined;
+  declare telemetry: RunTelemetry | undefined;
   /** Cancels the current `runAgent` run; replaced by each (see {@link RunHttpAgentConfig}). */
   abortController: AbortController = new AbortController();
 
@@ -229,7 +231,6 @@ export class HttpAgent extends AbstractAgent {
    */
   constructor(config: HttpAgentConfig) {
     super(config);
-    this.telemetry = config.telemetry;
     this.url = config.url;
     this.headers = config.headers;
     this.transport = oneOf("transport", config.transport ?? "auto", Object.keys(ACCEPT) as Transport[]);
@@ -240,6 +241,7 @@ export class HttpAgent extends AbstractAgent {
     // Called as a plain function: a browser's fetch throws "Illegal invocation" as a method of another object.
     const given = config.fetch;
     this.fetch = given ? (url, init) => given(url, init) : globalFetch;
+    this.telemetry = config.telemetry;
   }
 
   /**
@@ -358,15 +360,16 @@ export class HttpAgent extends AbstractAgent {
    *
    * @throws (during iteration) {@link HttpStatusError} `http_status`: 404 for a run the server
    *   does not know (or no longer keeps), another status from a server that cannot reattach (one
-   *   without a store); what {@link run} throws otherwise.
+   *   without a store); what {@link run} throws otherwise. A `requestInit` override that throws
+   *   fails the call itself (connectAgent calls it when the run's events are first read).
    */
-  protected override async *connect(input: RunAgentInput, context: RunContext): AsyncGenerator<AguiEvent, void, undefined> {
+  protected override connect(input: RunAgentInput, context: RunContext): AsyncIterable<AguiEvent> {
     const { signal } = context;
     const observer = observe(this, input, true);
     const params = resumableOf(this, signal, ownHeaders(this, input).headers, observer);
     const token = takeToken(this, input.runId);
     const run = resumableRun({ ...params, token, open: (request) => params.reattach(input.runId, token, -1, request) });
-    yield* observer ? observer.events(run) : run;
+    return observer ? observer.events(run) : run;
   }
 
   /** The events of {@link run}, which its decoders validated already, or left to enforce (`enforce` false). */

@@ -25,7 +25,7 @@ export type ResumeResponse =
  */
 export function buildResumeArray(interrupts: readonly Interrupt[], responses: Readonly<Record<string, ResumeResponse>>): ResumeEntry[] {
   const open = new Set(interrupts.map((i) => i.id));
-  const missing = interrupts.filter((i) => !Object.prototype.hasOwnProperty.call(responses, i.id)).map((i) => i.id);
+  const missing = interrupts.filter((i) => !Object.hasOwn(responses, i.id)).map((i) => i.id);
   if (missing.length > 0) throw new AguiWireError("pending_interrupts", `no answer for the open interrupt(s) ${missing.join(", ")}`);
   const unknown = Object.keys(responses).filter((id) => !open.has(id));
   if (unknown.length > 0) throw new AguiWireError("pending_interrupts", `answers for interrupt(s) that are not open: ${unknown.join(", ")}`);

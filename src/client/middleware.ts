@@ -86,12 +86,33 @@ export class FunctionMiddleware extends Middleware {
   /** @param fn - The middleware. @throws {TypeError} When `fn` is not a function. */
   constructor(fn: MiddlewareFunction) {
     super();
-    if (typeof fn !== "function") throw new TypeError(`a middleware must be a function or a Middleware; found ${fn === null ? "null" : typeof fn}`);
-    this.#fn = fn;
+    this.#fn = functionOf(fn);
   }
 
   /** Calls the function. */
   run(input: RunAgentInput, next: NextAgent, context: RunContext): AgentRunResult {
     return this.#fn(input, next, context);
   }
+}
+
+/** What an agent keeps of a middleware: its `run`. */
+export type MiddlewareRun = Pick<Middleware, "run">;
+
+/**
+ * `m` as `use()` keeps it: a {@link Middleware} object as it is, a function called as a
+ * {@link FunctionMiddleware} calls it. Not a FunctionMiddleware itself: the agent needs only
+ * `run`, and the class would bring Middleware's helpers into every client bundle.
+ *
+ * @throws {TypeError} When `m` is neither a function nor an object with a `run` method.
+ */
+export function middlewareOf(m: Middleware | MiddlewareFunction): MiddlewareRun {
+  if (typeof m === "object" && typeof m?.run === "function") return m;
+  const fn = functionOf(m as MiddlewareFunction);
+  return { run: (input, next, context) => fn(input, next, context) };
+}
+
+/** `fn`, when it is a function. @throws {TypeError} When it is not. */
+function functionOf(fn: MiddlewareFunction): MiddlewareFunction {
+  if (typeof fn !== "function") throw new TypeError(`a middleware must be a function or a Middleware; found ${fn === null ? "null" : typeof fn}`);
+  return fn;
 }

@@ -80,7 +80,7 @@ function derive(schema: Schema): Shape | null {
   return { kind: "object", optional, fields };
 }
 
-const own = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+const own = (object: object, key: string) => Object.hasOwn(object, key);
 
 /** `value` without the optional nulls `shape` finds, copied only where something is removed. */
 function omit(value: unknown, shape: Shape): unknown {

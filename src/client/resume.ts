@@ -6,7 +6,6 @@
  * @module
  */
 import { AguiWireError, isAguiWireError, whenAborted } from "../util/index.js";
-import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/index.js";
 import { decodeEventStream, decodeNumberedEventStream } from "../stream/index.js";
 import { done, PULL, pullIterator, type Pulled, type PullIterator } from "../agent/index.js";
@@ -129,7 +128,7 @@ function retryableStatus(status: number): boolean {
 
 /** Whether `event` ends a run. */
 function endsRun(event: AguiEvent): boolean {
-  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+  return event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
 }
 
 /** Waits `ms`, or rejects with `aborted` as soon as `signal` fires. */
@@ -264,7 +263,7 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
     const event = result.value;
     ended = endsRun(event) ? event.type : undefined;
     // The agent's declaration of its version: a newer or unreadable one is served, with a warning.
-    if (event.type === EventType.RUN_STARTED && event.protocolVersion !== undefined) {
+    if (event.type === "RUN_STARTED" && event.protocolVersion !== undefined) {
       const warning = versionWarning(event.protocolVersion, "the agent");
       if (warning !== undefined) params.onWarning(warning);
     }
@@ -318,7 +317,7 @@ export function resumableRun(params: ResumableRunParams): PullIterator<AguiEvent
         events = undefined;
         if (end) {
           if (runId === undefined || signal?.aborted || !mendable(end.error)) throw end.error;
-          if (ended === EventType.RUN_ERROR) return finish();
+          if (ended === "RUN_ERROR") return finish();
           last = end.error;
         } else {
           if (ended !== undefined || runId === undefined) return finish();

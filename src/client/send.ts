@@ -7,6 +7,7 @@
 import { AguiWireError } from "../util/index.js";
 import type { RunResponse, Send } from "./response.js";
 import { abortedError, discard, HttpStatusError } from "./errors.js";
+import { describeFailure } from "./fetch-failure.js";
 
 /**
  * What an `HttpAgent` does when a run is answered with a redirect (301, 302, 303, 307, 308):
@@ -44,24 +45,6 @@ export interface SendRun {
   signal: AbortSignal | undefined;
   /** Ends the request; the caller's signal fires it too. */
   request: AbortController;
-}
-
-/**
- * The text of a failed fetch's error with its cause's: undici's "fetch failed" hides what
- * happened (`connect ECONNREFUSED 127.0.0.1:4000`) one or two `cause`s down.
- */
-function describeFailure(error: unknown): string {
-  let text = String((error as Error | undefined)?.message ?? error);
-  let cause = error;
-  for (let depth = 0; depth < 2 && (cause = (cause as Error | undefined)?.cause) != null; depth++) {
-    // Node's AggregateError (every address of a host refused) has no message of its own.
-    const found =
-      cause instanceof Error
-        ? cause.message || (cause as AggregateError).errors?.map((e: Error) => e?.message).join("; ") || (cause as { code?: string }).code
-        : String(cause);
-    if (found) text = found;
-  }
-  return text;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { AguiEvent, EventOf, JsonObject } from "../model/index.js";
 import { isEventType } from "../model/event-type.js";
-import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
+import { type ProtocolRule, violation, who } from "./protocol-violation.js";
 
 type Kind = "text" | "tool" | "reasoning";
 /** What an open chunk stream remembers from its first chunk: its kind, id, owner, and the fields it fixed. */
@@ -89,7 +89,7 @@ export class ChunkExpander {
   }
 
   #fail(rule: ProtocolRule, expected: string, found: string): never {
-    throw new ProtocolViolationError(this.#at, rule, `event #${this.#at} (${this.#type}) breaks ${rule}: expected ${expected}, found ${found}`);
+    throw violation(this.#at, this.#type, rule, expected, found);
   }
 
   /** A continuing chunk's value for a field its item's first chunk fixed must match it, or be absent. */
@@ -119,7 +119,7 @@ export class ChunkExpander {
       for (const [lane, open] of this.#open) {
         if (open.kind === kind && open.id === id) {
           if (subagentRunId !== undefined && subagentRunId !== lane) {
-            this.#fail("chunk-mismatch", `${lane === undefined ? "the agent" : `subagent ${q(lane)}`}, owner of the open chunked item ${q(id)}`, `subagent ${q(subagentRunId)}`);
+            this.#fail("chunk-mismatch", `${who(lane)}, owner of the open chunked item ${q(id)}`, who(subagentRunId));
           }
           return lane;
         }

@@ -73,10 +73,12 @@ export type ProtocolRule =
 
 /** Events out of the order the protocol requires (code `protocol_violation`). */
 export class ProtocolViolationError extends AguiWireError {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** Position of the offending event in the stream, from 0. */
-  readonly index: number;
+  declare readonly index: number;
   /** The rule the event breaks. */
-  readonly rule: ProtocolRule;
+  declare readonly rule: ProtocolRule;
 
   /**
    * @param index - Position of the offending event, from 0.
@@ -89,4 +91,20 @@ export class ProtocolViolationError extends AguiWireError {
     this.rule = rule;
     this.name = "ProtocolViolationError";
   }
+}
+
+/**
+ * The error for event #`index` (of type `type`) breaking `rule`, in the one wording of every
+ * violation: which event, the rule, what was expected, what was found (and `via`, what the event
+ * was taken as, when that matters).
+ *
+ * @throws Never; it returns the error.
+ */
+export function violation(index: number, type: string, rule: ProtocolRule, expected: string, found: string, via = ""): ProtocolViolationError {
+  return new ProtocolViolationError(index, rule, `event #${index} (${type}) breaks ${rule}: expected ${expected}, found ${found}${via}`);
+}
+
+/** Names an item's owner (a `subagentRunId`, or undefined for the agent) for a message. @throws Never. */
+export function who(owner: string | undefined): string {
+  return owner === undefined ? "the agent" : `subagent ${JSON.stringify(owner)}`;
 }

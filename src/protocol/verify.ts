@@ -11,7 +11,7 @@ import { AguiWireError } from "../util/index.js";
 import type { AguiEvent } from "../model/index.js";
 import type { Message } from "../model/index.js";
 
-import { ProtocolViolationError, type ProtocolRule } from "./protocol-violation.js";
+import { ProtocolViolationError, type ProtocolRule, violation, who } from "./protocol-violation.js";
 import { ACTIVITY, BEFORE, CLOSE, FAILED, FINISHED, IN_RUN, OPEN, type Phase, REASONING_MESSAGE, STEP, SUBAGENT, TEXT, TOOL } from "./verify-states.js";
 
 export { ProtocolViolationError, type ProtocolRule };
@@ -63,11 +63,6 @@ const ACTIONS: Partial<Record<string, readonly [kind: Kind, action: Action]>> = 
 KINDS.forEach(([prefix, , , , ...suffixes], kind) => suffixes.forEach((suffix, action) => suffix && (ACTIONS[`${prefix}_${suffix}`] = [kind, action])));
 
 const q = JSON.stringify;
-
-/** Names an owner for a message. */
-function who(owner: Owner): string {
-  return owner === undefined ? "the agent" : `subagent ${q(owner)}`;
-}
 
 /** How messages show an id of a kind (a step's key, `"name" (owner)`, is shown as it is). */
 function show(kind: Kind, id: string): string {
@@ -225,9 +220,7 @@ export class EventVerifier {
 
   /** Every message: which event, the rule, what was expected and what was found. */
   #fail(rule: string, expected: string, found: string): never {
-    const at = this.#index - 1;
-    const via = this.#via && ` (${this.#via})`;
-    throw new ProtocolViolationError(at, rule as ProtocolRule, `event #${at} (${this.#type}) breaks ${rule}: expected ${expected}, found ${found}${via}`);
+    throw violation(this.#index - 1, this.#type, rule as ProtocolRule, expected, found, this.#via && ` (${this.#via})`);
   }
 
   /** Remembers who owns each message (and each tool call of an assistant message) of a list. */

@@ -19,7 +19,7 @@ import {
   type WarningHandler,
   warningHandlerOf,
 } from "../protocol/index.js";
-import { SSEParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
+import { SSEMessageParser, type SSEMessage, type SSEParserOptions } from "./parser.js";
 
 /** Options of {@link SSEDecoder}. */
 export interface SSEDecoderOptions extends SSEParserOptions {
@@ -74,7 +74,7 @@ type ValidationCode = ConstructorParameters<typeof ValidationError>[0];
  * counts SSE messages dispatched by this decoder, from 0.
  */
 export class SSEDecoder {
-  readonly #parser: SSEParser;
+  readonly #parser: SSEMessageParser;
   #index = 0;
   #failure: unknown;
   #failed = false;
@@ -93,7 +93,7 @@ export class SSEDecoder {
    * @throws {TypeError} When `onUnknownEvent` is given and not a function.
    */
   constructor(options: SSEDecoderOptions = {}) {
-    this.#parser = new SSEParser(options);
+    this.#parser = new SSEMessageParser(options);
     this.#onUnknownEvent = handlerOf(options.onUnknownEvent);
     this.#warning = warningHandlerOf(options.onWarning);
     this.#strict = options.strict === true;

@@ -51,30 +51,11 @@ const BOM = 0xfeff;
 const DIGITS = /^[0-9]+$/;
 
 /**
- * An incremental parser of the SSE wire format: feed it chunks as they arrive, get back the
- * messages they complete.
- *
- * What it does, per the WHATWG "event stream interpretation":
- * - decodes UTF-8 with a streaming decoder, so characters split across chunks are kept whole and
- *   invalid bytes become U+FFFD; strips one U+FEFF at the start of the stream;
- * - splits lines on LF, CRLF or a lone CR, including a CR that ends one chunk whose LF starts the
- *   next (that pair is one line end, not two);
- * - ignores comment lines (starting with `:`) and unknown fields; removes one space after the
- *   colon; reads a line without a colon as a field with an empty value;
- * - `data` appends to the event's data, `event` sets its type, `id` sets the last event ID (unless
- *   the value contains U+0000), `retry` of ASCII digits sets {@link SSEParser.retry};
- * - a blank line dispatches the event if it has data, and otherwise only resets the event type.
- *
- * Work is linear in the input: each chunk is scanned once, and only the unfinished last line is
- * kept between chunks. Memory held for an event follows its length, not its number of lines or
- * chunks: data lines and the pieces of a long line are gathered in flat blocks (see
- * `TextBuilder`), not chained one small string per line.
- *
- * Errors are final: once a method has thrown, every later call throws the same error again, since
- * the parser no longer knows where it is. Messages a chunk completed before its failure are
- * returned by that `push`, and the next call throws.
+ * {@link SSEParser} without its `retry`: the parser {@link SSEDecoder} reads with, since a client
+ * does nothing with the reconnection time and so need not carry its parsing. Internal to the
+ * package; everything else is documented on {@link SSEParser}.
  */
-export class SSEParser {
+export class SSEMessageParser {
   readonly #maxEventBytes: number;
   /** Created on the first byte chunk only, so that text-only use never allocates it. */
   #decoder: TextDecoder | undefined;
@@ -92,7 +73,6 @@ export class SSEParser {
   #eventType = "";
   #idBuffer = "";
   #lastEventId = "";
-  #retry: number | undefined;
   #failure: AguiWireError | undefined;
 
   /**
@@ -116,15 +96,6 @@ export class SSEParser {
    */
   get lastEventId(): string {
     return this.#lastEventId;
-  }
-
-  /**
-   * The reconnection time in milliseconds from the last `retry` field made of ASCII digits only,
-   * or `undefined` if none came. The parser itself does nothing with it. Values beyond
-   * `Number.MAX_SAFE_INTEGER` lose precision (and very long ones become `Infinity`).
-   */
-  get retry(): number | undefined {
-    return this.#retry;
   }
 
   /**
@@ -318,7 +289,7 @@ export class SSEParser {
         return;
       case 5:
         if (text.startsWith("event", start)) this.#eventType = value;
-        else if (text.startsWith("retry", start) && DIGITS.test(value)) this.#retry = Number(value);
+        else if (text.startsWith("retry", start)) this.retryField(value);
         return;
       case 2:
         if (text.startsWith("id", start) && !value.includes("\0")) this.#idBuffer = value;
@@ -328,11 +299,56 @@ export class SSEParser {
     }
   }
 
+  /** Takes a `retry` field's value; this one ignores it (see {@link SSEParser.retry}). @throws Never. */
+  protected retryField(_value: string): void {}
+
   #dispatch(out: SSEMessage[]): void {
     this.#lastEventId = this.#idBuffer;
     if (this.#data.count > 0) {
       out.push({ data: this.#data.take(), event: this.#eventType, id: this.#lastEventId });
     }
     this.#eventType = "";
+  }
+}
+
+/**
+ * An incremental parser of the SSE wire format: feed it chunks as they arrive, get back the
+ * messages they complete.
+ *
+ * What it does, per the WHATWG "event stream interpretation":
+ * - decodes UTF-8 with a streaming decoder, so characters split across chunks are kept whole and
+ *   invalid bytes become U+FFFD; strips one U+FEFF at the start of the stream;
+ * - splits lines on LF, CRLF or a lone CR, including a CR that ends one chunk whose LF starts the
+ *   next (that pair is one line end, not two);
+ * - ignores comment lines (starting with `:`) and unknown fields; removes one space after the
+ *   colon; reads a line without a colon as a field with an empty value;
+ * - `data` appends to the event's data, `event` sets its type, `id` sets the last event ID (unless
+ *   the value contains U+0000), `retry` of ASCII digits sets {@link SSEParser.retry};
+ * - a blank line dispatches the event if it has data, and otherwise only resets the event type.
+ *
+ * Work is linear in the input: each chunk is scanned once, and only the unfinished last line is
+ * kept between chunks. Memory held for an event follows its length, not its number of lines or
+ * chunks: data lines and the pieces of a long line are gathered in flat blocks (see
+ * `TextBuilder`), not chained one small string per line.
+ *
+ * Errors are final: once a method has thrown, every later call throws the same error again, since
+ * the parser no longer knows where it is. Messages a chunk completed before its failure are
+ * returned by that `push`, and the next call throws.
+ */
+export class SSEParser extends SSEMessageParser {
+  #retry: number | undefined;
+
+  /**
+   * The reconnection time in milliseconds from the last `retry` field made of ASCII digits only,
+   * or `undefined` if none came. The parser itself does nothing with it. Values beyond
+   * `Number.MAX_SAFE_INTEGER` lose precision (and very long ones become `Infinity`).
+   */
+  get retry(): number | undefined {
+    return this.#retry;
+  }
+
+  /** Keeps a `retry` value of ASCII digits. @throws Never. */
+  protected override retryField(value: string): void {
+    if (DIGITS.test(value)) this.#retry = Number(value);
   }
 }

@@ -58,8 +58,8 @@ export interface DecodeEventStreamOptions {
 /** A response body: a WHATWG byte stream or any async iterable of byte chunks. */
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
-interface PushDecoder {
-  push(chunk: Uint8Array): AguiEvent[];
+interface PushDecoder<T = AguiEvent> {
+  push(chunk: Uint8Array): T[];
   end(): void;
   /** SSE only: the id of the last event decoded (see `SSEDecoder.lastEventId`). */
   readonly lastEventId?: string;
@@ -121,8 +121,8 @@ export function idleTimeoutOf(ms: number | undefined): number {
  * resolved promise, not a generator resumption; none at all through {@link PULL}, for a reader
  * that can take a result at once.
  */
-class EventStreamIterator extends PullIterator<AguiEvent> {
-  #queue: AguiEvent[] = [];
+class EventStreamIterator<T = AguiEvent> extends PullIterator<T> {
+  #queue: T[] = [];
   #index = 0;
   #done = false;
   readonly #read: () => Promise<IteratorResult<Uint8Array>>;
@@ -142,16 +142,16 @@ class EventStreamIterator extends PullIterator<AguiEvent> {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #settled = 0;
 
-  readonly #decoder: PushDecoder;
+  readonly #decoder: PushDecoder<T>;
   readonly #idleMs: number;
-  readonly #checkChunk: ((decoder: PushDecoder, events: AguiEvent[]) => void) | undefined;
+  readonly #checkChunk: ((decoder: PushDecoder<T>, events: T[]) => void) | undefined;
 
   constructor(
     source: ByteSource,
-    decoder: PushDecoder,
+    decoder: PushDecoder<T>,
     signal: AbortSignal | undefined,
     idleMs: number,
-    checkChunk?: (decoder: PushDecoder, events: AguiEvent[]) => void,
+    checkChunk?: (decoder: PushDecoder<T>, events: T[]) => void,
   ) {
     super();
     this.#decoder = decoder;
@@ -239,24 +239,12 @@ class EventStreamIterator extends PullIterator<AguiEvent> {
    * The next result: at once when an event is decoded already (most events of a chunk), without
    * a promise or an async function's frame; a promise when bytes must be read first.
    */
-  [PULL](): Pulled<AguiEvent> {
+  [PULL](): Pulled<T> {
     return this.#index < this.#queue.length && !this.#stopped ? { value: this.#queue[this.#index++]!, done: false } : this.#nextSlow();
   }
 
-  /**
-   * The rest of the current chunk's events, from the one the last `next()` handed out (so that a
-   * batch is one chunk's events), as one array, taken: for {@link decodeEventBatches}.
-   */
-  takeBatch(): AguiEvent[] {
-    const from = this.#index - 1;
-    // The decoder gives a new array per chunk: a whole one is handed over as it is.
-    const batch = from === 0 ? this.#queue : this.#queue.slice(from);
-    this.#index = this.#queue.length;
-    return batch;
-  }
-
   /** {@link PULL} when the queue is empty, the iteration over, or the signal fired. */
-  async #nextSlow(): Promise<IteratorResult<AguiEvent>> {
+  async #nextSlow(): Promise<IteratorResult<T>> {
     for (;;) {
       // Once the signal has fired, no more events, not even those already decoded.
       if (this.#stopped && !this.#done) await this.#fail(this.#stopped);
@@ -299,7 +287,7 @@ class EventStreamIterator extends PullIterator<AguiEvent> {
   }
 
   /** Ends the iteration early (a `break` out of `for await`): cancels the body. */
-  async return(): Promise<IteratorResult<AguiEvent>> {
+  async return(): Promise<IteratorResult<T>> {
     if (!this.#done) {
       this.#finish();
       await this.#release();
@@ -362,20 +350,29 @@ export function decodeEventBatches(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent[]> {
-  const events = decode(body, contentType, options);
-  const batches: AsyncIterableIterator<AguiEvent[]> = {
-    [Symbol.asyncIterator]: () => batches,
-    // One event read as any is (a chunk read when none is left), then the rest of its chunk's.
-    next: async () => {
-      const first = await events.next();
-      return first.done ? done() : { value: events.takeBatch(), done: false };
+  const idleMs = idleTimeoutOf(options.idleTimeoutMs);
+  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
+  return new EventStreamIterator(body, batching(decoder), options.signal, idleMs);
+}
+
+/**
+ * `decoder` giving each chunk's events as one batch (none for a chunk that completed none): an
+ * {@link EventStreamIterator} over it hands out batches with everything else (signal, idle
+ * timeout, errors, cancel) as for events, and the event iterator keeps no batch logic.
+ *
+ * @throws What `decoder` throws.
+ */
+function batching(decoder: PushDecoder): PushDecoder<AguiEvent[]> {
+  return {
+    push: (chunk) => {
+      const events = decoder.push(chunk);
+      return events.length > 0 ? [events] : [];
     },
-    return: async () => {
-      await events.return();
-      return done();
+    end: () => decoder.end(),
+    get count() {
+      return decoder.count;
     },
   };
-  return batches;
 }
 
 /**

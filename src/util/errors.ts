@@ -67,8 +67,10 @@ export interface AguiWireErrorOptions {
  * `code` is stable across versions; `message` is for people and may be reworded.
  */
 export class AguiWireError extends Error {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** Stable machine-readable code; see {@link ErrorCode}. */
-  readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
 
   /**
    * @param code - The stable error code.
@@ -105,8 +107,10 @@ export interface ValidationIssue {
  * (at most ten; the message says how many more there were), each with its `path`.
  */
 export class ValidationError extends AguiWireError {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** The zod issues behind the error; empty when the failure was found before zod ran. */
-  readonly issues: readonly ValidationIssue[];
+  declare readonly issues: readonly ValidationIssue[];
 
   /**
    * @param code - `invalid_event`, `unknown_event_type` or `invalid_input`.

@@ -19,13 +19,16 @@ const WIRE_TYPE_NAMES = ["varint", "fixed64", "length-delimited", "start-group",
 
 /** Sequential reader over one encoded event. */
 export class Reader {
-  buf: Uint8Array;
+  // The four `declare`d fields are assigned by the constructor and by reset: a class field would only
+  // add a definition to every bundle. (They now follow the initialised fields in the object's
+  // shape, which does not change the cost of reading them.)
+  declare buf: Uint8Array;
   /** Next read position. */
-  pos: number;
+  declare pos: number;
   /** End of the readable bytes. */
-  end: number;
+  declare end: number;
   /** Where the message starts; error messages give positions from here, not from the buffer. */
-  base: number;
+  declare base: number;
   /**
    * Whether elements of repeated fields are still stored. Cleared once enough invalid elements are
    * stored for the error to report (see src/wire/element-checks.ts): the event will be rejected, so later

@@ -20,7 +20,7 @@ type Container = Record<string, unknown> | unknown[];
 type Op = { op: string; path: string; from?: string; value?: unknown };
 
 const isContainer = (v: unknown): v is Container => typeof v === "object" && v !== null;
-const own = (c: Container, key: string): boolean => Object.prototype.hasOwnProperty.call(c, key);
+const own = (c: Container, key: string): boolean => Object.hasOwn(c, key);
 
 /** Deep equality for `test`: key order does not matter, arrays and objects never equal each other. */
 function equals(a: unknown, b: unknown): boolean {
@@ -59,7 +59,12 @@ function index(token: string, length: number, insert: boolean): number {
 /** One patch's work: the current document and the containers it made, which alone it may change. */
 class Patching {
   readonly #made = new WeakSet<object>();
-  constructor(public doc: unknown) {}
+  // Declared and assigned rather than a parameter property, which would also define it: a definition
+  // the bundle need not carry.
+  declare doc: unknown;
+  constructor(doc: unknown) {
+    this.doc = doc;
+  }
 
   /** The value at `path`. @throws Error when it does not exist. */
   get(path: string[]): unknown {

@@ -76,10 +76,10 @@ export function stored<T extends object>(message: T): T {
  */
 function authoritativeActivityTypes(event: { metadata?: JsonObject }): string[] | null | undefined {
   const metadata = event.metadata;
-  if (metadata === undefined || !Object.prototype.hasOwnProperty.call(metadata, ACTIVITY_HISTORY_METADATA)) return undefined;
+  if (metadata === undefined || !Object.hasOwn(metadata, ACTIVITY_HISTORY_METADATA)) return undefined;
   const ours = metadata[ACTIVITY_HISTORY_METADATA];
   if (ours === null || typeof ours !== "object" || Array.isArray(ours)) return [];
-  if (!Object.prototype.hasOwnProperty.call(ours, "authoritativeActivityTypes")) return undefined;
+  if (!Object.hasOwn(ours, "authoritativeActivityTypes")) return undefined;
   const types = ours.authoritativeActivityTypes;
   if (types === null) return null;
   return Array.isArray(types) && types.every((t) => typeof t === "string") ? (types as string[]) : [];
@@ -93,10 +93,12 @@ function authoritativeActivityTypes(event: { metadata?: JsonObject }): string[] 
  * them out as snapshots must copy. Chunk events must be expanded first (see `ChunkExpander`).
  */
 export class RunState {
+  // Fields `declare`d here are each assigned by the constructor: a class field would only add a
+  // definition to every bundle (the properties are the same own properties either way).
   /** The conversation, in order. */
-  readonly messages: Message[];
+  declare readonly messages: Message[];
   /** The agent's state, replaced by STATE_SNAPSHOT and patched by STATE_DELTA. */
-  state: JsonValue | undefined;
+  declare state: JsonValue | undefined;
   /** Interrupts of the last RUN_FINISHED (empty unless its outcome was `interrupt`). */
   pendingInterrupts: Interrupt[] = [];
   /** Tool calls started in the current run, in order (reset by RUN_STARTED). */
