@@ -13,6 +13,7 @@ import { BINARY_MEDIA_TYPE, decodeEventBatches, decodeEventStream, FrameDecoder,
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import { agDecodeStream } from "../peers.js";
+import { median } from "../stats.js";
 import { measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
 import { asyncChunks, binaryStream, chunk, runTrace, runTrace10, runTraceToken, sseStream, streamTrace } from "../trace.js";
 
@@ -91,6 +92,36 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
   ];
 }
 
+/** Rounds of the paired ratios of our decoders to the push decoder (3 in quick mode). */
+const PAIRED_ROUNDS = 10;
+
+/** Our decoders whose speed the goals hold to the push decoder's (`<key>/x push`). */
+const AGAINST_PUSH = ["ours-stream", "ours-batches"] as const;
+
+/**
+ * Each of {@link AGAINST_PUSH} over the push decoder of the same group, paired: every round runs
+ * the three once each, the order turning, and times each in this process's CPU; the ratio is the
+ * median over rounds of the push decoder's ms over the other's. Separate tinybench tasks, timed
+ * one after another, swing by up to 1.7x between runs on a shared virtual machine (a fixed
+ * JSON.parse loop here takes from 1.9 to 3.0 s of CPU from one process to the next), which a
+ * ratio of two of them inherits; a round hits its three runs alike.
+ */
+async function againstPush(tasks: TaskSpec[], rounds: number): Promise<Record<string, number>> {
+  const order = [...AGAINST_PUSH, "ours-push"].map((key) => tasks.find((t) => t.key === key)!);
+  const ms = new Map<string, number[]>(order.map((t) => [t.key, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < order.length; i++) {
+      const task = order[(round + i) % order.length]!;
+      const start = process.cpuUsage();
+      await task.fn();
+      const used = process.cpuUsage(start);
+      ms.get(task.key)!.push((used.user + used.system) / 1000);
+    }
+  }
+  const push = ms.get("ours-push")!;
+  return Object.fromEntries(AGAINST_PUSH.map((key) => [key, median(ms.get(key)!.map((m, round) => push[round]! / m))]));
+}
+
 const suite: Suite = {
   name: "stream",
   description: "whole-stream decode of long streams of realistic runs (mixed trace, 1.0 trace), in 1 KiB and 64 KiB chunks, ours against @ag-ui/client",
@@ -100,6 +131,7 @@ const suite: Suite = {
       ? { time: 50, iterations: 2, warmupTime: 0, warmupIterations: 1 }
       : { time: 3000, iterations: 5, warmupTime: 1000, warmupIterations: 2 };
     const groups: TaskGroup[] = [];
+    const paired: Record<string, number> = {};
     const streams = new Map<Trace, { events: number; encoded: Record<Transport, Uint8Array> }>();
     for (const trace of TRACES) {
       ctx.progress(`[stream] encoding ${runs} copies of the ${trace.label}`);
@@ -114,17 +146,32 @@ const suite: Suite = {
             const n = await task.fn();
             if (n !== events.length) throw new Error(`${task.label} (${trace.label}, ${transport}, ${c.label}) decoded ${String(n)} events, expected ${events.length}`);
           }
-          groups.push({ id: `${transport} ${c.id}${trace.suffix}`, title: `${trace.label}, ${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
+          const id = `${transport} ${c.id}${trace.suffix}`;
+          groups.push({ id, title: `${trace.label}, ${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
+          ctx.progress(`[stream] ${id}: our decoders against the push decoder, paired`);
+          for (const [key, r] of Object.entries(await againstPush(tasks, ctx.quick ? 3 : PAIRED_ROUNDS))) paired[`stream/${id}/${key}/x push`] = r;
         }
       }
     }
     const measurements = await measureGroups("stream", groups, budget, ctx);
-    return {
-      tables: TRACES.map((trace) => {
-        const { events, encoded } = streams.get(trace)!;
-        return streamTable(measurements.filter((m) => parseGroup(m.group).trace === trace), trace, events, runs, encoded);
+    const rounds = ctx.quick ? 3 : PAIRED_ROUNDS;
+    const pairedTable: Table = {
+      title: `Our decoders against the push decoder of the same stream, paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs the three once, the order turning; CPU time)`,
+      columns: [{ header: "trace" }, { header: "transport" }, { header: "chunks" }, { header: "decodeEventStream x push", align: "right" }, { header: "decodeEventBatches x push", align: "right" }],
+      rows: groups.map(({ id }) => {
+        const { transport, size, trace } = parseGroup(id);
+        return [trace.label, transport, CHUNKS.find((c) => c.id === size)!.label, ...AGAINST_PUSH.map((key) => ratio(paired[`stream/${id}/${key}/x push`]!))];
       }),
-      values: valuesOf(measurements),
+    };
+    return {
+      tables: [
+        ...TRACES.map((trace) => {
+          const { events, encoded } = streams.get(trace)!;
+          return streamTable(measurements.filter((m) => parseGroup(m.group).trace === trace), trace, events, runs, encoded);
+        }),
+        pairedTable,
+      ],
+      values: { ...valuesOf(measurements), ...paired },
       measurements,
       // The 1.0 trace's panels at 64 KiB only: the chart stays readable, the tables have the rest.
       charts: TRACES.flatMap((trace) =>
