@@ -25,6 +25,7 @@ import {
   loadProtobufjsEvent,
   toBinary,
 } from "../peers.js";
+import { pairedSpeeds } from "../paired-rounds.js";
 import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup } from "../suite.js";
 import { largestBatch, perTypeBatches, runTrace, runTrace10, runTraceSnapshot, runTraceToken, totalBytes } from "../trace.js";
 
@@ -39,6 +40,9 @@ const TRACES = ["mixed", "1.0", "token", "snapshot"];
  * costs most against JSON's. Group ids `<type> largest`.
  */
 const JSON_TYPES = ["STATE_SNAPSHOT", "STATE_DELTA", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "CUSTOM"] as const;
+
+/** The encode groups whose encodeFrame / encodeSSE ratio a goal reads, measured paired too. */
+const PAIRED_GROUPS = ["mixed", "token", "snapshot", ...JSON_TYPES.map((t) => `${t} largest`)];
 
 /** Encode and decode groups for one list of events. */
 function groupsFor(id: string, title: string, events: AguiEventInput[], pbjs: ReturnType<typeof loadProtobufjsEvent>): TaskGroup[] {
@@ -111,6 +115,14 @@ const suite: Suite = {
     if (messages) groups.push(...groupsFor("MESSAGES_SNAPSHOT largest", "MESSAGES_SNAPSHOT, the largest of the token trace", messages, pbjs));
 
     const measurements = await measureGroups("codec", groups, budget, ctx);
+    // The goals holding encodeFrame to encodeSSE read paired ratios (see paired-rounds.ts).
+    const paired: Record<string, number> = {};
+    for (const id of PAIRED_GROUPS) {
+      const group = groups.find((g) => g.id === `encode ${id}`);
+      if (!group) continue;
+      ctx.progress(`[codec] encode ${id}: encodeFrame against encodeSSE, paired`);
+      paired[`codec/encode ${id}/ours/x sse`] = (await pairedSpeeds(group.tasks, "ours-sse", ["ours"], ctx.quick ? 3 : 15, 20)).ours!;
+    }
     const inGroup = (id: string) => measurements.filter((m) => m.group === id);
     const tables = [
       measurementTable(`Encode, mixed trace (${trace.length} events, one realistic run)`, inGroup("encode mixed"), "@ag-ui/encoder", true),
@@ -123,6 +135,11 @@ const suite: Suite = {
       measurementTable(`Decode, snapshot trace (${snapshot.length} events, one run whose bytes are mostly JSON values)`, inGroup("decode snapshot"), "@ag-ui/proto", true),
       perTypeTable("Encode per event type (batches of 100 events; `largest`: 100 copies of the type's largest event in the snapshot trace, MESSAGES_SNAPSHOT's in the token trace)", measurements, "encode"),
       perTypeTable("Decode per event type (batches of 100 events; `largest` as above)", measurements, "decode"),
+      {
+        title: `encodeFrame against encodeSSE, paired: the median over ${ctx.quick ? 3 : 15} rounds of the per-round speed ratio (each round runs both, the order turning; CPU time, about 20 ms a sample)`,
+        columns: [{ header: "events" }, { header: "encodeFrame x encodeSSE", align: "right" }],
+        rows: Object.entries(paired).map(([key, r]) => [key.slice("codec/encode ".length, -"/ours/x sse".length), fmtRatio(r)]),
+      } satisfies Table,
     ];
     const panel = (group: string, title: string) => ({
       title,
@@ -130,7 +147,7 @@ const suite: Suite = {
     });
     return {
       tables,
-      values: valuesOf(measurements),
+      values: { ...valuesOf(measurements), ...paired },
       measurements,
       charts: [
         panel("encode mixed", "Encode one event (mixed trace)"),

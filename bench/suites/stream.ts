@@ -13,7 +13,7 @@ import { BINARY_MEDIA_TYPE, decodeEventBatches, decodeEventStream, FrameDecoder,
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import { agDecodeStream } from "../peers.js";
-import { median } from "../stats.js";
+import { pairedSpeeds } from "../paired-rounds.js";
 import { measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
 import { asyncChunks, binaryStream, chunk, runTrace, runTrace10, runTraceToken, sseStream, streamTrace } from "../trace.js";
 
@@ -95,32 +95,8 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
 /** Rounds of the paired ratios of our decoders to the push decoder (3 in quick mode). */
 const PAIRED_ROUNDS = 10;
 
-/** Our decoders whose speed the goals hold to the push decoder's (`<key>/x push`). */
+/** Our decoders whose speed the goals hold to the push decoder's (`<key>/x push`), paired (see paired-rounds.ts). */
 const AGAINST_PUSH = ["ours-stream", "ours-batches"] as const;
-
-/**
- * Each of {@link AGAINST_PUSH} over the push decoder of the same group, paired: every round runs
- * the three once each, the order turning, and times each in this process's CPU; the ratio is the
- * median over rounds of the push decoder's ms over the other's. Separate tinybench tasks, timed
- * one after another, swing by up to 1.7x between runs on a shared virtual machine (a fixed
- * JSON.parse loop here takes from 1.9 to 3.0 s of CPU from one process to the next), which a
- * ratio of two of them inherits; a round hits its three runs alike.
- */
-async function againstPush(tasks: TaskSpec[], rounds: number): Promise<Record<string, number>> {
-  const order = [...AGAINST_PUSH, "ours-push"].map((key) => tasks.find((t) => t.key === key)!);
-  const ms = new Map<string, number[]>(order.map((t) => [t.key, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < order.length; i++) {
-      const task = order[(round + i) % order.length]!;
-      const start = process.cpuUsage();
-      await task.fn();
-      const used = process.cpuUsage(start);
-      ms.get(task.key)!.push((used.user + used.system) / 1000);
-    }
-  }
-  const push = ms.get("ours-push")!;
-  return Object.fromEntries(AGAINST_PUSH.map((key) => [key, median(ms.get(key)!.map((m, round) => push[round]! / m))]));
-}
 
 const suite: Suite = {
   name: "stream",
@@ -149,7 +125,7 @@ const suite: Suite = {
           const id = `${transport} ${c.id}${trace.suffix}`;
           groups.push({ id, title: `${trace.label}, ${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
           ctx.progress(`[stream] ${id}: our decoders against the push decoder, paired`);
-          for (const [key, r] of Object.entries(await againstPush(tasks, ctx.quick ? 3 : PAIRED_ROUNDS))) paired[`stream/${id}/${key}/x push`] = r;
+          for (const [key, r] of Object.entries(await pairedSpeeds(tasks, "ours-push", AGAINST_PUSH, ctx.quick ? 3 : PAIRED_ROUNDS))) paired[`stream/${id}/${key}/x push`] = r;
         }
       }
     }
