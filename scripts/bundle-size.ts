@@ -38,7 +38,7 @@ export const CLIENT_GZIP_GOAL = 30 * 1024;
 
 /**
  * The most the client bundle may weigh before the tests fail, min+gzip, in bytes: 30 KB, the goal
- * itself, now met. The HttpAgent path is 29.8 KB (30,490 bytes at gzip -9), from 30.2 KB (30,918)
+ * itself, now met. The HttpAgent path is 29.8 KB (30,506 bytes at gzip -9), from 30.2 KB (30,918)
  * at the last tripwire: what clients never use moved where they do not load it (a function
  * middleware kept as a plain `{ run }`, not a FunctionMiddleware with Middleware's helpers; the
  * SSE parser's `retry` in the public SSEParser subclass; decodeEventBatches' batching out of the
@@ -52,7 +52,7 @@ export const CLIENT_GZIP_BUDGET = 30 * 1024;
 
 /**
  * The same tripwire for the packed package's browser build of `HttpAgent` (what a user's bundler
- * makes of dist/, built by tsc): 30 KB, as for the sources (30,501 bytes against their 30,490). It
+ * makes of dist/, built by tsc): 30 KB, as for the sources (30,512 bytes against their 30,506). It
  * weighs what the bundle of the sources weighs since EventVerifier's const enums, which tsc
  * emitted as objects, became plain consts (src/protocol/verify-states.ts); it was 0.3 to 0.7 KB
  * more before.

@@ -327,14 +327,26 @@ export function decodeEventStream(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent> {
-  return decode(body, contentType, options);
+  return decode(body, contentType, options, asIs);
 }
 
-/** {@link decodeEventStream}, with `check` told of each chunk's events before any is handed out. */
-function decode(body: ByteSource, contentType: string | null | undefined, options: DecodeEventStreamOptions, check?: (decoder: PushDecoder, events: AguiEvent[]) => void): EventStreamIterator {
+const asIs = (decoder: PushDecoder): PushDecoder => decoder;
+
+/**
+ * {@link decodeEventStream} over `adapt` of the push decoder `options` ask for (the batching one
+ * of {@link decodeEventBatches}, or the decoder as it is), with `check` told of each chunk's
+ * values before any is handed out.
+ */
+function decode<T>(
+  body: ByteSource,
+  contentType: string | null | undefined,
+  options: DecodeEventStreamOptions,
+  adapt: (decoder: PushDecoder) => PushDecoder<T>,
+  check?: (decoder: PushDecoder<T>, values: T[]) => void,
+): EventStreamIterator<T> {
   const idleMs = idleTimeoutOf(options.idleTimeoutMs);
   const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
-  return new EventStreamIterator(body, decoder, options.signal, idleMs, check);
+  return new EventStreamIterator(body, adapt(decoder), options.signal, idleMs, check);
 }
 
 /**
@@ -350,9 +362,7 @@ export function decodeEventBatches(
   contentType: string | null | undefined,
   options: DecodeEventStreamOptions = {},
 ): AsyncIterableIterator<AguiEvent[]> {
-  const idleMs = idleTimeoutOf(options.idleTimeoutMs);
-  const decoder = pushDecoderFor(contentType, options.maxFrameBytes, options.onUnknownEvent, options.onWarning, options.strict, options.enforce);
-  return new EventStreamIterator(body, batching(decoder), options.signal, idleMs);
+  return decode(body, contentType, options, batching);
 }
 
 /**
@@ -392,7 +402,7 @@ export function decodeNumberedEventStream(
   first: number,
   onGap: (expected: number, found: string) => Error,
 ): AsyncIterableIterator<AguiEvent> {
-  return decode(body, contentType, options, (d) => {
+  return decode(body, contentType, options, asIs, (d) => {
     // Events the decoder dropped or skipped were numbered too: its count holds them.
     const decoded = d.count;
     const id = d.lastEventId;
