@@ -117,11 +117,12 @@ const suite: Suite = {
     const measurements = await measureGroups("codec", groups, budget, ctx);
     // The goals holding encodeFrame to encodeSSE read paired ratios (see paired-rounds.ts).
     const paired: Record<string, number> = {};
+    const rounds = ctx.quick ? 3 : 15;
     for (const id of PAIRED_GROUPS) {
       const group = groups.find((g) => g.id === `encode ${id}`);
       if (!group) continue;
       ctx.progress(`[codec] encode ${id}: encodeFrame against encodeSSE, paired`);
-      paired[`codec/encode ${id}/ours/x sse`] = (await pairedSpeeds(group.tasks, "ours-sse", ["ours"], ctx.quick ? 3 : 15, 20)).ours!;
+      paired[`codec/encode ${id}/ours/x sse`] = (await pairedSpeeds(group.tasks, "ours-sse", ["ours"], rounds, 20)).ours!;
     }
     const inGroup = (id: string) => measurements.filter((m) => m.group === id);
     const tables = [
@@ -136,7 +137,7 @@ const suite: Suite = {
       perTypeTable("Encode per event type (batches of 100 events; `largest`: 100 copies of the type's largest event in the snapshot trace, MESSAGES_SNAPSHOT's in the token trace)", measurements, "encode"),
       perTypeTable("Decode per event type (batches of 100 events; `largest` as above)", measurements, "decode"),
       {
-        title: `encodeFrame against encodeSSE, paired: the median over ${ctx.quick ? 3 : 15} rounds of the per-round speed ratio (each round runs both, the order turning; CPU time, about 20 ms a sample)`,
+        title: `encodeFrame against encodeSSE, paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs both, the order turning; CPU time, about 20 ms a sample)`,
         columns: [{ header: "events" }, { header: "encodeFrame x encodeSSE", align: "right" }],
         rows: Object.entries(paired).map(([key, r]) => [key.slice("codec/encode ".length, -"/ours/x sse".length), fmtRatio(r)]),
       } satisfies Table,

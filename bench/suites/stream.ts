@@ -92,9 +92,6 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
   ];
 }
 
-/** Rounds of the paired ratios of our decoders to the push decoder (3 in quick mode). */
-const PAIRED_ROUNDS = 10;
-
 /** Our decoders whose speed the goals hold to the push decoder's (`<key>/x push`), paired (see paired-rounds.ts). */
 const AGAINST_PUSH = ["ours-stream", "ours-batches"] as const;
 
@@ -108,6 +105,8 @@ const suite: Suite = {
       : { time: 3000, iterations: 5, warmupTime: 1000, warmupIterations: 2 };
     const groups: TaskGroup[] = [];
     const paired: Record<string, number> = {};
+    // Rounds of the paired ratios of our decoders to the push decoder.
+    const rounds = ctx.quick ? 3 : 10;
     const streams = new Map<Trace, { events: number; encoded: Record<Transport, Uint8Array> }>();
     for (const trace of TRACES) {
       ctx.progress(`[stream] encoding ${runs} copies of the ${trace.label}`);
@@ -125,12 +124,11 @@ const suite: Suite = {
           const id = `${transport} ${c.id}${trace.suffix}`;
           groups.push({ id, title: `${trace.label}, ${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
           ctx.progress(`[stream] ${id}: our decoders against the push decoder, paired`);
-          for (const [key, r] of Object.entries(await pairedSpeeds(tasks, "ours-push", AGAINST_PUSH, ctx.quick ? 3 : PAIRED_ROUNDS))) paired[`stream/${id}/${key}/x push`] = r;
+          for (const [key, r] of Object.entries(await pairedSpeeds(tasks, "ours-push", AGAINST_PUSH, rounds))) paired[`stream/${id}/${key}/x push`] = r;
         }
       }
     }
     const measurements = await measureGroups("stream", groups, budget, ctx);
-    const rounds = ctx.quick ? 3 : PAIRED_ROUNDS;
     const pairedTable: Table = {
       title: `Our decoders against the push decoder of the same stream, paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs the three once, the order turning; CPU time)`,
       columns: [{ header: "trace" }, { header: "transport" }, { header: "chunks" }, { header: "decodeEventStream x push", align: "right" }, { header: "decodeEventBatches x push", align: "right" }],
