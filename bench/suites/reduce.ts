@@ -26,7 +26,8 @@ import { from, lastValueFrom, type Observable } from "rxjs";
 import { AbstractAgent, ChunkExpander, EventVerifier, RunState, type AgentSubscriber } from "../../src/client/index.js";
 import { parseEvent, type AguiEvent, type AguiEventInput } from "../../src/index.js";
 import { rate, ratio, type Table } from "../format.js";
-import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup } from "../suite.js";
+import { pairedSpeeds } from "../paired-rounds.js";
+import { consume, measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
 import { runTrace, runTrace10 } from "../trace.js";
 
 const utf8 = new TextEncoder();
@@ -231,7 +232,19 @@ const suite: Suite = {
         return [t.label, ns(a), ns(b), ratio(b / a)];
       }),
     };
-    const values = valuesOf(measurements);
+    // The goal's growth, paired (see paired-rounds.ts): the large message against as many events
+    // in runs of the small one, both run once per round, the order turning.
+    const [few, many] = sizes;
+    const smallEvents = messageTrace(few);
+    const largeEvents = messageTrace(many);
+    const pairs: TaskSpec[] = [
+      { key: "small", label: "", impl: "ours", validates: true, events: many, bytes: 0, fn: async () => { for (let i = 0; i < many / few; i++) await oursRunAgent(smallEvents); } },
+      { key: "large", label: "", impl: "ours", validates: true, events: many, bytes: 0, fn: () => oursRunAgent(largeEvents) },
+    ];
+    ctx.progress("[reduce] growth of our runAgent's time per event, paired");
+    const pairedGrowth = (await pairedSpeeds(pairs, "large", ["small"], ctx.quick ? 3 : 15))["small"]!;
+    growth.rows.push([`agui-wire runAgent, paired: ${many / few} runs of ${small} against one of ${large}, the median over rounds`, "", "", ratio(pairedGrowth)]);
+    const values = { ...valuesOf(measurements), "reduce/growth/ours": pairedGrowth };
     return {
       tables: [main, growth],
       values,
