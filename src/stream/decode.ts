@@ -259,6 +259,9 @@ class EventStreamIterator<T = AguiEvent> extends PullIterator<T> {
       }
       // Every event decoded so far was handed out or dropped: the queue is empty.
       this.#settled = this.#decoder.count;
+      // Let go of the events handed out before the next chunk's are made: held through its decoding,
+      // they would survive a young-generation collection and be copied, or promoted.
+      this.#queue = [];
       let chunk: IteratorResult<Uint8Array>;
       try {
         chunk = await this.#readChunk();
