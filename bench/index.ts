@@ -134,7 +134,10 @@ const machine = machineInfo();
 const packages = packageVersions();
 const date = new Date().toISOString();
 const all = await loadSuites();
-const suites = all.filter((s) => filters.length === 0 || filters.some((f) => s.name.includes(f)));
+// A word that names a suite picks that suite alone ("stream" is not also "streams"); another word
+// picks every suite whose name contains it.
+const named = (f: string) => all.some((s) => s.name === f);
+const suites = all.filter((s) => filters.length === 0 || filters.some((f) => (named(f) ? s.name === f : s.name.includes(f))));
 if (suites.length === 0) {
   console.error(`no suite matches ${filters.join(", ")}; suites: ${all.map((s) => s.name).join(", ")}`);
   process.exit(1);

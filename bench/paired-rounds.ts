@@ -19,18 +19,17 @@ async function cpuMs(task: TaskSpec, reps: number): Promise<number> {
 }
 
 /**
- * For each of `keys`, the median over `rounds` of the per-round speed ratio of that task to task
- * `base` (the base's CPU ms over the task's: above 1, the task is faster). Every round calls each
- * task once per sample, the order turning round by round; a sample repeats the call until it takes
- * about `minMs` (sized on `base`). CPU time, not the wall clock: a process that waits for a core
- * has done no work meanwhile.
+ * CPU ms of each of `keys` in each of `rounds` rounds: every round calls each task once per sample,
+ * the order turning round by round; a sample repeats the call until it takes about `minMs` (sized
+ * on the first key). CPU time, not the wall clock: a process that waits for a core has done no
+ * work meanwhile.
  *
  * @throws Error when a key names no task; what a task throws.
  */
-export async function pairedSpeeds(tasks: readonly TaskSpec[], base: string, keys: readonly string[], rounds: number, minMs = 0): Promise<Record<string, number>> {
+export async function pairedRounds(tasks: readonly TaskSpec[], keys: readonly string[], rounds: number, minMs = 0): Promise<Map<string, number[]>> {
   const of = (key: string) => tasks.find((t) => t.key === key) ?? raise(`no task ${key}`);
-  const order = [...keys, base].map(of);
-  const reps = minMs > 0 ? Math.max(1, Math.round(minMs / Math.max(0.01, await cpuMs(of(base), 1)))) : 1;
+  const order = keys.map(of);
+  const reps = minMs > 0 ? Math.max(1, Math.round(minMs / Math.max(0.01, await cpuMs(order[0]!, 1)))) : 1;
   const ms = new Map<string, number[]>(order.map((t) => [t.key, []]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < order.length; i++) {
@@ -38,8 +37,24 @@ export async function pairedSpeeds(tasks: readonly TaskSpec[], base: string, key
       ms.get(task.key)!.push(await cpuMs(task, reps));
     }
   }
-  const baseMs = ms.get(base)!;
-  return Object.fromEntries(keys.map((key) => [key, median(ms.get(key)!.map((m, round) => baseMs[round]! / m))]));
+  return ms;
+}
+
+/** The median over rounds of `base`'s time over `key`'s in the same round (above 1, `key` is faster). */
+export function speedOver(ms: ReadonlyMap<string, readonly number[]>, key: string, base: string): number {
+  const baseMs = ms.get(base) ?? raise(`no rounds of ${base}`);
+  return median((ms.get(key) ?? raise(`no rounds of ${key}`)).map((m, round) => baseMs[round]! / m));
+}
+
+/**
+ * For each of `keys`, the median over `rounds` of the per-round speed ratio of that task to task
+ * `base` (see {@link pairedRounds}; samples sized on the base).
+ *
+ * @throws Error when a key names no task; what a task throws.
+ */
+export async function pairedSpeeds(tasks: readonly TaskSpec[], base: string, keys: readonly string[], rounds: number, minMs = 0): Promise<Record<string, number>> {
+  const ms = await pairedRounds(tasks, [base, ...keys], rounds, minMs);
+  return Object.fromEntries(keys.map((key) => [key, speedOver(ms, key, base)]));
 }
 
 function raise(message: string): never {

@@ -5,7 +5,9 @@
  * session of two runs: reasoning, tool results, activity, subagents, an interrupt) 50 times. By:
  * - ours, `decodeEventStream` over an async iterable of the chunks (the public path),
  * - ours, `decodeEventBatches` over the same: one array of events per chunk, one await per chunk,
- * - ours, the push decoder alone (`FrameDecoder` / `SSEDecoder`) in a plain loop,
+ * - ours, the push decoder alone (`FrameDecoder` / `SSEDecoder`) in a plain loop over the array,
+ * - ours, the same push decoder fed by a `for await` over the async iterable (what a reader of a
+ *   network stream does with it; the goals hold the two above to this one),
  * - @ag-ui/client (the reference): `parseProtoStream`, or `parseSSEStream` + `EventSchemas.parse`,
  *   fed the same chunks through an rxjs Subject with one await per chunk.
  */
@@ -13,7 +15,7 @@ import { BINARY_MEDIA_TYPE, decodeEventBatches, decodeEventStream, FrameDecoder,
 import type { ChartPanel } from "../chart.js";
 import { bytes, mbps, rate, ratio, type Table } from "../format.js";
 import { agDecodeStream } from "../peers.js";
-import { pairedSpeeds } from "../paired-rounds.js";
+import { pairedRounds, pairedSpeeds, speedOver } from "../paired-rounds.js";
 import { measureGroups, valuesOf, type Budget, type Measurement, type Suite, type TaskGroup, type TaskSpec } from "../suite.js";
 import { asyncChunks, binaryStream, chunk, runTrace, runTrace10, runTraceToken, sseStream, streamTrace } from "../trace.js";
 
@@ -82,6 +84,19 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
     },
     {
       ...base,
+      key: "ours-push-source",
+      label: transport === "binary" ? "agui-wire FrameDecoder.push, for await over the source" : "agui-wire SSEDecoder.push, for await over the source",
+      impl: transport === "binary" ? "ours" : "ours-sse",
+      fn: async () => {
+        const decoder = transport === "binary" ? new FrameDecoder() : new SSEDecoder();
+        let n = 0;
+        for await (const c of asyncChunks(chunks)) n += decoder.push(c).length;
+        decoder.end();
+        return n;
+      },
+    },
+    {
+      ...base,
       key: "ag-client",
       label: transport === "binary" ? "@ag-ui/client parseProtoStream" : "@ag-ui/client parseSSEStream + EventSchemas.parse",
       impl: "peer",
@@ -92,7 +107,11 @@ function tasksFor(transport: Transport, chunks: Uint8Array[], events: number, si
   ];
 }
 
-/** Our decoders whose speed the goals hold to the push decoder's (`<key>/x push`), paired (see paired-rounds.ts). */
+/**
+ * Our decoders whose speed the goals hold to the push decoder's, paired (see paired-rounds.ts): fed
+ * the same async source (`<key>/x push source`), as a reader of a network stream feeds it, which
+ * the goals read; and fed from an array with no await at all (`<key>/x push`), the floor.
+ */
 const AGAINST_PUSH = ["ours-stream", "ours-batches"] as const;
 
 /**
@@ -138,7 +157,11 @@ const suite: Suite = {
           const id = `${transport} ${c.id}${trace.suffix}`;
           groups.push({ id, title: `${trace.label}, ${transport}, ${c.label} chunks`, tasks, reference: "ag-client" });
           ctx.progress(`[stream] ${id}: our decoders against the push decoder, paired`);
-          for (const [key, r] of Object.entries(await pairedSpeeds(tasks, "ours-push", AGAINST_PUSH, rounds))) paired[`stream/${id}/${key}/x push`] = r;
+          const ms = await pairedRounds(tasks, ["ours-push", "ours-push-source", ...AGAINST_PUSH], rounds);
+          for (const key of AGAINST_PUSH) {
+            paired[`stream/${id}/${key}/x push`] = speedOver(ms, key, "ours-push");
+            paired[`stream/${id}/${key}/x push source`] = speedOver(ms, key, "ours-push-source");
+          }
           if (trace.id === "mixed") for (const task of tasks) mixedTasks.set(`${id}/${task.key}`, { ...task, key: `${id}/${task.key}` });
         }
       }
@@ -150,11 +173,18 @@ const suite: Suite = {
     }
     const measurements = await measureGroups("stream", groups, budget, ctx);
     const pairedTable: Table = {
-      title: `Our decoders against the push decoder of the same stream, paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs the three once, the order turning; CPU time)`,
-      columns: [{ header: "trace" }, { header: "transport" }, { header: "chunks" }, { header: "decodeEventStream x push", align: "right" }, { header: "decodeEventBatches x push", align: "right" }],
+      title: `Our decoders against the push decoder of the same stream, paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs the four once, the order turning; CPU time). Source: the push decoder fed the same async iterable of chunks; array: fed from an array, no await`,
+      columns: [
+        { header: "trace" },
+        { header: "transport" },
+        { header: "chunks" },
+        ...AGAINST_PUSH.flatMap((key) =>
+          ["source", "array"].map((feed) => ({ header: `${key === "ours-stream" ? "decodeEventStream" : "decodeEventBatches"} x push, ${feed}`, align: "right" as const })),
+        ),
+      ],
       rows: groups.map(({ id }) => {
         const { transport, size, trace } = parseGroup(id);
-        return [trace.label, transport, CHUNKS.find((c) => c.id === size)!.label, ...AGAINST_PUSH.map((key) => ratio(paired[`stream/${id}/${key}/x push`]!))];
+        return [trace.label, transport, CHUNKS.find((c) => c.id === size)!.label, ...AGAINST_PUSH.flatMap((key) => [ratio(paired[`stream/${id}/${key}/x push source`]!), ratio(paired[`stream/${id}/${key}/x push`]!)])];
       }),
     };
     const acrossTable: Table = {
