@@ -64,6 +64,26 @@ export interface TranscodeParams {
 type Read = { kind: "chunk"; result: IteratorResult<Uint8Array> } | { kind: "error"; error: unknown } | { kind: "idle" } | { kind: "quiet" } | { kind: "stopped" };
 
 
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The index just past the first blank line of `chunk` (the end of an SSE event), or 0 when there
+ * is none. A line end at the chunk's very start is taken to close a line of the chunk before.
+ */
+function sseBlankLineEnd(chunk: Uint8Array): number {
+  let lineStart = 0;
+  for (let i = 0; i < chunk.byteLength; i++) {
+    const c = chunk[i];
+    if (c !== LF && c !== CR) continue;
+    const next = c === CR && chunk[i + 1] === LF ? i + 2 : i + 1;
+    if (i === lineStart && i > 0) return next;
+    lineStart = next;
+    i = next - 1;
+  }
+  return 0;
+}
+
 /**
  * The client's body for an opened upstream run, and the way to stop it when the client leaves.
  *
@@ -326,42 +346,86 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
     return last;
   };
 
+  /**
+   * Until the client has had its first event: the rest of an upstream chunk whose first event went
+   * on alone (see {@link firstEventEnd}), judged on the next pull before the upstream is read again.
+   */
+  let rest: Uint8Array | undefined;
+  /** Whether an event has gone to the client. */
+  let delivered = false;
+
   // A client that leaves aborts `stop` (through finish), which ends any wait under way.
   const pull = async (): Promise<Uint8Array | undefined> => {
     while (!ended) {
       if (stop.signal.aborted) return endStopped();
-      pending ??= read();
-      const outcome = await wait(pending);
-      if (ended) return undefined;
-      // The upstream went silent: a dead upstream must not hold the client (and its slot).
-      if (outcome.kind === "idle") return fail(new UpstreamIdle(idleTimeoutMs));
-      if (outcome.kind === "quiet") return send(KEEP_ALIVE_BYTES.slice());
-      pending = undefined;
-      // The run timed out (a client that left ends the stream through abort).
-      if (outcome.kind === "stopped") return endStopped();
+      let value = rest;
+      rest = undefined;
+      if (value === undefined) {
+        pending ??= read();
+        const outcome = await wait(pending);
+        if (ended) return undefined;
+        // The upstream went silent: a dead upstream must not hold the client (and its slot).
+        if (outcome.kind === "idle") return fail(new UpstreamIdle(idleTimeoutMs));
+        if (outcome.kind === "quiet") return send(KEEP_ALIVE_BYTES.slice());
+        pending = undefined;
+        // The run timed out (a client that left ends the stream through abort).
+        if (outcome.kind === "stopped") return endStopped();
+        try {
+          if (outcome.kind === "error") throw outcome.error;
+          if (outcome.result.done) {
+            decoder.end();
+            verifier.end();
+            const last = send(batch.take());
+            finish();
+            return last;
+          }
+        } catch (error) {
+          // An upstream the stop cut off fails its read: the stop says why the run ended.
+          if (stop.signal.aborted) return endStopped();
+          return fail(error);
+        }
+        value = outcome.result.value;
+      }
+      if (!delivered) {
+        // The client's first event waits for nothing but its own judgement: the chunk that holds
+        // it (often the upstream's whole first burst) is cut after it.
+        const end = firstEventEnd(value);
+        if (end > 0 && end < value.byteLength) {
+          rest = value.subarray(end);
+          value = value.subarray(0, end);
+        }
+      }
       let chunk: Uint8Array | undefined;
       try {
-        if (outcome.kind === "error") throw outcome.error;
-        if (outcome.result.done) {
-          decoder.end();
-          verifier.end();
-          const last = send(batch.take());
-          finish();
-          return last;
-        }
-        chunk = take(outcome.result.value);
+        chunk = take(value);
       } catch (error) {
-        // An upstream the stop cut off fails its read: the stop says why the run ended.
         if (stop.signal.aborted) return endStopped();
         return fail(error);
       }
-      if (chunk !== undefined) return send(chunk);
+      if (chunk !== undefined) {
+        delivered = true;
+        return send(chunk);
+      }
       // A chunk that held no whole event (a comment, a part of a frame) is the upstream's sign of
       // life: an SSE client hears of it, at most every keepAliveMs, so that its own idle timer
       // follows the upstream's liveness, not the proxy's.
       if (keepAliveMs > 0 && performance.now() - sentAt >= keepAliveMs) return send(KEEP_ALIVE_BYTES.slice());
     }
     return undefined;
+  };
+
+  /**
+   * Where the first event that `chunk` completes ends, as far as can be told without decoding it:
+   * after its frame when the binary decoder holds nothing, after the first blank line of SSE; 0
+   * when unknown. Any cut is sound (the decoders take input in pieces of any size); a good one
+   * only spares the client's first event the judgement of those after it.
+   */
+  const firstEventEnd = (chunk: Uint8Array): number => {
+    if (decoder instanceof FrameDecoder) {
+      if (decoder.held !== 0 || chunk.byteLength < 4) return 0;
+      return 4 + (((chunk[0]! << 24) | (chunk[1]! << 16) | (chunk[2]! << 8) | chunk[3]!) >>> 0);
+    }
+    return sseBlankLineEnd(chunk);
   };
 
   return { pull, abort: finish };
