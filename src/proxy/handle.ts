@@ -129,7 +129,8 @@ const mayUse = (principal: Principal, agent: string): boolean => principal.agent
 export async function handleProxy(proxy: ResolvedProxy, request: ProxyRequest): Promise<HandlerResult> {
   // Read only when someone measures the proxy (ProxyOptions.onTiming).
   if (proxy.onTiming !== undefined) request = { ...request, receivedAt: performance.now() };
-  const observed = await observeRequest(proxy, request);
+  const observing = observeRequest(proxy, request);
+  const observed = observing instanceof Promise ? await observing : observing;
   if (observed === undefined) return answerProxy(proxy, request);
   const measured = request;
   return observed.answered(await observed.within(() => answerProxy(observed.proxy, measured)));
@@ -189,6 +190,19 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
   }
   if (stored) return reattachThrough(proxy, request, target, principal);
   return runThrough(proxy, request, target, principal);
+}
+
+/** The Accept header last negotiated, and its transport: a proxy's clients send the same few. */
+let lastAccept: string | null | undefined;
+let lastTransport: EventMediaType | undefined;
+
+/** `negotiate(accept)`, remembered for the last `accept` seen. */
+function negotiated(accept: string | null | undefined): EventMediaType {
+  if (lastTransport === undefined || accept !== lastAccept) {
+    lastTransport = negotiate(accept);
+    lastAccept = accept;
+  }
+  return lastTransport;
 }
 
 /** The limiter's key of a principal's runs of one agent. */
@@ -278,7 +292,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     const parsed = parseRunBody(read);
     if (!parsed.ok) return refuse(jsonError(422, parsed.error, false), "invalid_input");
     proxy.observeInput?.(parsed.input);
-    const contentType = negotiate(request.header("accept"));
+    const contentType = negotiated(request.header("accept"));
     if (proxy.store !== undefined && "url" in route.target) {
       // With a store, an upstream's run is recorded, detached from its client (see stored.ts).
       handedOver = true;
@@ -319,7 +333,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
       const headers = upstreamHeaders((name) => request.header(name), route.forwardHeaders, route.headers);
       const timed = proxy.onTiming !== undefined && request.receivedAt !== undefined ? { receivedAt: request.receivedAt, sentAt: NaN } : undefined;
       const send: typeof proxy.send = timed === undefined ? proxy.send : (target, init) => ((timed.sentAt = performance.now()), proxy.send(target, init));
-      const opening = await openUpstream({ url, body: upstreamBody(read), headers, signal: stop.signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send });
+      const opening = await openUpstream({ url, body: upstreamBody(read), headers, stop, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send });
       if (!opening.ok) {
         request.signal.removeEventListener("abort", onGone);
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
@@ -385,7 +399,7 @@ async function runStored(proxy: ResolvedProxy, request: ProxyRequest, route: Pro
   const options = storeOptions(proxy.store!, principal, route.name, { keepAliveMs: KEEP_ALIVE_MS, maxEventBytes: MAX_EVENT_BYTES }, (error) => proxy.onError(error, route.name));
   const result = await startProxiedRun(options, incomingOf(request), run.input, contentType, async () => {
     // Not the client's signal: a stored run goes on when its client leaves.
-    const opening = await openUpstream({ url, body: run.body, headers, signal: new AbortController().signal, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
+    const opening = await openUpstream({ url, body: run.body, headers, stop: new AbortController(), firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send: proxy.send });
     if (!opening.ok) {
       refusedUpstream = true;
       return { refused: run.refuse(jsonError(opening.status, opening.message, false), opening.outcome), code: opening.outcome, message: opening.message };

@@ -7,6 +7,7 @@
  * @module
  */
 import { ProxyRequestTrace } from "../telemetry/proxy.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import type { HandlerResult } from "../server/responses.js";
 import type { ProxyRefusalRecord, ProxyRunRecord, ResolvedProxy } from "./options.js";
 
@@ -44,18 +45,22 @@ const REASONS: Record<number, string> = {
 
 /**
  * Starts observing a request: its trace when telemetry is on (waiting for the API only as long as
- * `TelemetryHandle.ready` allows), and the record of its refusal when it is one.
+ * `TelemetryHandle.ready` allows), and the record of its refusal when it is one. Answers at once
+ * (no promise) once the telemetry API has loaded or failed to: a request then waits for nothing
+ * here.
  *
  * @throws Never.
  */
-export async function observeRequest(proxy: ResolvedProxy, request: RequestLike): Promise<ObservedRequest | undefined> {
+export function observeRequest(proxy: ResolvedProxy, request: RequestLike): ObservedRequest | undefined | Promise<ObservedRequest | undefined> {
   const telemetry = proxy.telemetry;
-  let trace: ProxyRequestTrace | undefined;
-  if (telemetry !== undefined) {
-    const ready = telemetry.handle.current ?? telemetry.handle.ready();
-    const current = ready instanceof Promise ? await ready : ready;
-    if (current !== undefined) trace = ProxyRequestTrace.startProxy(telemetry, current, request.method, request.path, (name) => request.header(name));
-  }
+  if (telemetry === undefined) return observeWith(proxy, request, undefined);
+  const ready = telemetry.handle.current ?? telemetry.handle.ready();
+  return ready instanceof Promise ? ready.then((current) => observeWith(proxy, request, current)) : observeWith(proxy, request, ready);
+}
+
+/** {@link observeRequest} once the telemetry API is known (`current`: none, or not loaded). */
+function observeWith(proxy: ResolvedProxy, request: RequestLike, current: Telemetry | undefined): ObservedRequest | undefined {
+  const trace = current === undefined ? undefined : ProxyRequestTrace.startProxy(proxy.telemetry!, current, request.method, request.path, (name) => request.header(name));
   if (trace === undefined && proxy.onRefusal === undefined) return undefined;
   const started = Date.now();
   let logged = false;

@@ -278,7 +278,7 @@ describe("keep-alive comments", () => {
     );
     servers.push(upstream);
     const stop = new AbortController();
-    const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, signal: stop.signal, firstByteTimeoutMs: 10_000, send: nodeSend() });
+    const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
     if (!opening.ok) throw new Error(opening.message);
     const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
     const body = transcode({
@@ -338,5 +338,55 @@ describe("resumable runs through the proxy's store", () => {
         expect(replayed).toStrictEqual(first.bytes.subarray(first.bytes.length - replayed.length));
       }
     });
+  }
+});
+
+describe("the client's first event", () => {
+  /** The chunks the relay hands the client for an upstream that writes its whole run at once. */
+  async function chunksOf(contentType: string, bytes: Uint8Array, clientType: string, relayed: boolean): Promise<Uint8Array[]> {
+    const upstream = await piecewise(contentType, () => ({ bytes, cuts: [] }));
+    servers.push(upstream);
+    const stop = new AbortController();
+    const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
+    if (!opening.ok) throw new Error(opening.message);
+    const body = transcode({
+      answer: opening.answer,
+      contentType: clientType === SSE_MEDIA_TYPE ? SSE_MEDIA_TYPE : BINARY_MEDIA_TYPE,
+      keepAliveMs: 0,
+      idleTimeoutMs: Infinity,
+      maxEventBytes: 1 << 20,
+      deadline: runDeadline(Infinity, stop),
+      stop,
+      tally: { outcome: UNFINISHED, events: 0, bytes: 0 },
+      onFailure: () => {},
+      onWarning: () => {},
+      onEnd: () => {},
+      relay: relayed,
+    });
+    const chunks: Uint8Array[] = [];
+    for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) chunks.push(chunk);
+    return chunks;
+  }
+
+  const cases: [string, string, Uint8Array][] = [
+    ["binary", BINARY_MEDIA_TYPE, FRAMES],
+    ["canonical SSE", SSE_MEDIA_TYPE, utf8.encode(CANONICAL_SSE)],
+    ["SSE written every way", SSE_MEDIA_TYPE, utf8.encode(`: hello\n\nretry: 5\n\n${messySSE(TRACE)}`)],
+  ];
+  for (const [name, upstreamType, bytes] of cases) {
+    for (const clientType of [BINARY_MEDIA_TYPE, SSE_MEDIA_TYPE]) {
+      it(`goes alone, ahead of the rest of the upstream's first chunk (${name} upstream, ${clientType === SSE_MEDIA_TYPE ? "SSE" : "binary"} client)`, async () => {
+        const relayed = await chunksOf(upstreamType, bytes, clientType, true);
+        const encoded = await chunksOf(upstreamType, bytes, clientType, false);
+        for (const chunks of [relayed, encoded]) {
+          expect(chunks.length).toBeGreaterThan(1);
+          expect((await decoded(chunks[0]!, clientType)).events).toHaveLength(1);
+        }
+        const all = await decoded(concatBytes(relayed), clientType);
+        expect(all.error).toBeUndefined();
+        expect(all).toStrictEqual(await decoded(concatBytes(encoded), clientType));
+        if (name !== "SSE written every way") expect(all.events).toStrictEqual(normalized(TRACE));
+      });
+    }
   }
 });
