@@ -36,7 +36,11 @@ export function createProxyHandler(config: unknown, options?: ProxyOptions): (re
       header: (name) => request.headers.get(name),
       readBody: (limit) => readRequestBody(request.body, limit),
       discardBody: () => discardRequestBody(request),
-      signal: request.signal,
+      whenGone: (listener) => {
+        const signal = request.signal;
+        signal.addEventListener("abort", listener, { once: true });
+        return () => signal.removeEventListener("abort", listener);
+      },
     });
     return toResponse(result, request);
   };

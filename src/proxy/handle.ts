@@ -49,8 +49,11 @@ export interface ProxyRequest {
   readBody(limit: number): Promise<BodyRead>;
   /** Lets go of a body that will not be read. Never throws. */
   discardBody(): void;
-  /** Fires when the client goes away before the answer is complete. */
-  signal: AbortSignal;
+  /**
+   * Calls `listener` (once) when the client goes away before the answer is complete, from now on;
+   * returns the way to stop listening. Never throws.
+   */
+  whenGone(listener: () => void): () => void;
   /** When the handler got the request (`performance.now()`), set only while the proxy is timed. */
   receivedAt?: number;
 }
@@ -302,14 +305,14 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     // Stops the upstream (or local agent): the client left, or the run took too long.
     const stop = new AbortController();
     const onGone = (): void => stop.abort(STOPPED);
-    request.signal.addEventListener("abort", onGone, { once: true });
+    const unlisten = request.whenGone(onGone);
     let transportIn: ProxyRunRecord["transportIn"] = "local";
     let deadline: RunDeadline | undefined;
     /** The upstream's answer and request headers, once it answered: what cancelling its run needs. */
     let opened: { answer: UpstreamAnswer; url: string; headers: Record<string, string> } | undefined;
     const finish = (): void => {
       deadline?.clear();
-      request.signal.removeEventListener("abort", onGone);
+      unlisten();
       // An upstream run the proxy gave up (its client left, its time ran out, its stream broke)
       // is cancelled there, and holds its slot until the upstream has heard.
       if (opened !== undefined && !endedUpstream(tally)) void cancelUpstreamRun(proxy.send, opened.url, opened.answer, opened.headers).finally(admission.release);
@@ -335,7 +338,7 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
       const send: typeof proxy.send = timed === undefined ? proxy.send : (target, init) => ((timed.sentAt = performance.now()), proxy.send(target, init));
       const opening = await openUpstream({ url, body: upstreamBody(read), headers, stop, firstByteTimeoutMs: route.limits.firstByteTimeoutMs, send });
       if (!opening.ok) {
-        request.signal.removeEventListener("abort", onGone);
+        unlisten();
         return refuse(jsonError(opening.status, opening.message, false), opening.outcome);
       }
       opened = { answer: opening.answer, url, headers };
@@ -359,7 +362,8 @@ async function runThrough(proxy: ResolvedProxy, request: ProxyRequest, route: Pr
     }
     proxy.metrics?.started(route.name);
     handedOver = true;
-    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: stream, abort: () => stream.abort() };
+    // An upstream's answer is in hand, its first chunk usually with it: the head goes with that.
+    return { kind: "stream", status: 200, headers: streamHeaders(contentType), body: stream, abort: () => stream.abort(), headWithFirstChunk: !local };
   } finally {
     if (!handedOver) admission.release();
   }

@@ -9,7 +9,6 @@ import { failed, headerOf, readNodeBody, respond } from "../server/node.js";
 import { handleProxy } from "./handle.js";
 import { resolveProxy, type ProxyOptions } from "./options.js";
 import { nodeSend } from "./node-send.js";
-import { STOPPED } from "./tally.js";
 
 /**
  * An origin-form target the URL parser would give back unchanged: characters a path keeps as they
@@ -41,11 +40,6 @@ function pathOf(target: string | undefined): string {
 export function createNodeProxyHandler(config: unknown, options?: ProxyOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const proxy = resolveProxy(config, options, nodeSend());
   return (req, res) => {
-    const gone = new AbortController();
-    const onClose = (): void => {
-      if (!res.writableFinished) gone.abort(STOPPED);
-    };
-    res.on("close", onClose);
     handleProxy(proxy, {
       method: req.method ?? "",
       path: pathOf(req.url),
@@ -53,7 +47,14 @@ export function createNodeProxyHandler(config: unknown, options?: ProxyOptions):
       header: (name) => headerOf(req, name),
       readBody: (limit) => readNodeBody(req, limit),
       discardBody: () => {},
-      signal: gone.signal,
+      // Straight on the response's 'close', rather than through an AbortController per request.
+      whenGone: (listener) => {
+        const onClose = (): void => {
+          if (!res.writableFinished) listener();
+        };
+        res.on("close", onClose);
+        return () => void res.off("close", onClose);
+      },
     })
       .then((result) => respond(result, res))
       .catch((error: unknown) => failed(error, res, "the Node proxy handler"));

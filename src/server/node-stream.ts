@@ -33,6 +33,8 @@ class StreamWriter {
   #pulling = false;
   /** A chunk came within pullInto and the next one is wanted. */
   #again = false;
+  /** The head's own flush, while it waits for the first chunk (see `StreamResult.headWithFirstChunk`). */
+  #headFlush: ReturnType<typeof setImmediate> | undefined;
 
   constructor(result: StreamResult, res: ServerResponse) {
     this.#body = result.body;
@@ -45,8 +47,10 @@ class StreamWriter {
     res.on("close", this.#onClose);
     try {
       res.writeHead(result.status, result.headers);
-      // The client learns the run started before the agent's first event, however long that takes.
-      res.flushHeaders();
+      // The client learns the run started before the agent's first event, however long that takes
+      // (with the first chunk when that is about to come, or by the loop's next turn).
+      if (result.headWithFirstChunk === true) this.#headFlush = setImmediate(this.#flushHead);
+      else res.flushHeaders();
     } catch (error) {
       return this.#failed(error);
     }
@@ -73,7 +77,24 @@ class StreamWriter {
     this.#pulling = false;
   }
 
+  /** Sends the head on its own: no chunk came in time to carry it. */
+  readonly #flushHead = (): void => {
+    this.#headFlush = undefined;
+    const res = this.#res;
+    // (`headersSent` is true from writeHead on, sent or not: no chunk came, so the head waits still.)
+    if (this.#clientGone || res.destroyed) return;
+    try {
+      res.flushHeaders();
+    } catch (error) {
+      this.#failed(error);
+    }
+  };
+
   readonly #onChunk = (chunk: Uint8Array | undefined): void => {
+    if (this.#headFlush !== undefined) {
+      clearImmediate(this.#headFlush);
+      this.#headFlush = undefined;
+    }
     // abort() (the client left) ends the source: an empty pull then means there is no one to
     // end the response for.
     if (this.#clientGone) return this.#finish();
@@ -119,6 +140,10 @@ class StreamWriter {
   };
 
   #finish(): void {
+    if (this.#headFlush !== undefined) {
+      clearImmediate(this.#headFlush);
+      this.#headFlush = undefined;
+    }
     this.#res.off("close", this.#onClose);
     // Tells the body's source that nobody reads it any more, also when the client left while a
     // write waited for 'drain' (a wrapper such as the proxy's finishes its run on abort).

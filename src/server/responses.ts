@@ -32,6 +32,12 @@ export interface StreamResult {
    * iterator. Idempotent; a no-op once the stream has ended.
    */
   abort(): void;
+  /**
+   * The first chunk is expected at once (the proxy holds the upstream's answer): the Node adapter
+   * then sends the head with it, in one write, rather than in a packet of its own, and on its own
+   * only if no chunk came by the event loop's next turn. Otherwise the head goes at once.
+   */
+  headWithFirstChunk?: boolean;
 }
 
 /** What the shared core answers. */
