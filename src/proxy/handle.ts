@@ -195,17 +195,20 @@ async function answer(proxy: ResolvedProxy, request: ProxyRequest, route: Return
   return runThrough(proxy, request, target, principal);
 }
 
-/** The Accept header last negotiated, and its transport: a proxy's clients send the same few. */
-let lastAccept: string | null | undefined;
-let lastTransport: EventMediaType | undefined;
+/** The transport each Accept header seen negotiated: a proxy's clients send the same few. */
+const negotiations = new Map<string, EventMediaType>();
+/** The most Accept headers remembered; past them, new ones are negotiated every time. */
+const MAX_NEGOTIATIONS = 64;
 
-/** `negotiate(accept)`, remembered for the last `accept` seen. */
+/** `negotiate(accept)`, remembered for the first {@link MAX_NEGOTIATIONS} headers seen. */
 function negotiated(accept: string | null | undefined): EventMediaType {
-  if (lastTransport === undefined || accept !== lastAccept) {
-    lastTransport = negotiate(accept);
-    lastAccept = accept;
+  if (typeof accept !== "string") return negotiate(accept);
+  let transport = negotiations.get(accept);
+  if (transport === undefined) {
+    transport = negotiate(accept);
+    if (negotiations.size < MAX_NEGOTIATIONS) negotiations.set(accept, transport);
   }
-  return lastTransport;
+  return transport;
 }
 
 /** The limiter's key of a principal's runs of one agent. */
