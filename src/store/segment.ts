@@ -85,6 +85,34 @@ export function segmentOfFrames(frames: Uint8Array, last: number): Segment | und
 }
 
 /**
+ * A segment whose SSE text is known but not where each event starts (a Redis stream entry of a run
+ * kept as text): its events are `id:` and `data:` lines and a blank line each, and no event holds a
+ * blank line (JSON.stringify writes no raw line break), so the blank lines split it. Returns
+ * `undefined` when the text is not such events, or its first `id:` is not the seq its count and
+ * `last` give.
+ *
+ * @param last - The seq of the last of the events.
+ * @throws Never.
+ */
+export function segmentOfText(text: string, last: number): Segment | undefined {
+  const starts: number[] = [];
+  let at = 0;
+  while (at < text.length) {
+    if (!text.startsWith("id: ", at)) return undefined;
+    const end = text.indexOf("\n\n", at);
+    if (end < 0) return undefined;
+    starts.push(at);
+    at = end + 2;
+  }
+  const count = starts.length;
+  if (count === 0) return undefined;
+  const first = last - count + 1;
+  if (!text.startsWith(`id: ${first}\n`)) return undefined;
+  starts.push(at);
+  return { first, count, frames: undefined, sse: { text, offsets: Uint32Array.from(starts) }, size: text.length };
+}
+
+/**
  * The events of `segment` from seq `from` on, at most `max` of them, as a store gives them back
  * (views of the segment, no copy).
  *
