@@ -20,8 +20,11 @@ export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run 
 
 const utf8 = new TextEncoder();
 
-/** The events of `text` (SSE blocks of `id:` and `data:` lines, as a store keeps them) as frames. */
-function framesOfText(text: string): Uint8Array {
+const utf8Text = new TextDecoder();
+
+/** The events of `sse` (SSE blocks of `id:` and `data:` lines, as a store keeps them) as frames. */
+function framesOfText(sse: string | Uint8Array): Uint8Array {
+  const text = typeof sse === "string" ? sse : utf8Text.decode(sse);
   const frames: Uint8Array[] = [];
   for (let at = 0; at < text.length; ) {
     const end = text.indexOf("\n\n", at);
@@ -44,7 +47,8 @@ function framesOfText(text: string): Uint8Array {
  */
 function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number): Uint8Array {
   if (contentType !== SSE_MEDIA_TYPE) return events.frames !== undefined ? events.frames.slice() : framesOfText(events.sse!);
-  if (events.sse !== undefined) return utf8.encode(events.sse);
+  // The store's bytes copied (a memcpy), or the text encoded.
+  if (events.sse !== undefined) return typeof events.sse === "string" ? utf8.encode(events.sse) : events.sse.slice();
   const frames = events.frames!;
   const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
   let text = "";

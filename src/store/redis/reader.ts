@@ -246,7 +246,7 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
         if (name === undefined || name.length !== 1 || (name[0] !== F && name[0] !== S)) return;
         const last = idNumber(id) - 1;
         if (last <= cursor) continue;
-        const segment = name[0] === F ? segmentOfFrames(fields[1]!, last) : segmentOfText(fields[1]!.toString("utf8"), last);
+        const segment = name[0] === F ? segmentOfFrames(fields[1]!, last) : segmentOfText(fields[1]!, last);
         if (segment === undefined) {
           throw new RunStoreError(
             "store_unavailable",

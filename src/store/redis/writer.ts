@@ -29,7 +29,7 @@ function entryOf(first: number, events: readonly RunEvent[]): { segment: Segment
   const segment = segmentOf(first, events);
   const { frames, sse } = segment;
   if (frames !== undefined) return { segment, field: "f", value: Buffer.from(frames.bytes.buffer, frames.bytes.byteOffset, frames.bytes.byteLength) };
-  if (sse !== undefined) return { segment, field: "s", value: sse.text };
+  if (sse !== undefined) return { segment, field: "s", value: Buffer.from(sse.bytes.buffer, sse.bytes.byteOffset, sse.bytes.byteLength) };
   throw new TypeError("redisStore: expected every event of an append to come with its binary frame, or every one with its SSE text, found neither");
 }
 
