@@ -10,7 +10,8 @@
  * src/store/redis.ts is missing or fails to load). The client is in the bench process,
  * the same for every row (bench/suites/store/read.ts: fetch and our validating decodeEventStream).
  *
- * - Throughput: the http suite's long run (every event ready at once), one run at a time, events/s
+ * - Throughput: the http suite's long run (every event ready at once), and the same on the token
+ *   trace (a run as an LLM streams it, one token an event), one run at a time, events/s
  *   on the median wall time, stores and transports round-robin (the order of the stores turning
  *   each round) so that a slow spell of the machine lands on all of them alike; and the server's
  *   CPU time per run (its process.cpuUsage before and after, over its /cpu route).
@@ -22,7 +23,7 @@
  *
  * - For reference, a new run's POST without a store, timed to its first event the same way.
  *
- * Values: `store/long <transport>/<store>` (events/s), `.../x none` (paired per round),
+ * Values: `store/long <transport>/<store>` and `store/token-long <transport>/<store>` (events/s), `.../x none` (paired per round),
  * `.../server cpu ms`, `store/reattach <ended|live> <transport>/<store>/median ms` and `/p90 ms`,
  * `store/first event new <transport>/none/median ms` and `/p90 ms`, for bench/goals.ts; and
  * `store/long <transport>/cluster/x redis` (the cluster's events/s over one Redis's, paired per
@@ -40,6 +41,9 @@ import { startChild, type Child } from "./proxy/child.js";
 import { cancel, readRun, reattachFirst, serverCpuUs, startFirst, startRun, type Transport } from "./store/read.js";
 
 const TRANSPORTS = ["binary", "sse"] as const satisfies readonly Transport[];
+/** The long runs timed: the http suite's (mixed trace), and the same on the token trace (server.ts). */
+const TRACES = ["long", "token-long"] as const;
+type TraceKind = (typeof TRACES)[number];
 const STORES = ["none", "memory", "redis", "cluster"] as const;
 type StoreKind = (typeof STORES)[number];
 /** The stores a client can reattach to. */
@@ -65,6 +69,7 @@ const nextRunId = (): string => `bench-${process.pid}-${++runCounter}`;
 
 export interface StoreMeasurement extends Measurement {
   store: StoreKind;
+  trace: TraceKind;
   transport: Transport;
   /** Median CPU time of the server process per run, ms. */
   serverCpuMs: number;
@@ -124,7 +129,7 @@ const suite: Suite = {
     const throughput = new Map<string, Sample[]>();
     const reattaches = new Map<string, number[]>();
     const errors = new Map<string, string>();
-    let longEvents = NaN;
+    const longEvents: Record<TraceKind, number> = { long: NaN, "token-long": NaN };
     const failed = (err: unknown): string =>
       [String((err as Error)?.message ?? err), ...[...children.values()].map((c) => c.failure()).filter((f): f is string => f !== undefined)].join("; ");
 
@@ -174,39 +179,41 @@ const suite: Suite = {
       for (const s of started) if (s.status === "rejected") throw s.reason;
       const stores = STORES.filter((s) => children.has(s));
       const counts = children.get("none")!.ready.events as Record<string, number>;
-      longEvents = counts["/long"]!;
+      for (const t of TRACES) longEvents[t] = counts[`/${t}`]!;
       if (counts["/short"] !== trace.length) throw new Error(`expected the server's /short run to hold the ${trace.length} events of runTrace(), found ${counts["/short"]}`);
 
       const origin = (kind: StoreKind): string => children.get(kind)!.ready.url;
 
-      const timed = async (kind: StoreKind, transport: Transport, round: number): Promise<Sample> => {
+      const timed = async (trace: TraceKind, kind: StoreKind, transport: Transport, round: number): Promise<Sample> => {
         const signal = AbortSignal.timeout(RUN_TIMEOUT_MS);
         const cpu0 = await serverCpuUs(origin(kind), signal);
         const t0 = performance.now();
-        const { events: n } = await readRun(`${origin(kind)}/long`, transport, nextRunId(), signal, kind !== "none");
+        const { events: n } = await readRun(`${origin(kind)}/${trace}`, transport, nextRunId(), signal, kind !== "none");
         const ms = performance.now() - t0;
         const cpu1 = await serverCpuUs(origin(kind), signal);
-        if (n !== longEvents) throw new Error(`a run received ${n} events, expected ${longEvents}`);
+        if (n !== longEvents[trace]) throw new Error(`a run received ${n} events, expected ${longEvents[trace]}`);
         return { round, ms, cpuMs: (cpu1 - cpu0) / 1000 };
       };
 
       const rounds = warmups + repeats;
       let done = 0;
-      const total = rounds * TRANSPORTS.length * stores.length;
+      const total = rounds * TRACES.length * TRANSPORTS.length * stores.length;
       for (let round = 0; round < rounds; round++) {
-        for (const transport of TRANSPORTS) {
-          for (let i = 0; i < stores.length; i++) {
-            // The order turns each round: no store is always the one right after another's run.
-            const kind = stores[(i + round) % stores.length]!;
-            const id = `long ${transport}/${kind}`;
-            done++;
-            if (errors.has(id)) continue;
-            ctx.progress(`[store] ${done}/${total} ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}: long run, ${transport}, ${LABELS[kind]}`);
-            try {
-              const s = await timed(kind, transport, round);
-              if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), s]);
-            } catch (err) {
-              errors.set(id, failed(err));
+        for (const trace of TRACES) {
+          for (const transport of TRANSPORTS) {
+            for (let i = 0; i < stores.length; i++) {
+              // The order turns each round: no store is always the one right after another's run.
+              const kind = stores[(i + round) % stores.length]!;
+              const id = `${trace} ${transport}/${kind}`;
+              done++;
+              if (errors.has(id)) continue;
+              ctx.progress(`[store] ${done}/${total} ${round < warmups ? "warm-up" : `round ${round - warmups + 1}/${repeats}`}: ${trace === "long" ? "long run" : "long run, token trace"}, ${transport}, ${LABELS[kind]}`);
+              try {
+                const s = await timed(trace, kind, transport, round);
+                if (round >= warmups) throughput.set(id, [...(throughput.get(id) ?? []), s]);
+              } catch (err) {
+                errors.set(id, failed(err));
+              }
             }
           }
         }
@@ -291,44 +298,48 @@ const suite: Suite = {
 
     const ran = STORES.filter((s) => children.has(s));
     const measurements: StoreMeasurement[] = [];
-    for (const transport of TRANSPORTS) {
-      const rows = ran.map((kind): StoreMeasurement => {
-        const id = `long ${transport}/${kind}`;
-        const list = throughput.get(id) ?? [];
-        const impl: Impl = transport === "binary" ? "ours" : "ours-sse";
-        const base = {
-          id: `store/${id}`,
-          group: `long ${transport}`,
-          key: kind,
-          label: LABELS[kind],
-          impl,
-          validates: true,
-          events: longEvents,
-          bytes: 0,
-          store: kind,
-          transport,
-          mbPerSec: NaN,
-          vsReference: NaN,
-          vsNone: NaN,
-          cpuVsNone: NaN,
-          vsRedis: NaN,
-        };
-        const error = errors.get(id);
-        if (error || list.length === 0) return { ...base, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, serverCpuMs: NaN, error: error ?? "no sample" };
-        const stats = timeStats(list.map((s) => s.ms));
-        return { ...base, ...stats, samples: list.length, eventsPerSec: (longEvents * 1000) / stats.medianMs, serverCpuMs: median(list.map((s) => s.cpuMs)) };
-      });
-      const none = rows.find((r) => r.store === "none" && !r.error);
-      for (const row of rows) {
-        if (row.error || !none) continue;
-        row.vsNone = pairedRatio(throughput.get(`long ${transport}/none`)!, throughput.get(`long ${transport}/${row.store}`)!);
-        row.vsReference = row.vsNone;
-        row.cpuVsNone = row.serverCpuMs / none.serverCpuMs;
+    for (const trace of TRACES) {
+      for (const transport of TRANSPORTS) {
+        const events = longEvents[trace];
+        const rows = ran.map((kind): StoreMeasurement => {
+          const id = `${trace} ${transport}/${kind}`;
+          const list = throughput.get(id) ?? [];
+          const impl: Impl = transport === "binary" ? "ours" : "ours-sse";
+          const base = {
+            id: `store/${id}`,
+            group: `${trace} ${transport}`,
+            key: kind,
+            label: LABELS[kind],
+            impl,
+            validates: true,
+            events,
+            bytes: 0,
+            store: kind,
+            trace,
+            transport,
+            mbPerSec: NaN,
+            vsReference: NaN,
+            vsNone: NaN,
+            cpuVsNone: NaN,
+            vsRedis: NaN,
+          };
+          const error = errors.get(id);
+          if (error || list.length === 0) return { ...base, medianMs: NaN, meanMs: NaN, rme: NaN, samples: 0, eventsPerSec: 0, serverCpuMs: NaN, error: error ?? "no sample" };
+          const stats = timeStats(list.map((s) => s.ms));
+          return { ...base, ...stats, samples: list.length, eventsPerSec: (events * 1000) / stats.medianMs, serverCpuMs: median(list.map((s) => s.cpuMs)) };
+        });
+        const none = rows.find((r) => r.store === "none" && !r.error);
+        for (const row of rows) {
+          if (row.error || !none) continue;
+          row.vsNone = pairedRatio(throughput.get(`${trace} ${transport}/none`)!, throughput.get(`${trace} ${transport}/${row.store}`)!);
+          row.vsReference = row.vsNone;
+          row.cpuVsNone = row.serverCpuMs / none.serverCpuMs;
+        }
+        const single = rows.find((r) => r.store === "redis" && !r.error);
+        const clustered = rows.find((r) => r.store === "cluster" && !r.error);
+        if (single && clustered) clustered.vsRedis = pairedRatio(throughput.get(`${trace} ${transport}/redis`)!, throughput.get(`${trace} ${transport}/cluster`)!);
+        measurements.push(...rows);
       }
-      const single = rows.find((r) => r.store === "redis" && !r.error);
-      const clustered = rows.find((r) => r.store === "cluster" && !r.error);
-      if (single && clustered) clustered.vsRedis = pairedRatio(throughput.get(`long ${transport}/redis`)!, throughput.get(`long ${transport}/cluster`)!);
-      measurements.push(...rows);
     }
 
     const resumableRan = RESUMABLE.filter((s) => ran.includes(s));
@@ -366,18 +377,21 @@ const suite: Suite = {
     );
 
     return {
-      tables: [throughputTable(measurements, longEvents, repeats), reattachTable(reattachRows, reRepeats)],
+      tables: [
+        ...TRACES.map((t) => throughputTable(measurements.filter((m) => m.trace === t), t, longEvents[t], repeats)),
+        reattachTable(reattachRows, reRepeats),
+      ],
       values,
       measurements,
-      charts: TRANSPORTS.map((t) => panel(t, measurements)),
+      charts: TRACES.flatMap((trace) => TRANSPORTS.map((t) => panel(trace, t, measurements))),
       notes,
     };
   },
 };
 
-function throughputTable(rows: StoreMeasurement[], events: number, repeats: number): Table {
+function throughputTable(rows: StoreMeasurement[], trace: TraceKind, events: number, repeats: number): Table {
   return {
-    title: `Resumable runs on loopback, the http suite's long run (${Number.isFinite(events) ? events.toLocaleString("en") : "-"} events) through createNodeHandler, by store: median of ${repeats}`,
+    title: `Resumable runs on loopback, the http suite's long run${trace === "long" ? "" : " on the token trace"} (${Number.isFinite(events) ? events.toLocaleString("en") : "-"} events) through createNodeHandler, by store: median of ${repeats}`,
     columns: [
       { header: "transport" },
       { header: "store" },
@@ -426,11 +440,11 @@ function reattachTable(rows: ReattachMeasurement[], repeats: number): Table {
   };
 }
 
-function panel(transport: Transport, measurements: StoreMeasurement[]): ChartPanel {
+function panel(trace: TraceKind, transport: Transport, measurements: StoreMeasurement[]): ChartPanel {
   return {
-    title: `Resumable runs, HTTP loopback, one long run, ${transport === "binary" ? "binary" : "SSE"}, by store`,
+    title: `Resumable runs, HTTP loopback, one long run${trace === "long" ? "" : ", token trace"}, ${transport === "binary" ? "binary" : "SSE"}, by store`,
     bars: measurements
-      .filter((m) => m.transport === transport && !m.error)
+      .filter((m) => m.trace === trace && m.transport === transport && !m.error)
       .map((m) => ({ label: m.label, value: m.eventsPerSec, impl: m.impl, reference: m.store === "none" })),
   };
 }

@@ -26,39 +26,11 @@ export interface ChunkSource<T> {
    */
   abort(): void;
   /**
-   * {@link pull} without a promise, offered by sources whose pull never rejects (the agent's):
+   * {@link pull} without a promise, offered by sources whose pull never rejects (the agent's, a stored run's replay):
    * the next chunk, or `undefined` at the end, goes to `receiver`, within this call when the source
    * has it at once, else later. A reader waiting with it holds no promise, only its receiver.
    */
   pullInto?(receiver: (chunk: T | undefined) => void): void;
-}
-
-/**
- * An end that {@link ChunkSource.abort} can bring early: {@link ChunkSource.pull} races what it
- * waits for against it, so that a pull waiting on an agent or an upstream that never answers still
- * resolves when the client leaves.
- */
-export class PullGate {
-  private wake: ((value: undefined) => void) | undefined;
-
-  /**
-   * `pending`, or `undefined` as soon as {@link open} is called, whichever comes first.
-   *
-   * @throws (rejects) As `pending` does.
-   */
-  race<T>(pending: Promise<T>): Promise<T | undefined> {
-    return new Promise<T | undefined>((resolve, reject) => {
-      this.wake = resolve;
-      pending.then(resolve, reject);
-    });
-  }
-
-  /** Ends the pull under way, if any, with `undefined`. Never throws. */
-  open(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.(undefined);
-  }
 }
 
 /**

@@ -11,16 +11,20 @@ import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/index.js";
 import { encodeValidSSE } from "../sse/index.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
-import { PullGate, type ChunkSource } from "./chunk-source.js";
+import type { ChunkSource } from "./chunk-source.js";
 import { batchFor, checkSSESize, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "./batch.js";
+import { silencesOf, type Silences, type Silent } from "./silences.js";
 
 /** What the client is told when the store fails while its run is read. */
 export const STORE_UNAVAILABLE = { code: "store_unavailable", message: "the run store became unavailable" } as const;
 
 const utf8 = new TextEncoder();
 
-/** The events of `text` (SSE blocks of `id:` and `data:` lines, as a store keeps them) as frames. */
-function framesOfText(text: string): Uint8Array {
+const utf8Text = new TextDecoder();
+
+/** The events of `sse` (SSE blocks of `id:` and `data:` lines, as a store keeps them) as frames. */
+function framesOfText(sse: string | Uint8Array): Uint8Array {
+  const text = typeof sse === "string" ? sse : utf8Text.decode(sse);
   const frames: Uint8Array[] = [];
   for (let at = 0; at < text.length; ) {
     const end = text.indexOf("\n\n", at);
@@ -43,7 +47,8 @@ function framesOfText(text: string): Uint8Array {
  */
 function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number): Uint8Array {
   if (contentType !== SSE_MEDIA_TYPE) return events.frames !== undefined ? events.frames.slice() : framesOfText(events.sse!);
-  if (events.sse !== undefined) return utf8.encode(events.sse);
+  // The store's bytes copied (a memcpy), or the text encoded.
+  if (events.sse !== undefined) return typeof events.sse === "string" ? utf8.encode(events.sse) : events.sse.slice();
   const frames = events.frames!;
   const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
   let text = "";
@@ -71,9 +76,6 @@ export interface ReplayParams {
   onError(error: unknown): void;
 }
 
-/** One step of the reader, as a value, so that a rejection is never unhandled. */
-type Step = { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; error: unknown };
-
 /**
  * A source of a stored run's byte chunks: one chunk per batch the store gives, read only as the
  * client pulls. For SSE, a wait longer than `keepAliveMs` for the next live event sends a
@@ -85,76 +87,123 @@ type Step = { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; er
  * @throws Never.
  */
 export function replayStream(params: ReplayParams): ChunkSource<Uint8Array> {
-  const { contentType, maxEventBytes, stop } = params;
-  const keepAliveMs = sseKeepAliveMs(contentType, params.keepAliveMs);
-  const iterator = params.reader[Symbol.asyncIterator]();
-  let pending: Promise<Step> | undefined;
-  let ended = false;
-  const gate = new PullGate();
-  let silence: ReturnType<typeof setTimeout> | undefined;
+  return new Replay(params);
+}
 
-  const step = (): Promise<Step> =>
-    iterator.next().then(
-      (result) => ({ ok: true as const, result }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
+/**
+ * {@link replayStream}'s source. A pull costs the reader's step and nothing else: no promise of its
+ * own for the node handler (`pullInto`), and keep-alives are timed with the handlers' shared
+ * silences (silences.ts) rather than a timer set and cleared on every pull.
+ */
+class Replay implements ChunkSource<Uint8Array>, Silent {
+  readonly #contentType: EventMediaType;
+  readonly #maxEventBytes: number;
+  readonly #stop: AbortController;
+  readonly #onError: (error: unknown) => void;
+  readonly #silences: Silences | undefined;
+  readonly #iterator: AsyncIterator<StoredEvents>;
+  /** The reader's step under way, if any: a keep-alive sent meanwhile leaves it going. */
+  #stepping = false;
+  /** A step that came while nobody pulled (after a keep-alive), for the next pull. */
+  #held: { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; error: unknown } | undefined;
+  /** Who waits for the next chunk. */
+  #deliver: ((chunk: Uint8Array | undefined) => void) | undefined;
+  #ended = false;
 
-  /** Waits for `promise`, or `ms` of silence (then `undefined`). */
-  const waitAtMost = (promise: Promise<Step>, ms: number): Promise<Step | undefined> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms, undefined);
-      silence = timer;
-      void promise.then((outcome) => {
-        clearTimeout(timer);
-        resolve(outcome);
-      });
-    });
+  constructor(params: ReplayParams) {
+    this.#contentType = params.contentType;
+    this.#maxEventBytes = params.maxEventBytes;
+    this.#stop = params.stop;
+    this.#onError = params.onError;
+    const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
+    this.#silences = keepAliveMs > 0 ? silencesOf(keepAliveMs) : undefined;
+    this.#iterator = params.reader[Symbol.asyncIterator]();
+  }
 
-  /** Ends the stream with one RUN_ERROR of the server's, outside the stored run: its chunk. */
-  const endWith = (error: unknown, runError: { code: string; message: string }): Uint8Array => {
-    ended = true;
-    params.onError(error);
-    const batch = batchFor(contentType);
-    batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
-    stop.abort();
-    return batch.take()!;
-  };
+  readonly pull = (): Promise<Uint8Array | undefined> => new Promise((resolve) => this.pullInto(resolve));
 
-  const abort = (): void => {
-    if (ended) return;
-    ended = true;
-    clearTimeout(silence);
-    gate.open();
-    stop.abort();
-    void iterator.return?.(undefined)?.catch(() => {});
-  };
-
-  const pull = async (): Promise<Uint8Array | undefined> => {
-    if (ended) return undefined;
-    pending ??= step();
-    const outcome = await gate.race(keepAliveMs ? waitAtMost(pending, keepAliveMs) : pending);
-    if (ended) return undefined;
-    if (outcome === undefined) return KEEP_ALIVE_BYTES.slice();
-    pending = undefined;
-    if (!outcome.ok) {
-      const error = outcome.error;
-      const unavailable = isAguiWireError(error, "store_unavailable")
-        ? error
-        : new AguiWireError("store_unavailable", `the run store failed while the run was read: ${String((error as Error)?.message ?? error)}`, { cause: error });
-      return endWith(unavailable, STORE_UNAVAILABLE);
+  pullInto(receiver: (chunk: Uint8Array | undefined) => void): void {
+    if (this.#ended) return receiver(undefined);
+    const held = this.#held;
+    if (held !== undefined) {
+      this.#held = undefined;
+      return receiver(held.ok ? this.#chunkOf(held.result) : this.#failed(held.error));
     }
-    if (outcome.result.done) {
-      ended = true;
+    this.#deliver = receiver;
+    if (!this.#stepping) {
+      this.#stepping = true;
+      this.#iterator.next().then(this.#onStep, this.#onFailure);
+    }
+    this.#silences?.arm(this);
+  }
+
+  readonly abort = (): void => {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#silences?.disarm(this);
+    this.#send(undefined);
+    this.#stop.abort();
+    void this.#iterator.return?.(undefined)?.catch(() => {});
+  };
+
+  /** The wait for the next live event outlasted keepAliveMs: a comment, the step still going. */
+  silenceEnded(): void {
+    if (this.#ended || this.#deliver === undefined) return;
+    this.#send(KEEP_ALIVE_BYTES.slice());
+  }
+
+  readonly #onStep = (result: IteratorResult<StoredEvents>): void => {
+    this.#stepping = false;
+    if (this.#ended) return;
+    this.#silences?.disarm(this);
+    if (this.#deliver === undefined) this.#held = { ok: true, result };
+    else this.#send(this.#chunkOf(result));
+  };
+
+  readonly #onFailure = (error: unknown): void => {
+    this.#stepping = false;
+    if (this.#ended) return;
+    this.#silences?.disarm(this);
+    if (this.#deliver === undefined) this.#held = { ok: false, error };
+    else this.#send(this.#failed(error));
+  };
+
+  #send(chunk: Uint8Array | undefined): void {
+    const deliver = this.#deliver;
+    this.#deliver = undefined;
+    deliver?.(chunk);
+  }
+
+  /** The chunk of a step: its events, or nothing at the run's end. */
+  #chunkOf(result: IteratorResult<StoredEvents>): Uint8Array | undefined {
+    if (result.done) {
+      this.#ended = true;
       return undefined;
     }
     try {
-      return chunkOf(outcome.result.value, contentType, maxEventBytes);
+      return chunkOf(result.value, this.#contentType, this.#maxEventBytes);
     } catch (error) {
-      void iterator.return?.(undefined)?.catch(() => {});
-      if (error instanceof EventTooLargeError) return endWith(error, { code: error.code, message: error.message });
-      return endWith(error, STORE_UNAVAILABLE);
+      void this.#iterator.return?.(undefined)?.catch(() => {});
+      if (error instanceof EventTooLargeError) return this.#endWith(error, { code: error.code, message: error.message });
+      return this.#endWith(error, STORE_UNAVAILABLE);
     }
-  };
+  }
 
-  return { pull, abort };
+  /** The chunk of a failed step: the store became unavailable. */
+  #failed(error: unknown): Uint8Array {
+    const unavailable = isAguiWireError(error, "store_unavailable")
+      ? error
+      : new AguiWireError("store_unavailable", `the run store failed while the run was read: ${String((error as Error)?.message ?? error)}`, { cause: error });
+    return this.#endWith(unavailable, STORE_UNAVAILABLE);
+  }
+
+  /** Ends the stream with one RUN_ERROR of the server's, outside the stored run: its chunk. */
+  #endWith(error: unknown, runError: { code: string; message: string }): Uint8Array {
+    this.#ended = true;
+    this.#onError(error);
+    const batch = batchFor(this.#contentType);
+    batch.add({ type: EventType.RUN_ERROR, code: runError.code, message: runError.message }, Infinity);
+    this.#stop.abort();
+    return batch.take()!;
+  }
 }

@@ -23,8 +23,8 @@ export interface MemoryStoreOptions {
    */
   maxRuns?: number;
   /**
-   * The most bytes of events one run may hold: their binary frames, and their SSE text when an
-   * SSE client started the run (kept so that SSE readers need not decode again). The event that
+   * The most bytes of events one run may hold: their binary frames, and their SSE text (UTF-8)
+   * when an SSE client started the run (kept so that SSE readers need not decode again). The event that
    * would pass it is refused (`run_too_large`) and the run ends with a RUN_ERROR of that code.
    * Default 16 MiB.
    */

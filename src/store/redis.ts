@@ -11,7 +11,10 @@
  *
  * - `<prefix>run:{<id>}:events`: a stream, one entry per append, entry id `0-<seq+1>` where seq is
  *   that of the append's last event, field `f` = the append's binary frames back to back (each
- *   carries its length, so a reader splits them and numbers them back from the last). Ids still
+ *   carries its length, so a reader splits them and numbers them back from the last), or, for a run
+ *   an SSE client started (the store is `textOnly`), field `s` = its SSE text as it is sent, each
+ *   event with its `id:` line (a binary reader gets frames made from it). Entries the store writes
+ *   itself (a lost run's RUN_ERROR) are frames whatever the run's, and a reader takes either. Ids still
  *   grow with seq, so a stale writer's XADD fails. An ended run's stream closes with one more
  *   entry, field `end`, at the id the next event would have had: it wakes every blocked reader and
  *   tells it the run is over.
@@ -187,6 +190,9 @@ export function redisStore(
     new RunStoreError("seq_past_end", `run ${JSON.stringify(runId)} ended with event ${count - 1}: expected a sequence number up to it, found ${after}`);
 
   return {
+    // A run an SSE client started is kept as its SSE text, as sent: its events are encoded once,
+    // and frames are made from the text only for a binary reader.
+    textOnly: true,
     async create(runId, access) {
       return writers.create(validRunId(runId), runKeyOf(runId, access), access);
     },

@@ -48,9 +48,11 @@ export interface StoredEvents {
   readonly frames: Uint8Array | undefined;
   /**
    * Their SSE text, back to back, each event with its `id: <seq>` line before its `data:` line,
-   * when the store kept {@link RunEvent.sse}; `undefined` otherwise (decode `frames` then).
+   * when the store kept {@link RunEvent.sse}: as a string, or as its UTF-8 bytes (what the stores
+   * of this package give: the bytes a reader is sent); `undefined` otherwise (decode `frames`
+   * then).
    */
-  readonly sse: string | undefined;
+  readonly sse: string | Uint8Array | undefined;
 }
 
 /** The writing side of one run: held by the instance whose agent runs it. */

@@ -1,6 +1,6 @@
 /**
  * An append's events kept as a segment: their frames back to back, their SSE text joined with
- * each event's `id:` line, and where each event starts in both. The stores keep appends this way,
+ * each event's `id:` line and kept as UTF-8, and where each event starts in both. The stores keep appends this way,
  * a few objects each rather than several per event, and read them back as `StoredEvents`.
  *
  * @module
@@ -15,15 +15,20 @@ export interface Segment {
   readonly count: number;
   /** The events' frames, back to back, and where each starts (one more entry than events); when every event had one. */
   readonly frames: { readonly bytes: Uint8Array; readonly offsets: Uint32Array } | undefined;
-  /** The events' SSE text with their `id:` lines, and where each starts; when every event had some. */
-  readonly sse: { readonly text: string; readonly offsets: Uint32Array } | undefined;
-  /** What it costs to keep: the frames' bytes and the SSE text's UTF-16 units. */
+  /**
+   * The events' SSE text with their `id:` lines, as UTF-8, when every event had some; where each
+   * starts is found when a read first needs it (most read whole appends).
+   */
+  readonly sse: { readonly bytes: Uint8Array; offsets: Uint32Array | undefined } | undefined;
+  /** What it costs to keep: the frames' bytes and the SSE text's. */
   readonly size: number;
 }
 
+const utf8 = new TextEncoder();
+
 /**
  * The events of one append, whose first is `first`, as a segment: the frames copied out of the
- * encoder's pool into one buffer, the SSE texts joined.
+ * encoder's pool into one buffer, the SSE texts joined and encoded.
  *
  * @throws Never.
  */
@@ -44,23 +49,45 @@ export function segmentOf(first: number, events: readonly RunEvent[]): Segment {
   }
   let sse: Segment["sse"];
   if (n > 0 && events.every((e) => e.sse !== undefined)) {
-    const offsets = new Uint32Array(n + 1);
     const parts: string[] = new Array<string>(2 * n);
-    let length = 0;
     for (let i = 0; i < n; i++) {
-      offsets[i] = length;
-      const id = `id: ${first + i}\n`;
-      const sse = events[i]!.sse!;
-      parts[2 * i] = id;
-      parts[2 * i + 1] = sse;
-      length += id.length + sse.length;
+      parts[2 * i] = `id: ${first + i}\n`;
+      parts[2 * i + 1] = events[i]!.sse!;
     }
-    offsets[n] = length;
-    // Joined, not appended one by one: a string grown by `+=` is a rope as deep as it has events,
-    // which every later slice of it walks (slicing a segment cost more than encoding its events).
-    sse = { text: parts.join(""), offsets };
+    // Kept as UTF-8, which is what every SSE reader is sent: encoded once, copied out on each read,
+    // and outside the JS heap, where the collector neither copies nor walks it (the text as a
+    // string cost a store's SSE runs more in collection than in encoding). Joined, not appended one
+    // by one: a string grown by `+=` is a rope as deep as it has events.
+    sse = { bytes: utf8.encode(parts.join("")), offsets: undefined };
   }
-  return { first, count: n, frames, sse, size: (frames?.bytes.length ?? 0) + (sse?.text.length ?? 0) };
+  return { first, count: n, frames, sse, size: (frames?.bytes.length ?? 0) + (sse?.bytes.length ?? 0) };
+}
+
+/**
+ * Where each event of SSE text starts (one more entry than events, the last its length), or
+ * `undefined` when the bytes are not `id:` and `data:` lines and a blank line per event. No event
+ * holds a blank line (JSON.stringify writes no raw line break), so the blank lines split them.
+ */
+function sseStarts(bytes: Uint8Array): number[] | undefined {
+  const starts: number[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    // "id: "
+    if (bytes[at] !== 0x69 || bytes[at + 1] !== 0x64 || bytes[at + 2] !== 0x3a || bytes[at + 3] !== 0x20) return undefined;
+    starts.push(at);
+    let end = bytes.indexOf(0x0a, at);
+    while (end >= 0 && bytes[end + 1] !== 0x0a) end = bytes.indexOf(0x0a, end + 1);
+    if (end < 0) return undefined;
+    at = end + 2;
+  }
+  starts.push(at);
+  return starts;
+}
+
+/** The SSE offsets of a segment, found on first use. */
+function sseOffsets(sse: NonNullable<Segment["sse"]>): Uint32Array {
+  // A segment this module made holds such text: it is split as it was joined.
+  return (sse.offsets ??= Uint32Array.from(sseStarts(sse.bytes)!));
 }
 
 /**
@@ -85,6 +112,24 @@ export function segmentOfFrames(frames: Uint8Array, last: number): Segment | und
 }
 
 /**
+ * A segment whose SSE text (UTF-8) is known but not where each event starts (a Redis stream entry
+ * of a run kept as text). Returns `undefined` when the bytes are not events of `id:` and `data:`
+ * lines and a blank line each, or its first `id:` is not the seq its count and `last` give.
+ *
+ * @param last - The seq of the last of the events.
+ * @throws Never.
+ */
+export function segmentOfText(bytes: Uint8Array, last: number): Segment | undefined {
+  const starts = sseStarts(bytes);
+  if (starts === undefined || starts.length < 2) return undefined;
+  const count = starts.length - 1;
+  const first = last - count + 1;
+  const id = utf8.encode(`id: ${first}\n`);
+  for (let i = 0; i < id.length; i++) if (bytes[i] !== id[i]) return undefined;
+  return { first, count, frames: undefined, sse: { bytes, offsets: Uint32Array.from(starts) }, size: bytes.length };
+}
+
+/**
  * The events of `segment` from seq `from` on, at most `max` of them, as a store gives them back
  * (views of the segment, no copy).
  *
@@ -99,6 +144,6 @@ export function storedFrom(segment: Segment, from: number, max: number): StoredE
     first: from,
     count: end - start,
     frames: frames === undefined ? undefined : frames.bytes.subarray(frames.offsets[start]!, frames.offsets[end]!),
-    sse: sse === undefined ? undefined : whole ? sse.text : sse.text.slice(sse.offsets[start]!, sse.offsets[end]!),
+    sse: sse === undefined ? undefined : whole ? sse.bytes : sse.bytes.subarray(sseOffsets(sse)[start]!, sseOffsets(sse)[end]!),
   };
 }

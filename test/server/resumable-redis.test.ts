@@ -95,6 +95,20 @@ describe("two instances sharing one Redis", () => {
     });
   }
 
+  it("a run started over SSE on A (kept as its text) reattaches over binary on B, and one started over binary over SSE, the same events", async () => {
+    for (const [first, then] of [
+      [SSE, BINARY],
+      [BINARY, SSE],
+    ] as const) {
+      const runId = `cross-${first === SSE ? "sse" : "binary"}`;
+      const { response, token } = await postRun(a.url, runInput({ runId }), first);
+      const whole = await eventsOf(response);
+      expect(ticksOf(whole)).toEqual(WHOLE);
+      expect(await eventsOf(await get(b.url, runId, token, then))).toEqual(whole);
+      expect(await eventsOf(await get(b.url, runId, token, then, 9))).toEqual(whole.slice(10));
+    }
+  });
+
   it("a DELETE on B cancels the run live on A, and both streams end with RUN_ERROR cancelled", async () => {
     const runId = "gated-cancel";
     const onA = postRun(a.url, runInput({ runId }), SSE);

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpAgent as TheirHttpAgent } from "@ag-ui/client";
-import { EventType, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
+import { EventType, SSE_KEEP_ALIVE, decodeEventStream, type AguiEvent, type AguiEventInput, type RunAgentInput } from "../../src/index.js";
 import type { RunContext } from "../../src/agent/contract.js";
 import { memoryStore, RESUME_TOKEN_HEADER, RUN_ID_HEADER, type RunStore } from "../../src/server/index.js";
 import { BINARY, HANDLERS, SSE, post, postRun, runInput, sleep, waitFor, type Served } from "./helpers.js";
@@ -226,6 +226,30 @@ for (const { name, serve } of HANDLERS) {
       const types: string[] = [];
       await theirs.runAgent({ runId: "their-client" }, { onEvent: ({ event }) => void types.push(event.type) });
       expect(types).toEqual(WHOLE.map((t) => (typeof t === "number" ? EventType.CUSTOM : t)));
+    });
+
+    it("sends SSE keep-alive comments while a stored run's agent is silent, and none over binary; the run comes whole either way", async () => {
+      const silentStore = memoryStore();
+      const silent = await serve(
+        async function* (input: RunAgentInput): AsyncGenerator<AguiEventInput> {
+          yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
+          await sleep(170);
+          yield { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId };
+        },
+        { store: silentStore, keepAliveMs: 40 },
+      );
+      try {
+        const sse = await (await post(silent.url, runInput({ runId: "silent-sse" }), SSE)).text();
+        const comments = sse.split(SSE_KEEP_ALIVE).length - 1;
+        expect(comments).toBeGreaterThanOrEqual(2);
+        expect(comments).toBeLessThanOrEqual(5);
+        expect(sse.replaceAll(SSE_KEEP_ALIVE, "")).toMatch(/^id: 0\ndata: \{"type":"RUN_STARTED"[^\n]*\n\nid: 1\ndata: \{"type":"RUN_FINISHED"[^\n]*\n\n$/);
+        const binary = await post(silent.url, runInput({ runId: "silent-binary" }), BINARY);
+        expect((await eventsOf(binary)).map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+      } finally {
+        await silent.close();
+        await silentStore.close();
+      }
     });
   });
 }

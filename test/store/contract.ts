@@ -26,7 +26,8 @@ export interface StoredEvent {
  */
 export function expand(events: StoredEvents): StoredEvent[] {
   const out: StoredEvent[] = [];
-  const texts = events.sse === undefined ? undefined : events.sse.split(/(?<=\n\n)/);
+  const text = events.sse === undefined || typeof events.sse === "string" ? events.sse : new TextDecoder().decode(events.sse);
+  const texts = text === undefined ? undefined : text.split(/(?<=\n\n)/);
   const frames: (Uint8Array | undefined)[] = [];
   if (events.frames !== undefined) {
     const bytes = events.frames;

@@ -101,13 +101,14 @@ describe("memoryStore", () => {
     await writer.end();
     const steps = [];
     for await (const step of await store.read("text", 0, ACCESS)) steps.push(step);
-    expect(steps).toEqual([{ first: 1, count: 1, frames: undefined, sse: 'id: 1\ndata: {"type":"CUSTOM","name":"tick","value":1}\n\n' }]);
+    // Kept as the UTF-8 its SSE readers are sent.
+    expect(steps).toEqual([{ first: 1, count: 1, frames: undefined, sse: new TextEncoder().encode('id: 1\ndata: {"type":"CUSTOM","name":"tick","value":1}\n\n') }]);
     const both = await store.create("both", ACCESS);
     await both.append([{ ...tick(0), sse: text(0).sse }]);
     await both.end();
     for await (const step of await store.read("both", -1, ACCESS)) {
       expect(step.frames).toEqual(tick(0).frame);
-      expect(step.sse).toBe(`id: 0\n${text(0).sse}`);
+      expect(new TextDecoder().decode(step.sse as Uint8Array)).toBe(`id: 0\n${text(0).sse}`);
     }
   });
 

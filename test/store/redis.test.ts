@@ -4,7 +4,8 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decodeEvent } from "../../src/binary/codec.js";
 import { redisStore } from "../../src/store/redis.js";
-import type { RunStore, StoredEvents } from "../../src/store/run-store.js";
+import type { RunEvent, RunStore, StoredEvents } from "../../src/store/run-store.js";
+import { encodeSSE } from "../../src/sse/encode.js";
 import { firstLine } from "../fixtures/child.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
 import { ACCESS, collect, describeRunStoreContract, errorEvent, expand, fired, newRunId, textEvent, type StoredEvent } from "./contract.js";
@@ -209,6 +210,74 @@ describe("redisStore", () => {
     // Ended, the run is still read from memory a moment, and its bounds still hold.
     expect((await a.read(id, 3, ACCESS)).exhausted).toBe(true);
     await expect(a.read(id, 4, ACCESS)).rejects.toMatchObject({ code: "seq_past_end" });
+  });
+
+  describe("a run given as SSE text alone (textOnly: an SSE client started it)", () => {
+    const textOnly = (delta: string): RunEvent => {
+      const { event } = textEvent(delta);
+      return { event, sse: encodeSSE(event) };
+    };
+    const sseOf = (delta: string) => encodeSSE(textEvent(delta).event);
+
+    it("keeps each append as its SSE text, numbered, in one entry (field s), and readers here and elsewhere get that text, from inside an entry too", async () => {
+      const a = store({ keyPrefix: "text:" });
+      expect(a.textOnly).toBe(true);
+      const id = newRunId();
+      const writer = await a.create(id, ACCESS);
+      await writer.append([textOnly("a"), textOnly("é 👋")]);
+      await writer.append([textOnly("c")]);
+      const entries = await admin.xrangeBuffer(`text:run:{${id}}:events`, "-", "+");
+      expect(entries.map(([entryId, fields]) => [entryId.toString(), fields[0]!.toString(), fields[1]!.toString("utf8")])).toEqual([
+        ["0-2", "s", `id: 0\n${sseOf("a")}id: 1\n${sseOf("é 👋")}`],
+        ["0-3", "s", `id: 2\n${sseOf("c")}`],
+      ]);
+      await writer.end(errorEvent("done"));
+      const here = await collect(await a.read(id, -1, ACCESS));
+      const elsewhere = await collect(await store({ keyPrefix: "text:" }).read(id, 0, ACCESS));
+      for (const [got, from] of [[here, 0], [elsewhere, 1]] as const) {
+        expect(got.map((e) => e.seq)).toEqual([0, 1, 2, 3].slice(from));
+        expect(got.slice(0, -1).map((e) => [e.frame, e.sse])).toEqual(["a", "é 👋", "c"].slice(from).map((d) => [undefined, sseOf(d)]));
+      }
+      // The end's RUN_ERROR is a frame in Redis (the store's own entries are), its SSE text here.
+      expect(decoded(elsewhere.slice(-1))[0]).toMatchObject({ type: "RUN_ERROR", code: "done" });
+    });
+
+    it("ends a text run whose instance is gone with a RUN_ERROR frame after the text, which a reader takes in turn", async () => {
+      const a = store();
+      const id = newRunId();
+      const writer = await a.create(id, ACCESS);
+      await writer.append([textOnly("a"), textOnly("b")]);
+      await admin.del(`agui:run:{${id}}:lease`);
+      const got = await collect(await store().read(id, -1, ACCESS));
+      expect(got.map((e) => [e.seq, e.sse])).toEqual([
+        [0, sseOf("a")],
+        [1, sseOf("b")],
+        [2, undefined],
+      ]);
+      expect(decoded(got.slice(2))[0]).toMatchObject({ type: "RUN_ERROR", code: "instance_lost" });
+      await expect(writer.append([textOnly("c")])).rejects.toMatchObject({ code: "run_lost" });
+    });
+
+    it("ends a text run whose confirmed events Redis lost with a RUN_ERROR past them, and refuses text that Redis would number otherwise", async () => {
+      const a = store();
+      const id = newRunId();
+      const writer = await a.create(id, ACCESS);
+      await writer.append([textOnly("0"), textOnly("1")]);
+      await writer.append([textOnly("2")]);
+      await loseLatestAppends(id, 2);
+      await expect(writer.append([textOnly("3")])).rejects.toMatchObject({ code: "run_lost" });
+      const whole = await collect(await store().read(id, -1, ACCESS));
+      expect(whole.map((e) => e.seq)).toEqual([0, 1, 3]);
+      expect(decoded(whole.slice(2))[0]).toMatchObject({ type: "RUN_ERROR", code: "store_unavailable" });
+      // Redis holding more than the writer was told (which no writer that stops at a failed append
+      // meets): its text's id: lines would be wrong, so it is refused, and readers go to Redis.
+      const other = newRunId();
+      const w = await a.create(other, ACCESS);
+      await w.append([textOnly("0")]);
+      await admin.hset(`agui:run:{${other}}:meta`, "count", 2);
+      await expect(w.append([textOnly("x")])).rejects.toMatchObject({ code: "store_unavailable", message: /found more/ });
+      expect(await admin.xlen(`agui:run:{${other}}:events`)).toBe(1);
+    });
   });
 
   it("reads what is older than the in-memory window from Redis, then from memory, for a reader behind or late", async () => {

@@ -4,6 +4,7 @@
  * or `redisStore({ cluster })` with its defaults), serving three agents:
  * - `/long`: the http suite's long run (RUN_STARTED, the mixed trace's turns `blocks` times over,
  *   RUN_FINISHED), every event ready at once;
+ * - `/token-long`: the same on the token trace (a run as an LLM streams it, one token an event);
  * - `/short`: one mixed-trace run of 1,000 events, every event ready at once (reattached to once
  *   it has ended);
  * - `/live`: the same run, but it stops after its first half and waits (until its signal fires, a
@@ -14,14 +15,14 @@
  *
  * Argument: `{"store": "none" | "memory" | "redis" | "cluster", "blocks": 10, "redisUrl"?: "redis://…",
  * "clusterUrls"?: ["redis://…", …]}`.
- * Prints `{"url": "http://127.0.0.1:<port>", "events": {"/long": n, "/short": n, "/live": n}}`
+ * Prints `{"url": "http://127.0.0.1:<port>", "events": {"/long": n, "/token-long": n, "/short": n, "/live": n}}`
  * when listening.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AguiEventInput } from "../../../src/index.js";
 import { createNodeHandler } from "../../../src/server/index.js";
 import { memoryStore, type RunStore } from "../../../src/store/index.js";
-import { longRun, runTrace } from "../../trace.js";
+import { longRun, runTrace, runTraceToken } from "../../trace.js";
 import { announce, argument, serve, stringField } from "../proxy/serve.js";
 
 /** How long the live run waits at its midpoint when nobody cancels it. */
@@ -72,11 +73,13 @@ const store = await storeOf(stringField(args, "store"), args);
 
 // Built once, before listening, so that no run pays for it.
 const long = longRun(blocks);
+const tokenLong = longRun(blocks, runTraceToken());
 const short = runTrace();
 // Identity, as the store suite compares stores, not codings (the http suite has compressed rows).
 const options = store === undefined ? { compression: false } : { store, compression: false };
 const handlers: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   "/long": createNodeHandler(() => long, options),
+  "/token-long": createNodeHandler(() => tokenLong, options),
   "/short": createNodeHandler(() => short, options),
   "/live": createNodeHandler((_input, { signal }) => pausedHalfway(short, signal), options),
   "/cpu": (_req, res) => {
@@ -92,4 +95,4 @@ const url = await serve((req, res) => {
   if (handler) handler(req, res);
   else res.writeHead(404).end();
 });
-announce({ url, events: { "/long": long.length, "/short": short.length, "/live": short.length } });
+announce({ url, events: { "/long": long.length, "/token-long": tokenLong.length, "/short": short.length, "/live": short.length } });

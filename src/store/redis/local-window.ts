@@ -7,8 +7,7 @@
  *
  * @module
  */
-import type { RunEvent } from "../run-store.js";
-import { segmentOf, type Segment } from "../segment.js";
+import type { Segment } from "../segment.js";
 import { wakeAll } from "../waiters.js";
 
 /** The most ended runs whose windows are kept (for the grace) at once: the oldest go first. */
@@ -95,21 +94,20 @@ export class LocalWindows {
   }
 
   /**
-   * Adds an append Redis has accepted (its first event is `first`) to its run's window, drops the
-   * oldest appends past the byte bound, and wakes the run's readers. Never throws.
+   * Adds an append Redis has accepted, as a segment numbered where Redis put it, to its run's
+   * window, drops the oldest appends past the byte bound, and wakes the run's readers; `undefined`
+   * (an append Redis numbered otherwise than its writer did) detaches the run. Never throws.
    */
-  commit(run: LocalRun, first: number, events: readonly RunEvent[]): void {
+  commit(run: LocalRun, segment: Segment | undefined): void {
     if (run.detached) return;
     // Appends that crossed on the way: Redis knows the order, this store does not.
-    if (first !== run.count) return this.detach(run);
-    const n = events.length;
+    if (segment === undefined || segment.first !== run.count) return this.detach(run);
     if (this.#bytes > 0) {
-      const segment = segmentOf(first, events);
       run.batches.push(segment);
       run.bytes += segment.size;
       while (run.bytes > this.#bytes && run.batches.length > 1) run.bytes -= run.batches.shift()!.size;
     }
-    run.count = first + n;
+    run.count = segment.first + segment.count;
     wakeAll(run.waiters);
   }
 

@@ -7,7 +7,7 @@
  */
 import type { Redis } from "ioredis";
 import { RunStoreError, type StoredEvents } from "../run-store.js";
-import { segmentOfFrames, storedFrom } from "../segment.js";
+import { segmentOfFrames, segmentOfText, storedFrom } from "../segment.js";
 import { unavailable } from "./connection.js";
 import type { StoreContext } from "./context.js";
 import { windowStart, type LocalRun } from "./local-window.js";
@@ -60,7 +60,8 @@ function idNumber(id: Buffer): number {
   return n;
 }
 
-const F = 0x66; // "f"
+const F = 0x66; // "f": frames
+const S = 0x73; // "s": SSE text
 
 /** The events of a local run after `cursor` (which must be within its window, and before its count), YIELD at most, from the append that holds `cursor + 1`. */
 function localBatch(run: LocalRun, cursor: number): StoredEvents {
@@ -242,12 +243,17 @@ export async function* readRun(ctx: StoreContext, runId: string, after: number, 
         const [id, fields] = entries[i]!;
         const name = fields[0];
         // The end entry: everything before it was yielded.
-        if (name === undefined || name.length !== 1 || name[0] !== F) return;
+        if (name === undefined || name.length !== 1 || (name[0] !== F && name[0] !== S)) return;
         const last = idNumber(id) - 1;
         if (last <= cursor) continue;
-        const segment = segmentOfFrames(fields[1]!, last);
+        const segment = name[0] === F ? segmentOfFrames(fields[1]!, last) : segmentOfText(fields[1]!, last);
         if (segment === undefined) {
-          throw new RunStoreError("store_unavailable", `redisStore: expected the frames of event ${last} and those before it to fill their stream entry, found ${fields[1]!.length} bytes that frames do not tile`);
+          throw new RunStoreError(
+            "store_unavailable",
+            name[0] === F
+              ? `redisStore: expected the frames of event ${last} and those before it to fill their stream entry, found ${fields[1]!.length} bytes that frames do not tile`
+              : `redisStore: expected the SSE text of event ${last} and those before it to fill their stream entry, numbered up to it, found ${fields[1]!.length} bytes that are not`,
+          );
         }
         // In steps of YIELD at most, as from memory.
         for (let from = Math.max(segment.first, cursor + 1); from <= last; from = cursor + 1) {

@@ -41,11 +41,14 @@ return 1
 `;
 
 /**
- * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, n, frames (n of them, back to back),
- * acked (the highest count Redis has confirmed to this writer). The new count; -1 when the run is
- * not this writer's live run any more (ending it as lost if its lease expired); -2 - count when
- * the events do not fit; 'diverged' when Redis holds fewer events than it confirmed (see
- * DIVERGE). One entry for the whole append.
+ * ARGV: token, maxEvents, maxlen, liveTtl, ttl, lostFrame, n, events (n of them), acked (the
+ * highest count Redis has confirmed to this writer), field: 'f' when the events are frames back to
+ * back, 's' when they are SSE text numbered from acked (each with its `id:` line). The new count;
+ * -1 when the run is not this writer's live run any more (ending it as lost if its lease expired);
+ * -2 - count when the events do not fit; 'diverged' when Redis holds fewer events than it
+ * confirmed (see DIVERGE); 'unordered' for text when Redis holds more than acked (its `id:` lines
+ * would be wrong; a writer sends nothing after an append it did not hear back from, so only a
+ * broken writer meets it). One entry for the whole append.
  */
 const APPEND = `${FINISH}
 local m = redis.call('HMGET', KEYS[1], 'state', 'owner', 'count')
@@ -56,9 +59,10 @@ if redis.call('EXISTS', KEYS[3]) == 0 then
   finish(count, ARGV[6], 'instance_lost', ARGV[5], ARGV[3])
   return -1
 end
+if ARGV[10] == 's' and count ~= tonumber(ARGV[9]) then return 'unordered' end
 local n = tonumber(ARGV[7])
 if count + n > tonumber(ARGV[2]) then return -2 - count end
-redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], '0-' .. (count + n), 'f', ARGV[8])
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], '0-' .. (count + n), ARGV[10], ARGV[8])
 redis.call('HSET', KEYS[1], 'count', count + n)
 -- The first append makes the stream: it takes the live expiry, which the lease refresh renews.
 if count == 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end

@@ -12,22 +12,37 @@ import { RunStoreError, type RunAccess, type RunEvent, type RunWriter } from "..
 import { noop, unavailable } from "./connection.js";
 import type { StoreContext } from "./context.js";
 import type { LocalRun } from "./local-window.js";
+import { segmentOf, type Segment } from "../segment.js";
 import { evalScript, frames, SCRIPTS, type Arg } from "./scripts.js";
 import { seenTtl } from "./reader.js";
 
 /**
- * An event's frame: Redis keeps frames, and this store is not `textOnly`, so the handler always
- * gives one.
+ * An append as one stream entry: the segment the local window keeps, and the entry's field and
+ * value made from it without another copy: its frames back to back (`f`) when every event has its
+ * frame, else its SSE text (`s`), numbered from `first`, when every event has it. The text of a run
+ * an SSE client started (the store is `textOnly`) is kept as it is sent, so its events are encoded
+ * once; a binary reader gets frames made from it.
  *
- * @throws {TypeError} When it is missing.
+ * @throws {TypeError} When an event has neither.
  */
+function entryOf(first: number, events: readonly RunEvent[]): { segment: Segment; field: "f" | "s"; value: Buffer | string } {
+  const segment = segmentOf(first, events);
+  const { frames, sse } = segment;
+  if (frames !== undefined) return { segment, field: "f", value: Buffer.from(frames.bytes.buffer, frames.bytes.byteOffset, frames.bytes.byteLength) };
+  if (sse !== undefined) return { segment, field: "s", value: Buffer.from(sse.bytes.buffer, sse.bytes.byteOffset, sse.bytes.byteLength) };
+  throw new TypeError("redisStore: expected every event of an append to come with its binary frame, or every one with its SSE text, found neither");
+}
+
+/** An event's frame, for the end's last event (a RUN_ERROR of the server's, which always has one). */
 function frameOf(event: RunEvent): Uint8Array {
-  if (event.frame === undefined) throw new TypeError("redisStore: expected every event to come with its binary frame, found one with SSE text alone");
+  if (event.frame === undefined) throw new TypeError("redisStore: expected the run's last event to come with its binary frame, found SSE text alone");
   return event.frame;
 }
 
 /** What a script answers when Redis holds fewer events than it confirmed (see the DIVERGE script). */
 const DIVERGED = "diverged";
+/** What the append script answers when text would be numbered from fewer events than Redis holds. */
+const UNORDERED = "unordered";
 
 /** A writer of this store, as the lease refresh sees it. */
 interface LocalWriter {
@@ -220,18 +235,13 @@ export class Writers {
       async append(events) {
         if (done || events.length === 0) return;
         const n = events.length;
-        // One field for the whole append: the frames back to back, copied once.
-        let size = 0;
-        for (let i = 0; i < n; i++) size += frameOf(events[i]!).byteLength;
-        const blob = Buffer.allocUnsafe(size);
-        for (let i = 0, at = 0; i < n; i++) {
-          const frame = frameOf(events[i]!);
-          blob.set(frame, at);
-          at += frame.byteLength;
-        }
+        // One field for the whole append, made once for Redis and this instance's readers alike.
+        const { segment, field, value } = entryOf(local.acked, events);
         let result: unknown;
         try {
-          result = await connections.command("append to a run", (c) => evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, blob, local.acked]));
+          result = await connections.command("append to a run", (c) =>
+            evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, value, local.acked, field]),
+          );
         } catch (error) {
           // Redis may have taken it or not: readers here go and ask.
           windows.detach(run);
@@ -242,6 +252,10 @@ export class Writers {
           writers.delete(key);
           windows.detach(run);
           throw lostError(runId);
+        }
+        if (result === UNORDERED) {
+          windows.detach(run);
+          throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected Redis to hold the ${local.acked} events it had confirmed, found more`);
         }
         if (typeof result !== "number") {
           windows.detach(run);
@@ -254,7 +268,9 @@ export class Writers {
           );
         }
         if (result > local.acked) local.acked = result;
-        windows.commit(run, result - n, events);
+        // Numbered from what Redis had confirmed, which is where Redis put them unless it held
+        // more (frames only: text is refused then), which the window takes as a reason to detach.
+        windows.commit(run, result - n === segment.first ? segment : undefined);
       },
       async end(last?: RunEvent) {
         if (done) return;
@@ -281,7 +297,7 @@ export class Writers {
         done = true;
         // 1 + the final count when ended now; 0 when an end whose answer was lost had done it.
         const count = Number(result) - 1;
-        if (last !== undefined) windows.commit(run, count - 1, [last]);
+        if (last !== undefined) windows.commit(run, segmentOf(count - 1, [last]));
         if (count < 0 || run.detached || run.count !== count) windows.detach(run);
         else windows.ended(run);
       },
