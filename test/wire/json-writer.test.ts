@@ -80,6 +80,18 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     for (let round = 0; round < 2; round++) expect(hex(ours(many))).toBe(hex(theirs(many)));
   });
 
+  it("write every key length right, from the cache as at first, whichever keys share a place", () => {
+    // Keys cached as words (1 to 9 and more bytes, so every remainder of 4), non-ASCII keys, and
+    // objects that put different keys at the same depth and index, one after the other.
+    const keys = ["a", "ab", "abc", "abcd", "abcde", "abcdefg", "abcdefgh", "abcdefghi", "é", "Zürich", "东京", "😀", "k".repeat(64), "k".repeat(65), "lone\ud800"];
+    const rows: JsonValue[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      rows.push({ [keys[i]!]: i, [keys[(i + 1) % keys.length]!]: { [keys[(i + 2) % keys.length]!]: [keys[i]!] } });
+      rows.push({ [keys[(i + 3) % keys.length]!]: "x", [keys[i]!]: null });
+    }
+    for (let round = 0; round < 3; round++) expect(hex(ours({ rows }))).toBe(hex(theirs({ rows })));
+  });
+
   it("leave an empty key out of its entry, as @ag-ui/proto does", () => {
     // Struct { fields: { "": 1 } } with the entry's key field, the proto3 default, not written.
     expect(hex(ours({ "": 1 }))).toBe("2a0d0a0b120911000000000000f03f");
