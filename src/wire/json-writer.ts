@@ -67,6 +67,31 @@ export function writeStructBody(w: Writer, v: { readonly [key: string]: JsonValu
   copyTo(w, struct(v, buf.length, 0));
 }
 
+/**
+ * Writes `v`, an array or an object, as the length and body of a `google.protobuf.Value` field (the
+ * caller writes the tag) to `w`.
+ */
+export function writeDelimitedComposite(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
+  top = 0;
+  copyTo(w, lengthBefore(value(v, buf.length, 0)));
+}
+
+/** Writes the JSON object `v` as the length and body of a `google.protobuf.Struct` field to `w`. */
+export function writeDelimitedStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
+  top = 0;
+  copyTo(w, lengthBefore(struct(v, buf.length, 0)));
+}
+
+/** Writes the length of what the scratch buffer holds from `p` on before it; returns where it starts. */
+function lengthBefore(p: number): number {
+  if (p < 5) p = grow(p, 5);
+  const b = buf;
+  const len = b.length - p;
+  if (len < 0x80) b[--p] = len;
+  else p = prefixLong(b, p, len);
+  return p;
+}
+
 /** Appends what the scratch buffer holds from `pos` on to `w`. */
 function copyTo(w: Writer, pos: number): void {
   const b = buf;
