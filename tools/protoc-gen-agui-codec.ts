@@ -293,8 +293,8 @@ function writeStatements(field: DescField, access: string): string[] {
   if (field.fieldKind === "list") {
     if (field.listKind !== "message") throw new Error(`protoc-gen-agui-codec: repeated ${field.parent.typeName}.${field.name} must hold messages or strings`);
     const json = jsonWriter(field.message.typeName, "item");
-    const inner = json ?? `const m = w.fork(); write${ident(field.message)}(w, item); w.join(m);`;
-    return [`{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; ${tag} ${json ? `${json};` : inner} } }`];
+    const inner = json ? `${json};` : `const m = w.fork(); write${ident(field.message)}(w, item); w.join(m);`;
+    return [`{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; ${tag} ${inner} } }`];
   }
   if (field.fieldKind === "message") {
     const json = jsonWriter(field.message.typeName, access);
