@@ -154,7 +154,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   if (allMessages(file).some((m) => m.typeName === options.flatten)) f.print(`import { EVENT_TYPES } from "${up}model/event-type.js";`);
   f.print(`import type { JsonValue } from "${up}model/json-problem.js";`);
   // Everything the codec calls of the wire runtime (src/wire/), through its one entry.
-  const wire = ["enumName", "malformed", "readStruct", "readValue", "skipField", "type Reader", "type Writer", "writeStruct", "writeValue"];
+  const wire = ["enumName", "malformed", "readStruct", "readValue", "skipField", "type Reader", "type Writer", "writeStructField", "writeValueField"];
   // Messages of other files are imported from their generated codec files.
   const foreign = new Map<string, Set<string>>();
   for (const m of allMessages(file)) {
@@ -183,7 +183,7 @@ function generateFile(f: GeneratedFile, file: DescFile, options: Options): void 
   f.print(`import { ${wire.sort((a, b) => sortKey(a).localeCompare(sortKey(b))).join(", ")} } from "${up}wire/index.js";`);
   f.print("");
   f.print("// Unused imports are kept so that every generated file has the same header.");
-  f.print("void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue; void readStruct; void writeStruct;");
+  f.print("void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValueField; void readStruct; void writeStructField;");
   f.print("");
 
   const union = allMessages(file).find((m) => m.typeName === options.union);
@@ -271,9 +271,12 @@ function generateFields(f: GeneratedFile, m: DescMessage, eventType: string | un
   return own;
 }
 
-/** The call that writes a JSON-valued well-known message, or undefined for other messages. */
+/**
+ * The call that writes a JSON-valued well-known message's length and body (the JSON writer knows
+ * the length before it copies the body, so no fork and join), or undefined for other messages.
+ */
 function jsonWriter(typeName: string, access: string): string | undefined {
-  return typeName === VALUE ? `writeValue(w, ${access})` : typeName === STRUCT ? `writeStruct(w, ${access})` : undefined;
+  return typeName === VALUE ? `writeValueField(w, ${access})` : typeName === STRUCT ? `writeStructField(w, ${access})` : undefined;
 }
 
 /** The expression that reads a message field's body at the reader, JSON-valued ones included. */
@@ -289,14 +292,14 @@ function writeStatements(field: DescField, access: string): string[] {
   }
   if (field.fieldKind === "list") {
     if (field.listKind !== "message") throw new Error(`protoc-gen-agui-codec: repeated ${field.parent.typeName}.${field.name} must hold messages or strings`);
-    const inner = jsonWriter(field.message.typeName, "item") ?? `write${ident(field.message)}(w, item)`;
-    return [
-      `{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; ${tag} const m = w.fork(); ${inner}; w.join(m); } }`,
-    ];
+    const json = jsonWriter(field.message.typeName, "item");
+    const inner = json ? `${json};` : `const m = w.fork(); write${ident(field.message)}(w, item); w.join(m);`;
+    return [`{ const list = ${access}; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; ${tag} ${inner} } }`];
   }
   if (field.fieldKind === "message") {
-    const inner = jsonWriter(field.message.typeName, access) ?? `write${ident(field.message)}(w, ${access})`;
-    return [`if (${access} !== undefined) { ${tag} const m = w.fork(); ${inner}; w.join(m); }`];
+    const json = jsonWriter(field.message.typeName, access);
+    const inner = json ? `${json};` : `const m = w.fork(); write${ident(field.message)}(w, ${access}); w.join(m);`;
+    return [`if (${access} !== undefined) { ${tag} ${inner} }`];
   }
   const optional = field.proto.proto3Optional === true;
   if (field.fieldKind === "enum") {

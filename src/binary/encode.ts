@@ -46,7 +46,8 @@ export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
   if (json > 0) {
     resetJsonValuesWritten();
     try {
-      const frame = encodeValidFrame(event as AguiEvent);
+      // Not a small string-only event (it holds JSON values): straight to the general writer.
+      const frame = writeFrame(event as AguiEvent);
       if (jsonValuesWritten() === json) return frame;
     } catch (error) {
       if (error !== NOT_JSON) throw error;
@@ -65,8 +66,11 @@ export function encodeFrame(event: AguiEventInput | AguiEvent): Uint8Array {
  * @throws Nothing for a valid event; for anything else, whatever the writer meets.
  */
 export function encodeValidFrame(valid: AguiEvent): Uint8Array {
-  const small = frameSmallEvent(valid as EventFields);
-  if (small !== undefined) return small;
+  return frameSmallEvent(valid as EventFields) ?? writeFrame(valid);
+}
+
+/** The frame of a valid event, by the general writer. */
+function writeFrame(valid: AguiEvent): Uint8Array {
   const w = beginWrite();
   w.ensure(4);
   w.pos += 4;

@@ -6,7 +6,7 @@
  */
 import { MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { malformed, skipField, type Reader } from "./reader.js";
-import { NOT_JSON, writeCompositeValue, writeStructBody } from "./json-writer.js";
+import { NOT_JSON, writeCompositeValue, writeDelimitedComposite, writeDelimitedStruct, writeStructBody } from "./json-writer.js";
 import type { Writer } from "./writer.js";
 
 // JSON values (fields of Value or Struct type) written since resetJsonValuesWritten().
@@ -76,6 +76,35 @@ export function writeValue(w: Writer, v: JsonValue): void {
 export function writeStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
   written++;
   writeStructBody(w, v);
+}
+
+/**
+ * Writes the length and body of a `google.protobuf.Value` field holding `v` (the caller writes the
+ * tag): for an array or object, the length the JSON writer knows once it has written the body, so
+ * that the body is not moved to make room for a length of more than one byte.
+ *
+ * @throws {@link NOT_JSON} as {@link writeValue} does.
+ */
+export function writeValueField(w: Writer, v: JsonValue): void {
+  if (typeof v === "object" && v !== null) {
+    written++;
+    writeDelimitedComposite(w, v);
+    return;
+  }
+  const m = w.fork();
+  writeValue(w, v);
+  w.join(m);
+}
+
+/**
+ * Writes the length and body of a `google.protobuf.Struct` field holding the JSON object `v` (the
+ * caller writes the tag), as {@link writeValueField} does.
+ *
+ * @throws {@link NOT_JSON} as {@link writeValue} does.
+ */
+export function writeStructField(w: Writer, v: { readonly [key: string]: JsonValue }): void {
+  written++;
+  writeDelimitedStruct(w, v);
 }
 
 const VALUE_FIELDS = 0b1111110;

@@ -20,12 +20,12 @@
  * @module
  */
 import { isPlainObjectPrototype, MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
-import { varintSize, writeUtf8, type Writer } from "./writer.js";
+import { varintSize, type Writer } from "./writer.js";
 
 const INITIAL_SIZE = 16 * 1024;
 // A scratch buffer grown past this by one large value is dropped afterwards, as the writer's pool is.
 const KEEP_LIMIT = 1024 * 1024;
-/** Strings up to this many UTF-16 units are copied by a loop; longer ones by `encodeInto`. */
+/** Strings up to this many UTF-16 units are encoded by a loop; longer ones by `encodeInto`. */
 const SHORT_STRING = 64;
 
 const encoder = new TextEncoder();
@@ -37,13 +37,13 @@ const encoder = new TextEncoder();
  */
 const codeAt = String.prototype.charCodeAt;
 
-// The scratch buffer and the start of what is written in it (writing moves `pos` down). Encoding
-// is synchronous and never re-entered, so one buffer serves every value.
+// The scratch buffer, and a view of it for writing several bytes at once. Encoding is synchronous
+// and never re-entered, so one buffer serves every value. Writing moves down from the end: the
+// functions below take the position before which they write and return the one they wrote down
+// to, so that it stays in a register rather than in this module's context (a module variable is a
+// memory load and store at every byte), and reload `buf` only after a call that may grow it.
 let buf = new Uint8Array(INITIAL_SIZE);
 let view = new DataView(buf.buffer);
-let pos = buf.length;
-// Arrays and objects enclosing the one being written.
-let depth = 0;
 
 /**
  * Thrown when a value being written is not JSON (see above): the writing is abandoned, and what was
@@ -56,272 +56,381 @@ export const NOT_JSON: Error = new Error("not a JSON value");
  * tag and length) to `w`.
  */
 export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
-  // A value abandoned with NOT_JSON leaves these where it stopped.
-  pos = buf.length;
-  depth = 0;
+  // A value abandoned with NOT_JSON leaves the stack where it stopped.
   top = 0;
-  value(v);
-  copyTo(w);
+  copyTo(w, value(v, buf.length, 0));
 }
 
 /** Writes the JSON object `v` as the body of a `google.protobuf.Struct` to `w`. */
 export function writeStructBody(w: Writer, v: { readonly [key: string]: JsonValue }): void {
-  pos = buf.length;
-  depth = 0;
   top = 0;
-  struct(v);
-  copyTo(w);
+  copyTo(w, struct(v, buf.length, 0));
 }
 
-/** Appends what the scratch buffer holds to `w`. */
-function copyTo(w: Writer): void {
-  const len = buf.length - pos;
+/**
+ * Writes `v`, an array or an object, as the length and body of a `google.protobuf.Value` field (the
+ * caller writes the tag) to `w`.
+ */
+export function writeDelimitedComposite(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
+  top = 0;
+  copyTo(w, lengthBefore(value(v, buf.length, 0)));
+}
+
+/** Writes the JSON object `v` as the length and body of a `google.protobuf.Struct` field to `w`. */
+export function writeDelimitedStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
+  top = 0;
+  copyTo(w, lengthBefore(struct(v, buf.length, 0)));
+}
+
+/** Writes the length of what the scratch buffer holds from `p` on before it; returns where it starts. */
+function lengthBefore(p: number): number {
+  if (p < 5) p = grow(p, 5);
+  const b = buf;
+  const len = b.length - p;
+  if (len < 0x80) b[--p] = len;
+  else p = prefixLong(b, p, len);
+  return p;
+}
+
+/** Appends what the scratch buffer holds from `pos` on to `w`. */
+function copyTo(w: Writer, pos: number): void {
+  const b = buf;
+  const len = b.length - pos;
   w.ensure(len);
   const out = w.buf;
   let at = w.pos;
   if (len <= 32) {
     // A call to set() costs more than the copy for a few bytes.
-    for (let i = pos; i < buf.length; i++) out[at++] = buf[i]!;
+    for (let i = pos; i < b.length; i++) out[at++] = b[i]!;
   } else {
-    out.set(buf.subarray(pos), at);
+    out.set(b.subarray(pos), at);
   }
   w.pos += len;
-  if (buf.length > KEEP_LIMIT) {
+  if (b.length > KEEP_LIMIT) {
     buf = new Uint8Array(INITIAL_SIZE);
     view = new DataView(buf.buffer);
   }
-  pos = buf.length;
 }
 
-/** Makes room for `n` more bytes below `pos`, moving what is written to the end of a larger buffer. */
-function room(n: number): void {
-  if (pos >= n) return;
+/**
+ * Makes room for `n` bytes below `pos` by moving what is written to the end of a larger buffer;
+ * returns where it starts there. Callers test `pos < n` first, so that the common case is no call.
+ */
+function grow(pos: number, n: number): number {
   const used = buf.length - pos;
   const size = Math.max(2 * buf.length, 2 * (used + n));
   const grown = new Uint8Array(size);
   grown.set(buf.subarray(pos), size - used);
   buf = grown;
   view = new DataView(grown.buffer);
-  pos = size - used;
+  return size - used;
 }
 
-/** Writes the varint `len` before `pos`. The caller has made room for 5 bytes. */
-function prefix(len: number): void {
-  if (len < 0x80) {
-    buf[--pos] = len;
-    return;
-  }
-  pos -= varintSize(len);
-  let p = pos;
+/** Writes the varint `len`, 0x80 or more, before `p` in `b`; returns where it starts. */
+function prefixLong(b: Uint8Array, p: number, len: number): number {
+  p -= varintSize(len);
+  let q = p;
   while (len > 0x7f) {
-    buf[p++] = (len & 0x7f) | 0x80;
+    b[q++] = (len & 0x7f) | 0x80;
     len >>>= 7;
   }
-  buf[p] = len;
-}
-
-/** Writes a `google.protobuf.Value` body holding `v`. @throws {@link NOT_JSON} for a part not JSON. */
-function value(v: JsonValue): void {
-  if (typeof v !== "object" || v === null) {
-    room(typeof v === "string" ? 3 * v.length + 6 : 9);
-    scalar(v);
-    return;
-  }
-  // Marks count from the end of the buffer, which stays put when room() moves what is written.
-  const end = buf.length - pos;
-  if (Array.isArray(v)) {
-    if (depth >= MAX_JSON_DEPTH) throw NOT_JSON;
-    depth++;
-    // An empty slot reads as undefined, which scalar() refuses (as an explicit undefined).
-    for (let i = v.length - 1; i >= 0; i--) {
-      const item = v[i]!;
-      const itemEnd = buf.length - pos;
-      if (typeof item !== "object" || item === null) {
-        room(typeof item === "string" ? 3 * item.length + 12 : 15);
-        scalar(item);
-      } else {
-        value(item);
-        room(6);
-      }
-      prefix(buf.length - pos - itemEnd);
-      buf[--pos] = 0x0a; // ListValue.values
-    }
-    depth--;
-    room(6);
-    prefix(buf.length - pos - end);
-    buf[--pos] = 0x32; // 6: list_value
-  } else {
-    struct(v);
-    room(6);
-    prefix(buf.length - pos - end);
-    buf[--pos] = 0x2a; // 5: struct_value
-  }
+  b[q] = len;
+  return p;
 }
 
 /**
- * Writes a `google.protobuf.Value` body holding a string, number, boolean or null. The caller has
- * made room: 9 bytes, or for a string 3 per UTF-16 unit and 6.
+ * Writes a `google.protobuf.Value` body holding `v` before `p`; returns where it starts. `depth`
+ * counts the arrays and objects enclosing `v`. (Marks count from the end of the buffer, which
+ * stays put when grow() moves what is written.)
+ *
+ * @throws {@link NOT_JSON} for a part not JSON.
+ */
+function value(v: JsonValue, p: number, depth: number): number {
+  if (typeof v !== "object" || v === null) {
+    const need = typeof v === "string" ? 3 * v.length + 6 : 9;
+    if (p < need) p = grow(p, need);
+    return scalar(v, p);
+  }
+  const end = buf.length - p;
+  let tag: number;
+  if (Array.isArray(v)) {
+    if (depth >= MAX_JSON_DEPTH) throw NOT_JSON;
+    // An empty slot reads as undefined, which scalar() refuses (as an explicit undefined).
+    for (let i = v.length - 1; i >= 0; i--) {
+      const item = v[i]!;
+      const itemEnd = buf.length - p;
+      if (typeof item !== "object" || item === null) {
+        const need = typeof item === "string" ? 3 * item.length + 12 : 15;
+        if (p < need) p = grow(p, need);
+        p = scalar(item, p);
+      } else {
+        p = value(item, p, depth + 1);
+        if (p < 6) p = grow(p, 6);
+      }
+      const b = buf;
+      const len = b.length - p - itemEnd;
+      if (len < 0x80) b[--p] = len;
+      else p = prefixLong(b, p, len);
+      b[--p] = 0x0a; // ListValue.values
+    }
+    tag = 0x32; // 6: list_value
+  } else {
+    p = struct(v, p, depth);
+    tag = 0x2a; // 5: struct_value
+  }
+  if (p < 6) p = grow(p, 6);
+  const b = buf;
+  const len = b.length - p - end;
+  if (len < 0x80) b[--p] = len;
+  else p = prefixLong(b, p, len);
+  b[--p] = tag;
+  return p;
+}
+
+/**
+ * Writes a `google.protobuf.Value` body holding a string, number, boolean or null before `p`;
+ * returns where it starts. The caller has made room: 9 bytes, or for a string 3 per UTF-16 unit
+ * and 6.
  *
  * @throws {@link NOT_JSON} for anything else that is not an object (undefined, a function, a symbol,
  *   a bigint) and for a number that is not finite.
  */
-function scalar(v: string | number | boolean | null): void {
+function scalar(v: string | number | boolean | null, p: number): number {
   switch (typeof v) {
     case "string":
-      string(v);
-      buf[--pos] = 0x1a; // 3: string_value
-      return;
+      p = string(v, p);
+      buf[--p] = 0x1a; // 3: string_value
+      return p;
     case "number":
       if (!Number.isFinite(v)) throw NOT_JSON;
-      pos -= 8;
-      view.setFloat64(pos, v, true);
-      buf[--pos] = 0x11; // 2: number_value
-      return;
-    case "boolean":
-      buf[--pos] = v ? 1 : 0;
-      buf[--pos] = 0x20; // 4: bool_value
-      return;
-    default:
+      p -= 8;
+      view.setFloat64(p, v, true);
+      buf[--p] = 0x11; // 2: number_value
+      return p;
+    case "boolean": {
+      const b = buf;
+      b[--p] = v ? 1 : 0;
+      b[--p] = 0x20; // 4: bool_value
+      return p;
+    }
+    default: {
       if (v !== null) throw NOT_JSON;
-      buf[--pos] = 0; // 1: null_value, written explicitly so that null differs from absent
-      buf[--pos] = 0x08;
+      const b = buf;
+      b[--p] = 0; // 1: null_value, written explicitly so that null differs from absent
+      b[--p] = 0x08;
+      return p;
+    }
   }
 }
 
 // Entries of the objects being written, pushed in key order by a for-in (the fastest way through
 // an object's properties: V8 reads each from the enumeration cache, with no keyed lookup and no
-// array made) and popped last first. Shared by the nested objects, each above its parent's.
+// array made) and popped last first. Shared by the nested objects, each above its parent's
+// unwritten entries.
 const keyStack: string[] = [];
 const valueStack: JsonValue[] = [];
 let top = 0;
 
-/** Writes a `google.protobuf.Struct` body holding `v`. @throws {@link NOT_JSON} as value() does. */
-function struct(v: { readonly [key: string]: JsonValue }): void {
+/**
+ * Writes a `google.protobuf.Struct` body holding `v` before `p`; returns where it starts. `depth`
+ * as for value().
+ *
+ * @throws {@link NOT_JSON} as value() does.
+ */
+function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: number): number {
   if (depth >= MAX_JSON_DEPTH || !isPlainObjectPrototype(Object.getPrototypeOf(v) as object | null)) throw NOT_JSON;
-  depth++;
+  const ks = keyStack;
+  const vs = valueStack;
   const base = top;
+  let t = base;
   for (const key in v) {
-    keyStack[top] = key;
-    valueStack[top++] = v[key]!;
+    ks[t] = key;
+    vs[t++] = v[key]!;
   }
-  while (top > base) {
-    const i = --top;
-    const entryEnd = buf.length - pos;
-    const item = valueStack[i]!;
-    const key = keyStack[i]!;
+  while (t > base) {
+    const i = --t;
+    const item = vs[i]!;
+    const key = ks[i]!;
+    const entryEnd = buf.length - p;
     // Room for the key with its length and tag, the value's and the entry's length and tag (and
     // for a scalar value, the value).
     if (typeof item !== "object" || item === null) {
-      room(3 * key.length + (typeof item === "string" ? 3 * item.length + 24 : 27));
-      scalar(item);
+      const need = 3 * key.length + (typeof item === "string" ? 3 * item.length + 24 : 27);
+      if (p < need) p = grow(p, need);
+      p = scalar(item, p);
     } else {
-      value(item);
+      // The nested value's entries go above this object's unwritten ones.
+      top = t;
+      p = value(item, p, depth + 1);
       // Not kept alive by the stack once written.
-      valueStack[i] = null;
-      room(3 * key.length + 18);
+      vs[i] = null;
+      const need = 3 * key.length + 18;
+      if (p < need) p = grow(p, need);
     }
-    prefix(buf.length - pos - entryEnd);
-    buf[--pos] = 0x12; // FieldsEntry.value
-    if (key !== "") {
-      // An empty key is the proto3 default and is not written, as other encoders do. Keys repeat
-      // (every element of a list of records has the same ones): their bytes come from a cache.
-      let bytes = keyCache.get(key);
-      if (bytes === undefined) bytes = cacheKey(key);
-      const b = buf;
-      let p = pos;
-      for (let j = bytes.length - 1; j >= 0; j--) b[--p] = bytes[j]!;
-      pos = p;
-    }
-    prefix(buf.length - pos - entryEnd);
-    buf[--pos] = 0x0a; // Struct.fields
+    const b = buf;
+    let len = b.length - p - entryEnd;
+    if (len < 0x80) b[--p] = len;
+    else p = prefixLong(b, p, len);
+    b[--p] = 0x12; // FieldsEntry.value
+    // An empty key is the proto3 default and is not written, as other encoders do.
+    if (key !== "") p = writeKey(b, p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
+    len = b.length - p - entryEnd;
+    if (len < 0x80) b[--p] = len;
+    else p = prefixLong(b, p, len);
+    b[--p] = 0x0a; // Struct.fields
   }
-  depth--;
+  top = base;
+  return p;
 }
 
-// Encoded object keys: tag, length and UTF-8 bytes of the FieldsEntry.key field.
-const keyCache = new Map<string, Uint8Array>();
+// Object keys repeat (every element of a list of records has the same ones), so their encoded
+// FieldsEntry.key fields (tag, length, UTF-8) are cached, as words (see encodeKey()). Two levels:
+// a slot per position in an object (its depth and the entry's index), which the same key at the
+// same place hits with one comparison of two strings that are usually the same object; and behind
+// it a map by key, a hash lookup that costs more than writing the key's bytes.
+const KEY_SLOTS = 256;
+const slotKeys: string[] = new Array<string>(KEY_SLOTS).fill("");
+const slotWords: Int32Array[] = new Array<Int32Array>(KEY_SLOTS).fill(new Int32Array(2));
+const keyCache = new Map<string, Int32Array>();
 const KEY_CACHE_SIZE = 4096;
 const KEY_CACHE_MAX_LENGTH = 64;
 
-/** The FieldsEntry.key field of `key`, cached when it is short. */
-function cacheKey(key: string): Uint8Array {
-  const saved = pos;
-  const end = buf.length - pos;
-  string(key);
-  buf[--pos] = 0x0a;
-  const bytes = buf.slice(pos, buf.length - end);
-  pos = saved;
-  if (key.length <= KEY_CACHE_MAX_LENGTH) {
-    // Past its size the cache starts again rather than keep every key a stream ever had.
-    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
-    keyCache.set(key, bytes);
+/**
+ * Writes the FieldsEntry.key field of `key` before `p` in `b`, from the cache (`slot` is its place
+ * in the first level); returns where it starts. The caller has made room: 3 bytes per UTF-16 unit
+ * and 6, which also covers encoding the key when it is not cached.
+ */
+function writeKey(b: Uint8Array, p: number, key: string, slot: number): number {
+  let words: Int32Array;
+  if (slotKeys[slot] === key) {
+    words = slotWords[slot]!;
+  } else {
+    words = keyCache.get(key) ?? encodeKey(key, p);
+    if (key.length <= KEY_CACHE_MAX_LENGTH) {
+      slotKeys[slot] = key;
+      slotWords[slot] = words;
+    }
   }
-  return bytes;
+  const n = words[0]!;
+  if (n >= 4) {
+    // Whole words from the end, then the first four bytes over the start (overlapping what the
+    // last word wrote when n is not a multiple of 4).
+    const d = view;
+    const start = p - n;
+    for (let k = 2; k < words.length; k++) {
+      p -= 4;
+      d.setInt32(p, words[k]!, true);
+    }
+    d.setInt32(start, words[1]!, true);
+    return start;
+  }
+  // Three bytes (the key is not empty): the tag, the length 1 and a one-byte key.
+  const h = words[1]!;
+  b[--p] = h >>> 16;
+  b[--p] = (h >>> 8) & 0xff;
+  b[--p] = h & 0xff;
+  return p;
 }
 
 /**
- * Writes `s` as UTF-8 with its length before it. Lone surrogates become U+FFFD, as `TextEncoder`
- * does. The caller has made room for a short string: 3 bytes per UTF-16 unit and 5.
+ * The FieldsEntry.key field of `key` as words: its length n in bytes, then its first four bytes
+ * (all of them when fewer, little-endian), then the words ending at n, n - 4, ... down to the
+ * first that ends past byte 4. Kept in the map when the key is short. The bytes are written below
+ * `p`, where the caller has made room, and left there to be overwritten.
  */
-function string(s: string): void {
+function encodeKey(key: string, p: number): Int32Array {
+  const end = buf.length - p;
+  let q = string(key, p);
+  buf[--q] = 0x0a;
+  const bytes = buf.slice(q, buf.length - end);
+  const n = bytes.length;
+  const words = new Int32Array(n > 4 ? 2 + ((n - 1) >> 2) : 2);
+  words[0] = n;
+  let head = 0;
+  for (let j = Math.min(n, 4) - 1; j >= 0; j--) head = (head << 8) | bytes[j]!;
+  words[1] = head;
+  const d = new DataView(bytes.buffer);
+  let k = 2;
+  for (let e = n; e > 4; e -= 4) words[k++] = d.getInt32(e - 4, true);
+  if (key.length <= KEY_CACHE_MAX_LENGTH) {
+    // Past its size the cache starts again rather than keep every key a stream ever had.
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
+    keyCache.set(key, words);
+  }
+  return words;
+}
+
+/**
+ * Writes `s` as UTF-8 with its length before `end`; returns where it starts. Lone surrogates
+ * become U+FFFD, as `TextEncoder` does. The caller has made room for a short string: 3 bytes per
+ * UTF-16 unit and 5.
+ */
+function string(s: string, end: number): number {
   const n = s.length;
+  let p = end;
   if (n <= SHORT_STRING) {
+    // One pass from the last character to the first, each written as it is read (UTF-8 read
+    // backwards: a pair is met low surrogate first).
     const b = buf;
-    const end = pos;
-    // Keys and most short values are ASCII: copy those back to front, and let the first other
-    // character send the rest to the general path.
-    let p = end;
     let i = n - 1;
+    if (i >= 3) {
+      // ASCII four characters at a time, one store of a word for the four.
+      const d = view;
+      do {
+        const c0 = codeAt.call(s, i);
+        const c1 = codeAt.call(s, i - 1);
+        const c2 = codeAt.call(s, i - 2);
+        const c3 = codeAt.call(s, i - 3);
+        if ((c0 | c1 | c2 | c3) >= 0x80) break;
+        p -= 4;
+        d.setInt32(p, c3 | (c2 << 8) | (c1 << 16) | (c0 << 24), true);
+        i -= 4;
+      } while (i >= 3);
+    }
     for (; i >= 0; i--) {
       const c = codeAt.call(s, i);
-      if (c >= 0x80) break;
-      b[--p] = c;
-    }
-    if (i >= 0) {
-      // s[i + 1..] is written; s[..i] goes before it.
-      const len = utf8Length(s, i + 1);
-      p -= len;
-      writeUtf8(s, 0, b, p, i + 1);
+      if (c < 0x80) {
+        b[--p] = c;
+      } else if (c < 0x800) {
+        b[--p] = 0x80 | (c & 0x3f);
+        b[--p] = 0xc0 | (c >> 6);
+      } else if (c < 0xd800 || c > 0xdfff) {
+        b[--p] = 0x80 | (c & 0x3f);
+        b[--p] = 0x80 | ((c >> 6) & 0x3f);
+        b[--p] = 0xe0 | (c >> 12);
+      } else {
+        const high = i > 0 ? codeAt.call(s, i - 1) : 0;
+        if (c >= 0xdc00 && high >= 0xd800 && high <= 0xdbff) {
+          const cp = 0x10000 + ((high - 0xd800) << 10) + (c - 0xdc00);
+          i--;
+          b[--p] = 0x80 | (cp & 0x3f);
+          b[--p] = 0x80 | ((cp >> 6) & 0x3f);
+          b[--p] = 0x80 | ((cp >> 12) & 0x3f);
+          b[--p] = 0xf0 | (cp >> 18);
+        } else {
+          // A lone surrogate (a high one met here never has its low one after it: that one would
+          // have taken it).
+          b[--p] = 0xbd;
+          b[--p] = 0xbf;
+          b[--p] = 0xef;
+        }
+      }
     }
     const written = end - p;
-    if (written < 0x80) {
-      b[--p] = written;
-      pos = p;
-    } else {
-      pos = p;
-      prefix(written);
-    }
-    return;
+    if (written < 0x80) b[--p] = written;
+    else p = prefixLong(b, p, written);
+    return p;
   }
   // Long strings: the native encoder writes them at the bottom of a worst-case gap, and they are
   // moved up against what follows.
   const max = 3 * n;
-  room(max + 5);
-  const at = pos - max;
-  const written = encoder.encodeInto(s, buf.subarray(at, pos)).written;
-  buf.copyWithin(pos - written, at, at + written);
-  pos -= written;
-  prefix(written);
-}
-
-/**
- * UTF-8 bytes of `s` up to index `n` as {@link writeUtf8} writes them (a lone surrogate as the 3
- * bytes of U+FFFD).
- */
-function utf8Length(s: string, n: number): number {
-  let len = n;
-  for (let i = 0; i < n; i++) {
-    const c = codeAt.call(s, i);
-    if (c < 0x80) continue;
-    if (c < 0x800) {
-      len += 1;
-    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (codeAt.call(s, i + 1) & 0xfc00) === 0xdc00) {
-      // A pair: two units, four bytes.
-      len += 2;
-      i++;
-    } else {
-      len += 2;
-    }
-  }
-  return len;
+  if (p < max + 5) p = grow(p, max + 5);
+  const b = buf;
+  const at = p - max;
+  const written = encoder.encodeInto(s, b.subarray(at, p)).written;
+  b.copyWithin(p - written, at, at + written);
+  p -= written;
+  if (written < 0x80) b[--p] = written;
+  else p = prefixLong(b, p, written);
+  return p;
 }

@@ -9,7 +9,7 @@ import { StructSchema, ValueSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/index.js";
-import { beginWrite, writeStruct, writeValue } from "../../src/wire/index.js";
+import { beginWrite, writeStruct, writeStructField, writeValue, writeValueField } from "../../src/wire/index.js";
 
 /** Our bytes of a Value body holding `v` (a copy: the writer hands out views on its pool). */
 function ours(v: JsonValue): Uint8Array {
@@ -80,9 +80,45 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     for (let round = 0; round < 2; round++) expect(hex(ours(many))).toBe(hex(theirs(many)));
   });
 
+  it("write every key length right, from the cache as at first, whichever keys share a place", () => {
+    // Keys cached as words (1 to 9 and more bytes, so every remainder of 4), non-ASCII keys, and
+    // objects that put different keys at the same depth and index, one after the other.
+    const keys = ["a", "ab", "abc", "abcd", "abcde", "abcdefg", "abcdefgh", "abcdefghi", "é", "Zürich", "东京", "😀", "k".repeat(64), "k".repeat(65), "lone\ud800"];
+    const rows: JsonValue[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      rows.push({ [keys[i]!]: i, [keys[(i + 1) % keys.length]!]: { [keys[(i + 2) % keys.length]!]: [keys[i]!] } });
+      rows.push({ [keys[(i + 3) % keys.length]!]: "x", [keys[i]!]: null });
+    }
+    for (let round = 0; round < 3; round++) expect(hex(ours({ rows }))).toBe(hex(theirs({ rows })));
+  });
+
   it("leave an empty key out of its entry, as @ag-ui/proto does", () => {
     // Struct { fields: { "": 1 } } with the entry's key field, the proto3 default, not written.
     expect(hex(ours({ "": 1 }))).toBe("2a0d0a0b120911000000000000f03f");
+  });
+
+  it("write a field's length and body, the length as long as the body needs", () => {
+    // Scalars (fork and join), and arrays and objects whose bodies take 1, 2 and 3 bytes of length.
+    const varint = (n: number) => {
+      const out: number[] = [];
+      for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+      out.push(n);
+      return Buffer.from(out).toString("hex");
+    };
+    const cases: JsonValue[] = ["s", "é".repeat(100), 1.5, true, null, [1], { a: "x".repeat(200) }, ["y".repeat(20_000)]];
+    for (const v of cases) {
+      const w = beginWrite();
+      writeValueField(w, v);
+      const body = theirs(v);
+      expect(hex(w.finish()), JSON.stringify(v).slice(0, 40)).toBe(varint(body.length) + hex(body));
+    }
+    const objects: { [key: string]: JsonValue }[] = [{}, { k: 1 }, { k: "z".repeat(300) }];
+    for (const v of objects) {
+      const w = beginWrite();
+      writeStructField(w, v);
+      const body = toBinary(StructSchema, fromJson(StructSchema, v));
+      expect(hex(w.finish())).toBe(varint(body.length) + hex(body));
+    }
   });
 
   it("write a Struct body as protobuf-es does", () => {

@@ -14,10 +14,10 @@ import { AguiWireError, ValidationError } from "../../../../util/index.js";
 import { EVENT_TYPES } from "../../../../model/event-type.js";
 import type { JsonValue } from "../../../../model/json-problem.js";
 import { readContentPart, readInterrupt, readJsonPatchOperation, readMessage, readRunAgentInput, type ContentPartFields, type InterruptFields, type JsonPatchOperationFields, type MessageFields, type RunAgentInputFields, writeContentPart, writeInterrupt, writeJsonPatchOperation, writeMessage, writeRunAgentInput } from "./messages_codec.js";
-import { checkContentPart, checkInterrupt, checkJsonPatchOperation, checkMessage, checkTokenUsage, enumName, fromWireRunErrorEvent, fromWireRunFinishedEvent, fromWireSubagentFinishedEvent, fromWireToolCallResultEvent, malformed, type Reader, readStruct, readValue, skipField, toWireRunErrorEvent, toWireRunFinishedEvent, toWireSubagentFinishedEvent, toWireToolCallResultEvent, type Writer, writeStruct, writeValue } from "../../../../wire/index.js";
+import { checkContentPart, checkInterrupt, checkJsonPatchOperation, checkMessage, checkTokenUsage, enumName, fromWireRunErrorEvent, fromWireRunFinishedEvent, fromWireSubagentFinishedEvent, fromWireToolCallResultEvent, malformed, type Reader, readStruct, readValue, skipField, toWireRunErrorEvent, toWireRunFinishedEvent, toWireSubagentFinishedEvent, toWireToolCallResultEvent, type Writer, writeStructField, writeValueField } from "../../../../wire/index.js";
 
 // Unused imports are kept so that every generated file has the same header.
-void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue; void readStruct; void writeStruct;
+void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValueField; void readStruct; void writeStructField;
 
 /** Names of agui.wire.v1.EventType values, by number. */
 export const EventType_NAMES: readonly string[] = ["text_message_start","text_message_content","text_message_end","tool_call_start","tool_call_args","tool_call_end","state_snapshot","state_delta","messages_snapshot","raw","custom","run_started","run_finished","run_error","step_started","step_finished","subagent_started","subagent_finished","subagent_error","text_message_chunk","tool_call_chunk","tool_call_result","activity_snapshot","activity_delta","reasoning_start","reasoning_message_start","reasoning_message_content","reasoning_message_end","reasoning_message_chunk","reasoning_end","reasoning_encrypted_value"];
@@ -36,8 +36,8 @@ export interface BaseEventFields {
 export function writeBaseEvent(w: Writer, v: BaseEventFields, type: number): void {
   if (type) { w.ensure(1); w.byte(0x08); w.uint32(type); }
   if (v.timestamp !== undefined) { w.ensure(1); w.byte(0x10); w.int64(v.timestamp); }
-  if (v.rawEvent !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.rawEvent); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
+  if (v.rawEvent !== undefined) { w.ensure(1); w.byte(0x1a); writeValueField(w, v.rawEvent); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); writeStructField(w, v.metadata); }
 }
 
 /**
@@ -271,7 +271,7 @@ export interface StateSnapshotEventFields {
 /** Writes the fields of agui.wire.v1.StateSnapshotEvent from `v` (the caller writes the tag and length). */
 export function writeStateSnapshotEvent(w: Writer, v: StateSnapshotEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 6); w.join(b);
-  if (v.snapshot !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.snapshot); w.join(m); }
+  if (v.snapshot !== undefined) { w.ensure(1); w.byte(0x12); writeValueField(w, v.snapshot); }
   if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.subagentRunId); }
 }
 
@@ -374,7 +374,7 @@ export interface RawEventFields {
 /** Writes the fields of agui.wire.v1.RawEvent from `v` (the caller writes the tag and length). */
 export function writeRawEvent(w: Writer, v: RawEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 9); w.join(b);
-  if (v.event !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.event); w.join(m); }
+  if (v.event !== undefined) { w.ensure(1); w.byte(0x12); writeValueField(w, v.event); }
   if (v.source !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.source); }
   if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.subagentRunId); }
 }
@@ -413,7 +413,7 @@ export interface CustomEventFields {
 export function writeCustomEvent(w: Writer, v: CustomEventFields): void {
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 10); w.join(b);
   if (v.name !== "") { w.ensure(1); w.byte(0x12); w.string(v.name); }
-  if (v.value !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.value); w.join(m); }
+  if (v.value !== undefined) { w.ensure(1); w.byte(0x1a); writeValueField(w, v.value); }
   if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.subagentRunId); }
 }
 
@@ -501,7 +501,7 @@ export function writeRunFinishedEvent(w: Writer, model: RunFinishedEventFields):
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 12); w.join(b);
   if (v.threadId !== "") { w.ensure(1); w.byte(0x12); w.id(v.threadId); }
   if (v.runId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.runId); }
-  if (v.result !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeValue(w, v.result); w.join(m); }
+  if (v.result !== undefined) { w.ensure(1); w.byte(0x22); writeValueField(w, v.result); }
   if (v.outcome !== "") { w.ensure(1); w.byte(0x2a); w.string(v.outcome); }
   { const list = v.interrupts; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x32); const m = w.fork(); writeInterrupt(w, item); w.join(m); } }
   { const list = v.usage; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x3a); const m = w.fork(); writeTokenUsage(w, item); w.join(m); } }
@@ -782,7 +782,7 @@ export function writeActivitySnapshotEvent(w: Writer, v: ActivitySnapshotEventFi
   if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
   if (v.messageId !== "") { w.ensure(1); w.byte(0x1a); w.id(v.messageId); }
   if (v.activityType !== "") { w.ensure(1); w.byte(0x22); w.string(v.activityType); }
-  if (v.content !== undefined) { w.ensure(1); w.byte(0x2a); const m = w.fork(); writeStruct(w, v.content); w.join(m); }
+  if (v.content !== undefined) { w.ensure(1); w.byte(0x2a); writeStructField(w, v.content); }
   if (v.replace !== undefined) { w.ensure(1); w.byte(0x30); w.ensure(1); w.byte(v.replace ? 1 : 0); }
 }
 
@@ -1075,7 +1075,7 @@ export function writeSubagentFinishedEvent(w: Writer, model: SubagentFinishedEve
   const v = toWireSubagentFinishedEvent(model);
   w.ensure(1); w.byte(0x0a); const b = w.fork(); writeBaseEvent(w, v, 17); w.join(b);
   if (v.subagentRunId !== "") { w.ensure(1); w.byte(0x12); w.id(v.subagentRunId); }
-  if (v.result !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.result); w.join(m); }
+  if (v.result !== undefined) { w.ensure(1); w.byte(0x1a); writeValueField(w, v.result); }
   if (v.outcome !== "") { w.ensure(1); w.byte(0x22); w.string(v.outcome); }
   { const list = v.interruptIds; if (list !== undefined) for (let i = 0; i < list.length; i++) { w.ensure(1); w.byte(0x2a); w.string(list[i]!); } }
 }

@@ -6,10 +6,10 @@
 
 import { AguiWireError, ValidationError } from "../../../../util/index.js";
 import type { JsonValue } from "../../../../model/json-problem.js";
-import { checkContentPart, checkContext, checkMessage, checkResumeEntry, checkTool, checkToolCall, enumName, fromWireMessage, fromWireRunAgentInput, malformed, type Reader, readStruct, readValue, skipField, toWireMessage, toWireRunAgentInput, type Writer, writeStruct, writeValue } from "../../../../wire/index.js";
+import { checkContentPart, checkContext, checkMessage, checkResumeEntry, checkTool, checkToolCall, enumName, fromWireMessage, fromWireRunAgentInput, malformed, type Reader, readStruct, readValue, skipField, toWireMessage, toWireRunAgentInput, type Writer, writeStructField, writeValueField } from "../../../../wire/index.js";
 
 // Unused imports are kept so that every generated file has the same header.
-void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValue; void readStruct; void writeStruct;
+void AguiWireError; void ValidationError; void enumName; void malformed; void readValue; void writeValueField; void readStruct; void writeStructField;
 
 /** Names of agui.wire.v1.JsonPatchOperationType values, by number. */
 export const JsonPatchOperationType_NAMES: readonly string[] = ["add","remove","replace","move","copy","test"];
@@ -45,11 +45,11 @@ export function writeMessage(w: Writer, model: MessageFields): void {
   if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x32); w.id(v.toolCallId); }
   if (v.error !== undefined) { w.ensure(1); w.byte(0x3a); w.string(v.error); }
   { const list = v.contentParts; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x42); const m = w.fork(); writeContentPart(w, item); w.join(m); } }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x4a); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x4a); writeStructField(w, v.metadata); }
   if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x52); w.id(v.subagentRunId); }
   if (v.encryptedValue !== undefined) { w.ensure(1); w.byte(0x5a); w.string(v.encryptedValue); }
   if (v.activityType !== undefined) { w.ensure(1); w.byte(0x62); w.string(v.activityType); }
-  if (v.activityContent !== undefined) { w.ensure(1); w.byte(0x6a); const m = w.fork(); writeStruct(w, v.activityContent); w.join(m); }
+  if (v.activityContent !== undefined) { w.ensure(1); w.byte(0x6a); writeStructField(w, v.activityContent); }
   if (v.encryptedValueType !== undefined) { w.ensure(1); w.byte(0x72); w.string(v.encryptedValueType); }
 }
 
@@ -95,7 +95,7 @@ export function writeToolCall(w: Writer, v: ToolCallFields): void {
   if (v.id !== "") { w.ensure(1); w.byte(0x0a); w.string(v.id); }
   if (v.type !== "") { w.ensure(1); w.byte(0x12); w.string(v.type); }
   if (v.function !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeToolCall_Function(w, v.function); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); writeStructField(w, v.metadata); }
   if (v.encryptedValue !== undefined) { w.ensure(1); w.byte(0x2a); w.string(v.encryptedValue); }
   if (v.encryptedValueType !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.encryptedValueType); }
 }
@@ -211,7 +211,7 @@ export interface TextPartFields {
 export function writeTextPart(w: Writer, v: TextPartFields): void {
   if (v.text !== "") { w.ensure(1); w.byte(0x0a); w.string(v.text); }
   if (v.id !== undefined) { w.ensure(1); w.byte(0x12); w.string(v.id); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x1a); writeValueField(w, v.metadata); }
 }
 
 /** Reads a agui.wire.v1.TextPart whose fields end at `end`. */
@@ -241,7 +241,7 @@ export interface ImagePartFields {
 /** Writes the fields of agui.wire.v1.ImagePart from `v` (the caller writes the tag and length). */
 export function writeImagePart(w: Writer, v: ImagePartFields): void {
   if (v.source !== undefined) { w.ensure(1); w.byte(0x0a); const m = w.fork(); writePartSource(w, v.source); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); writeValueField(w, v.metadata); }
   if (v.id !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.id); }
 }
 
@@ -272,7 +272,7 @@ export interface AudioPartFields {
 /** Writes the fields of agui.wire.v1.AudioPart from `v` (the caller writes the tag and length). */
 export function writeAudioPart(w: Writer, v: AudioPartFields): void {
   if (v.source !== undefined) { w.ensure(1); w.byte(0x0a); const m = w.fork(); writePartSource(w, v.source); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); writeValueField(w, v.metadata); }
   if (v.id !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.id); }
 }
 
@@ -303,7 +303,7 @@ export interface VideoPartFields {
 /** Writes the fields of agui.wire.v1.VideoPart from `v` (the caller writes the tag and length). */
 export function writeVideoPart(w: Writer, v: VideoPartFields): void {
   if (v.source !== undefined) { w.ensure(1); w.byte(0x0a); const m = w.fork(); writePartSource(w, v.source); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); writeValueField(w, v.metadata); }
   if (v.id !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.id); }
 }
 
@@ -334,7 +334,7 @@ export interface DocumentPartFields {
 /** Writes the fields of agui.wire.v1.DocumentPart from `v` (the caller writes the tag and length). */
 export function writeDocumentPart(w: Writer, v: DocumentPartFields): void {
   if (v.source !== undefined) { w.ensure(1); w.byte(0x0a); const m = w.fork(); writePartSource(w, v.source); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x12); writeValueField(w, v.metadata); }
   if (v.id !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.id); }
 }
 
@@ -502,8 +502,8 @@ export interface ToolFields {
 export function writeTool(w: Writer, v: ToolFields): void {
   if (v.name !== "") { w.ensure(1); w.byte(0x0a); w.string(v.name); }
   if (v.description !== "") { w.ensure(1); w.byte(0x12); w.string(v.description); }
-  if (v.parameters !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.parameters); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
+  if (v.parameters !== undefined) { w.ensure(1); w.byte(0x1a); writeValueField(w, v.parameters); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); writeStructField(w, v.metadata); }
 }
 
 /** Reads a agui.wire.v1.Tool whose fields end at `end`. */
@@ -562,8 +562,8 @@ export interface ResumeEntryFields {
 export function writeResumeEntry(w: Writer, v: ResumeEntryFields): void {
   if (v.interruptId !== "") { w.ensure(1); w.byte(0x0a); w.id(v.interruptId); }
   if (v.status !== "") { w.ensure(1); w.byte(0x12); w.string(v.status); }
-  if (v.payload !== undefined) { w.ensure(1); w.byte(0x1a); const m = w.fork(); writeValue(w, v.payload); w.join(m); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeStruct(w, v.metadata); w.join(m); }
+  if (v.payload !== undefined) { w.ensure(1); w.byte(0x1a); writeValueField(w, v.payload); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x22); writeStructField(w, v.metadata); }
 }
 
 /** Reads a agui.wire.v1.ResumeEntry whose fields end at `end`. */
@@ -603,11 +603,11 @@ export function writeRunAgentInput(w: Writer, model: RunAgentInputFields): void 
   if (v.threadId !== "") { w.ensure(1); w.byte(0x0a); w.id(v.threadId); }
   if (v.runId !== "") { w.ensure(1); w.byte(0x12); w.id(v.runId); }
   if (v.parentRunId !== undefined) { w.ensure(1); w.byte(0x1a); w.id(v.parentRunId); }
-  if (v.state !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeValue(w, v.state); w.join(m); }
+  if (v.state !== undefined) { w.ensure(1); w.byte(0x22); writeValueField(w, v.state); }
   { const list = v.messages; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x2a); const m = w.fork(); writeMessage(w, item); w.join(m); } }
   { const list = v.tools; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x32); const m = w.fork(); writeTool(w, item); w.join(m); } }
   { const list = v.context; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x3a); const m = w.fork(); writeContext(w, item); w.join(m); } }
-  if (v.forwardedProps !== undefined) { w.ensure(1); w.byte(0x42); const m = w.fork(); writeValue(w, v.forwardedProps); w.join(m); }
+  if (v.forwardedProps !== undefined) { w.ensure(1); w.byte(0x42); writeValueField(w, v.forwardedProps); }
   { const list = v.resume; if (list !== undefined) for (let i = 0; i < list.length; i++) { const item = list[i]!; w.ensure(1); w.byte(0x4a); const m = w.fork(); writeResumeEntry(w, item); w.join(m); } }
   if (v.protocolVersion !== undefined) { w.ensure(1); w.byte(0x52); w.string(v.protocolVersion); }
 }
@@ -653,9 +653,9 @@ export function writeInterrupt(w: Writer, v: InterruptFields): void {
   if (v.reason !== "") { w.ensure(1); w.byte(0x12); w.string(v.reason); }
   if (v.message !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.message); }
   if (v.toolCallId !== undefined) { w.ensure(1); w.byte(0x22); w.id(v.toolCallId); }
-  if (v.responseSchema !== undefined) { w.ensure(1); w.byte(0x2a); const m = w.fork(); writeValue(w, v.responseSchema); w.join(m); }
+  if (v.responseSchema !== undefined) { w.ensure(1); w.byte(0x2a); writeValueField(w, v.responseSchema); }
   if (v.expiresAt !== undefined) { w.ensure(1); w.byte(0x32); w.string(v.expiresAt); }
-  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x3a); const m = w.fork(); writeValue(w, v.metadata); w.join(m); }
+  if (v.metadata !== undefined) { w.ensure(1); w.byte(0x3a); writeValueField(w, v.metadata); }
   if (v.subagentRunId !== undefined) { w.ensure(1); w.byte(0x42); w.id(v.subagentRunId); }
 }
 
@@ -693,7 +693,7 @@ export function writeJsonPatchOperation(w: Writer, v: JsonPatchOperationFields):
   { const n = JsonPatchOperationType_NUMBERS[v.op]; if (n) { w.ensure(1); w.byte(0x08); w.uint32(n); } }
   if (v.path !== "") { w.ensure(1); w.byte(0x12); w.string(v.path); }
   if (v.from !== undefined) { w.ensure(1); w.byte(0x1a); w.string(v.from); }
-  if (v.value !== undefined) { w.ensure(1); w.byte(0x22); const m = w.fork(); writeValue(w, v.value); w.join(m); }
+  if (v.value !== undefined) { w.ensure(1); w.byte(0x22); writeValueField(w, v.value); }
 }
 
 /** Reads a agui.wire.v1.JsonPatchOperation whose fields end at `end`. */
