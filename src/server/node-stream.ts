@@ -5,6 +5,7 @@
  * @module
  */
 import type { ServerResponse } from "node:http";
+import type { ChunkReceiver } from "./chunk-source.js";
 import type { StreamResult } from "./responses.js";
 
 /**
@@ -20,11 +21,14 @@ export function writeStream(result: StreamResult, res: ServerResponse): void {
   new StreamWriter(result, res).start(result);
 }
 
-/** One response's writing (see {@link writeStream}). */
-class StreamWriter {
+/**
+ * One response's writing (see {@link writeStream}). Every open stream holds one: its only closure
+ * is the response's 'close' listener ('drain''s is made when a write first waits), and the source
+ * gives it chunks by calling its method.
+ */
+class StreamWriter implements ChunkReceiver<Uint8Array> {
   /** Taken from the answer, which is let go once its head is written. */
   readonly #body: StreamResult["body"];
-  readonly #abort: () => void;
   readonly #res: ServerResponse;
   #clientGone = false;
   /** Waiting for 'drain'. */
@@ -33,10 +37,11 @@ class StreamWriter {
   #pulling = false;
   /** A chunk came within pullInto and the next one is wanted. */
   #again = false;
+  /** The 'drain' listener, made at the first write that waits for it. */
+  #onDrain: (() => void) | undefined;
 
   constructor(result: StreamResult, res: ServerResponse) {
     this.#body = result.body;
-    this.#abort = result.abort;
     this.#res = res;
   }
 
@@ -48,7 +53,7 @@ class StreamWriter {
       // The client learns the run started before the agent's first event, however long that takes.
       res.flushHeaders();
     } catch (error) {
-      return this.#failed(error);
+      return this.#fail(error);
     }
     this.#next();
   }
@@ -56,7 +61,11 @@ class StreamWriter {
   #next(): void {
     const body = this.#body;
     if (body.pullInto === undefined) {
-      body.pull().then(this.#onChunk, this.#failed);
+      // A source that wraps another (a compressor, telemetry's): closures per pull cost little beside it.
+      body.pull().then(
+        (chunk) => this.chunkPulled(chunk),
+        (error: unknown) => this.#fail(error),
+      );
       return;
     }
     // A chunk the source has at once comes within pullInto, and its write asks for the next one:
@@ -68,12 +77,13 @@ class StreamWriter {
     this.#pulling = true;
     do {
       this.#again = false;
-      body.pullInto(this.#onChunk);
+      body.pullInto(this);
     } while (this.#again);
     this.#pulling = false;
   }
 
-  readonly #onChunk = (chunk: Uint8Array | undefined): void => {
+  /** Writes the pulled chunk (see `ChunkSource.pullInto`), or ends the response. */
+  chunkPulled(chunk: Uint8Array | undefined): void {
     // abort() (the client left) ends the source: an empty pull then means there is no one to
     // end the response for.
     if (this.#clientGone) return this.#finish();
@@ -85,38 +95,38 @@ class StreamWriter {
       }
       if (res.write(chunk)) return this.#next();
     } catch (error) {
-      return this.#failed(error);
+      return this.#fail(error);
     }
     this.#draining = true;
-    res.on("drain", this.#onDrain);
-  };
+    res.on("drain", (this.#onDrain ??= () => this.#drained()));
+  }
 
-  readonly #onDrain = (): void => {
+  #drained(): void {
     this.#draining = false;
-    this.#res.off("drain", this.#onDrain);
+    this.#res.off("drain", this.#onDrain!);
     this.#next();
-  };
+  }
 
   readonly #onClose = (): void => {
     if (this.#res.writableFinished) return;
     this.#clientGone = true;
-    this.#abort();
+    this.#body.abort();
     // A closed response never drains: the pull that waits would never come.
     if (this.#draining) {
       this.#draining = false;
-      this.#res.off("drain", this.#onDrain);
+      this.#res.off("drain", this.#onDrain!);
       this.#finish();
     }
   };
 
   /** Only a compressor fails a pull (or a broken response a write); the response must not stay open. */
-  readonly #failed = (_error: unknown): void => {
+  #fail(_error: unknown): void {
     if (!this.#clientGone) {
-      this.#abort();
+      this.#body.abort();
       this.#res.destroy();
     }
     this.#finish();
-  };
+  }
 
   #finish(): void {
     this.#res.off("close", this.#onClose);
