@@ -80,7 +80,7 @@ export class RunSource<T> extends PullIterator<T> {
     try {
       if (signal?.aborted) throw this.#abortError(signal);
       if (this.#iterator === undefined) return this.#first();
-      return this.#result(this.#next());
+      return this.read(this.#next());
     } catch (error) {
       return this.#fail(error);
     }
@@ -99,10 +99,16 @@ export class RunSource<T> extends PullIterator<T> {
     return this[PULL]();
   }
 
-  #result(result: Pulled<unknown>): Pulled<T> {
+  /**
+   * A result of the source's read: mapped and handed out (a skipped value's next one read), or
+   * waited for when it is a promise (see {@link waited}).
+   *
+   * @throws What `map` throws; the source is closed then.
+   */
+  protected read(result: Pulled<unknown>): Pulled<T> {
     // A loop, not a call of PULL: a long run of skipped values held at once must not grow the stack.
     for (;;) {
-      if (result instanceof Promise) return this.#wait(result).then((r) => this.#result(r), (e: unknown) => this.#fail(e));
+      if (result instanceof Promise) return this.waited(this.#wait(result));
       if (result.done) {
         this.#finish();
         return done();
@@ -118,6 +124,14 @@ export class RunSource<T> extends PullIterator<T> {
       }
       result = pulled;
     }
+  }
+
+  /**
+   * What a read gives while the source's `pending` result is not there: a promise of the next
+   * value. A subclass may wait another way (see `DeliveringRunSource`).
+   */
+  protected waited(pending: Promise<IteratorResult<unknown>>): Pulled<T> {
+    return pending.then((result) => this.read(result), (error: unknown) => this.#fail(error));
   }
 
   /** The source's next result. */

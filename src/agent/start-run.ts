@@ -7,17 +7,17 @@
 import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import type { RunAgentInput } from "../model/index.js";
 import type { Agent, RunContext } from "./contract.js";
-import { RunSource } from "./run-source.js";
+import { DeliveringRunSource } from "./delivering-run-source.js";
 
 /**
  * Starts a run of `agent` and returns its events as an async iterator, whatever form the agent
- * returned them in (see {@link RunSource}).
+ * returned them in (see `RunSource`; the server's event stream reads it with `PULL_INTO`).
  *
  * @throws {TypeError} (from the returned iterator) if the agent returned something that is neither
  *   iterable nor observable.
  */
-export function startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): RunSource<AguiEventInput | AguiEvent> {
+export function startRun(agent: Agent, input: RunAgentInput, signal: AbortSignal): DeliveringRunSource<AguiEventInput | AguiEvent> {
   const context: RunContext = { signal };
   // The server ends a run by its own means (it closes the iterator): no abort race here.
-  return new RunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)));
+  return new DeliveringRunSource(() => (typeof agent === "function" ? agent(input, context) : agent.run(input, context)));
 }

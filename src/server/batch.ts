@@ -155,10 +155,16 @@ export function sseBatch(valid: boolean): SSEBatch {
   return new SSETextBatch(valid);
 }
 
+/**
+ * The frames of every empty binary batch: an open stream's batch is empty while it waits on its
+ * agent, and needs no array of its own until an event comes. Never added to.
+ */
+const NO_FRAMES: Uint8Array[] = [];
+
 /** Binary frames are gathered as they are encoded and copied once into the chunk. */
 class FrameBatch implements Batch {
   readonly #valid: boolean;
-  #frames: Uint8Array[] = [];
+  #frames = NO_FRAMES;
   size = 0;
 
   constructor(valid: boolean) {
@@ -169,7 +175,8 @@ class FrameBatch implements Batch {
     const frame = this.#valid ? encodeValidFrame(event as AguiEvent) : encodeFrame(event);
     // The payload, after the 4-byte length: what the frame decoder's maxFrameBytes bounds.
     if (frame.length - 4 > max) throw new EventTooLargeError(frame.length - 4, max);
-    this.#frames.push(frame);
+    if (this.#frames === NO_FRAMES) this.#frames = [frame];
+    else this.#frames.push(frame);
     this.size += frame.length;
   }
 
@@ -180,7 +187,7 @@ class FrameBatch implements Batch {
   take(): Uint8Array | undefined {
     if (this.#frames.length === 0) return undefined;
     const chunk = concatBytes(this.#frames, this.size);
-    this.#frames = [];
+    this.#frames = NO_FRAMES;
     this.size = 0;
     return chunk;
   }

@@ -30,7 +30,16 @@ export interface ChunkSource<T> {
    * the next chunk, or `undefined` at the end, goes to `receiver`, within this call when the source
    * has it at once, else later. A reader waiting with it holds no promise, only its receiver.
    */
-  pullInto?(receiver: (chunk: T | undefined) => void): void;
+  pullInto?(receiver: ChunkReceiver<T>): void;
+}
+
+/**
+ * A reader of {@link ChunkSource.pullInto}: an object with a method rather than a callback, so
+ * that a reader needs no closure of its own for it.
+ */
+export interface ChunkReceiver<T> {
+  /** The pulled chunk, or `undefined` at the end. Should not throw. */
+  chunkPulled(chunk: T | undefined): void;
 }
 
 /**

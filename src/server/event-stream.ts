@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ChunkSource } from "./chunk-source.js";
-import { type Agent, PULL, type Pulled, type RunSource, startRun } from "../agent/index.js";
+import type { ChunkReceiver, ChunkSource } from "./chunk-source.js";
+import { type Agent, type DeliveringRunSource, PULL_INTO, type PullReceiver, startRun } from "../agent/index.js";
 import { AguiWireError, isAguiWireError, ValidationError } from "../util/index.js";
 import { declaringVersion, type EventMediaType, mayComeBetweenRuns } from "../protocol/index.js";
 import { EventType } from "../model/event-type.js";
@@ -13,7 +13,7 @@ import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import type { RunAgentInput } from "../model/index.js";
 import { batchFor, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs, type Batch } from "./batch.js";
 import { reportError, type RunErrorContext } from "./options.js";
-import { afterTurn, heldTooLong } from "./turns.js";
+import { afterTurn, heldTooLong, type TurnWaiter } from "./turns.js";
 import { type Silent, type Silences, silencesOf } from "./silences.js";
 import type { EventTally } from "../telemetry/outcome.js";
 
@@ -127,16 +127,24 @@ const NO_TURN = 0;
 const TURN_AWAITED = 1;
 const TURN_PASSED = 2;
 
+/**
+ * The tally of a stream nobody reads the tally of: one for all of them, so that counting stays
+ * plain field writes without an object per stream. It keeps the last event that ended some run.
+ */
+const UNREAD_TALLY: EventTally = { events: 0, last: undefined };
+
 /** An outcome of the agent that settled while no pull waited for it. */
 type Held = { ok: true; result: IteratorResult<AguiEventInput | AguiEvent> } | { ok: false; error: unknown };
 
 /**
  * One run of an agent as a source of chunks (see {@link agentEventStream}). Driven by callbacks
  * rather than an async function: a stream waiting on its agent holds the agent's pending `next()`
- * with this object's two handlers on it, the pull's resolver and, for SSE, a place in the shared
- * keep-alive queue; no chain of suspended async functions, promises racing each other, or timer.
+ * with its run source's two handlers on it, the pull's receiver and, for SSE, a place in the
+ * shared keep-alive queue; no chain of suspended async functions, promises racing each other, or
+ * timer. Every open stream holds one, so it makes no closures of its own: what calls it back (its
+ * run source, the turn's queue, the keep-alive's) calls its methods.
  */
-class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
+class AgentChunks<R, T> implements AgentEventStream<T>, Silent, TurnWaiter, PullReceiver<AguiEventInput | AguiEvent> {
   // What onError is told, kept rather than the params object they came in.
   readonly #input: RunAgentInput;
   readonly #onError: (error: unknown, context: RunErrorContext<R>) => void;
@@ -146,12 +154,12 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
   readonly #silences: Silences | undefined;
   readonly #keepAlive: () => T;
   readonly #run = new AbortController();
-  readonly #iterator: RunSource<AguiEventInput | AguiEvent>;
+  readonly #iterator: DeliveringRunSource<AguiEventInput | AguiEvent>;
   #ended = false;
   /** The event that ended the agent's run, once it has yielded one. */
   #runEndedWith: string | undefined;
-  /** Resolves the pull under way; undefined between pulls. */
-  #deliver: ((chunk: T | undefined) => void) | undefined;
+  /** Takes the chunk of the pull under way; undefined between pulls. */
+  #deliver: ChunkReceiver<T> | undefined;
   /** The agent's `next()` was asked for and has not settled. */
   #asking = false;
   /** What the agent gave after its pull was answered otherwise (a keep-alive, a turn): the next pull's. */
@@ -180,23 +188,22 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
     this.#maxEventBytes = params.maxEventBytes;
     this.#silences = keepAliveMs > 0 ? silencesOf(keepAliveMs) : undefined;
     this.#keepAlive = keepAlive;
-    this.#tally = params.tally ?? { events: 0, last: undefined };
+    this.#tally = params.tally ?? UNREAD_TALLY;
     this.#iterator = startRun(params.agent, params.input, this.#run.signal);
   }
 
-  // Fields rather than methods: the handlers hand `abort` on as a listener, and the agent's
-  // promises and the turn call the rest.
   /** The next chunk: what the agent has ready, a keep-alive, or the chunk that ends the stream. */
-  readonly pull = (): Promise<T | undefined> => {
+  pull(): Promise<T | undefined> {
     if (this.#ended) return Promise.resolve(undefined);
-    const chunk = new Promise<T | undefined>(this.#awaitChunk);
+    // Node's handler reads with pullInto: what pull needs is made per pull, and only for pull.
+    const chunk = new Promise<T | undefined>((chunkPulled) => void (this.#deliver = { chunkPulled }));
     this.#begin();
     return chunk;
-  };
+  }
 
   /** The next chunk, as {@link pull} gives it, to `receiver` (see `ChunkSource.pullInto`). */
-  pullInto(receiver: (chunk: T | undefined) => void): void {
-    if (this.#ended) return receiver(undefined);
+  pullInto(receiver: ChunkReceiver<T>): void {
+    if (this.#ended) return receiver.chunkPulled(undefined);
     this.#deliver = receiver;
     this.#begin();
   }
@@ -207,12 +214,8 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
     if (!this.#paused) this.#ask();
   }
 
-  readonly #awaitChunk = (resolve: (chunk: T | undefined) => void): void => {
-    this.#deliver = resolve;
-  };
-
   /** Stops the run because the client went away (or for `reason`). */
-  readonly abort = (reason = "the client went away"): void => {
+  abort(reason = "the client went away"): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#silences?.disarm(this);
@@ -224,16 +227,18 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
     const held = this.#held;
     this.#held = undefined;
     if (held !== undefined && !held.ok && !isAbort(held.error, this.#run.signal)) this.#report(held.error);
-  };
+  }
 
-  readonly #onResult = (result: IteratorResult<AguiEventInput | AguiEvent>): void => {
+  /** The agent's next result, which was not there at once (see `PULL_INTO`). */
+  pulled(result: IteratorResult<AguiEventInput | AguiEvent>): void {
     this.#asking = false;
     if (this.#ended) return;
     if (this.#deliver === undefined) this.#held = { ok: true, result };
     else this.#resume(true, result);
-  };
+  }
 
-  readonly #onFailure = (error: unknown): void => {
+  /** The agent's failure, which was not known at once (see `PULL_INTO`). */
+  pullFailed(error: unknown): void {
     this.#asking = false;
     if (this.#ended) {
       if (!isAbort(error, this.#run.signal)) this.#report(error);
@@ -241,10 +246,10 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
     }
     if (this.#deliver === undefined) this.#held = { ok: false, error };
     else this.#resume(false, error);
-  };
+  }
 
   /** The macrotask came (see {@link afterTurn}). */
-  readonly #onTurn = (): void => {
+  turnCame(): void {
     this.#queued = false;
     if (this.#ended) return;
     if (this.#paused) {
@@ -259,7 +264,7 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
     // The agent waits for I/O: what is batched goes out, and its event joins a later chunk.
     this.#gathering = false;
     this.#send(this.#batch.take());
-  };
+  }
 
   /** The wait for the agent's first event of a pull lasted `keepAliveMs`: a keep-alive goes instead. */
   silenceEnded(): void {
@@ -275,14 +280,14 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
   #send(chunk: T | undefined): void {
     const deliver = this.#deliver;
     this.#deliver = undefined;
-    deliver?.(chunk);
+    deliver?.chunkPulled(chunk);
   }
 
   /** Waits for the turn: one shared macrotask for every stream (a stale request of this stream's serves). */
   #awaitTurn(): void {
     if (this.#queued) return;
     this.#queued = true;
-    afterTurn(this.#onTurn);
+    afterTurn(this);
   }
 
   /** Asks the agent for the pull's first outcome: taken at once when it is there, else awaited (with the keep-alive's clock). */
@@ -294,15 +299,14 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
     }
     // A next() still pending since an earlier pull, answered by a keep-alive or its turn.
     if (!this.#asking) {
-      let pulled: Pulled<AguiEventInput | AguiEvent>;
+      let pulled: IteratorResult<AguiEventInput | AguiEvent> | undefined;
       try {
-        pulled = this.#iterator[PULL]();
+        pulled = this.#iterator[PULL_INTO](this);
       } catch (error) {
         return this.#gather(false, error);
       }
-      if (!(pulled instanceof Promise)) return this.#gather(true, pulled);
+      if (pulled !== undefined) return this.#gather(true, pulled);
       this.#asking = true;
-      pulled.then(this.#onResult, this.#onFailure);
     }
     this.#silences?.arm(this);
   }
@@ -320,7 +324,7 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
    * turn, whichever comes first. Events the agent has ready at once go out as one chunk: a write
    * per event is what made SSE over HTTP slow. The batch ends when the agent has nothing ready
    * before the next macrotask, at BATCH_BYTES or BATCH_EVENTS, or with the run. An event that is
-   * there at once (see `PULL`) is surely ready before the next macrotask, so it joins the chunk
+   * there at once (see `PULL_INTO`) is surely ready before the next macrotask, so it joins the chunk
    * without a promise.
    */
   #gather(ok: boolean, value: unknown): void {
@@ -340,21 +344,20 @@ class AgentChunks<R, T> implements AgentEventStream<T>, Silent {
         }
         return this.#send(batch.take());
       }
-      let pulled: Pulled<AguiEventInput | AguiEvent>;
+      let pulled: IteratorResult<AguiEventInput | AguiEvent> | undefined;
       try {
-        pulled = this.#iterator[PULL]();
+        pulled = this.#iterator[PULL_INTO](this);
       } catch (error) {
         ok = false;
         value = error;
         continue;
       }
-      if (!(pulled instanceof Promise)) {
+      if (pulled !== undefined) {
         ok = true;
         value = pulled;
         continue;
       }
       this.#asking = true;
-      pulled.then(this.#onResult, this.#onFailure);
       if (this.#turn === TURN_PASSED) return this.#send(batch.take());
       this.#turn = TURN_AWAITED;
       this.#gathering = true;

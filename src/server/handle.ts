@@ -129,6 +129,7 @@ async function answerRun<R>(agent: Agent, options: ResolvedOptions<R>, incoming:
     request: incoming.request,
     tally: trace?.tally,
   });
-  // Its own abort, not a closure over it: every open stream holds the one it is given.
-  return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort: body.abort };
+  // Node's writer calls the body's abort itself (an open stream holds no closure for it); this
+  // one serves the fetch adapters, whose request signal listens with it.
+  return { kind: "stream", status: 200, headers: streamHeaders(contentType), body, abort: () => body.abort() };
 }

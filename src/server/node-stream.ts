@@ -5,6 +5,7 @@
  * @module
  */
 import type { ServerResponse } from "node:http";
+import type { ChunkReceiver } from "./chunk-source.js";
 import type { StreamResult } from "./responses.js";
 
 /**
@@ -20,11 +21,14 @@ export function writeStream(result: StreamResult, res: ServerResponse): void {
   new StreamWriter(result, res).start(result);
 }
 
-/** One response's writing (see {@link writeStream}). */
-class StreamWriter {
+/**
+ * One response's writing (see {@link writeStream}). Every open stream holds one: its only closure
+ * is the response's 'close' listener ('drain''s is made when a write first waits), and the source
+ * gives it chunks by calling its method.
+ */
+class StreamWriter implements ChunkReceiver<Uint8Array> {
   /** Taken from the answer, which is let go once its head is written. */
   readonly #body: StreamResult["body"];
-  readonly #abort: () => void;
   readonly #res: ServerResponse;
   #clientGone = false;
   /** Waiting for 'drain'. */
@@ -35,10 +39,11 @@ class StreamWriter {
   #again = false;
   /** The head's own flush, while it waits for the first chunk (see `StreamResult.headWithFirstChunk`). */
   #headFlush: ReturnType<typeof setImmediate> | undefined;
+  /** The 'drain' listener, made at the first write that waits for it. */
+  #onDrain: (() => void) | undefined;
 
   constructor(result: StreamResult, res: ServerResponse) {
     this.#body = result.body;
-    this.#abort = result.abort;
     this.#res = res;
   }
 
@@ -49,10 +54,11 @@ class StreamWriter {
       res.writeHead(result.status, result.headers);
       // The client learns the run started before the agent's first event, however long that takes
       // (with the first chunk when that is about to come, or by the loop's next turn).
-      if (result.headWithFirstChunk === true) this.#headFlush = setImmediate(this.#flushHead);
+      // (A closure made only then: most streams are not the proxy's.)
+      if (result.headWithFirstChunk === true) this.#headFlush = setImmediate(() => this.#flushHead());
       else res.flushHeaders();
     } catch (error) {
-      return this.#failed(error);
+      return this.#fail(error);
     }
     this.#next();
   }
@@ -60,7 +66,11 @@ class StreamWriter {
   #next(): void {
     const body = this.#body;
     if (body.pullInto === undefined) {
-      body.pull().then(this.#onChunk, this.#failed);
+      // A source that wraps another (a compressor, telemetry's): closures per pull cost little beside it.
+      body.pull().then(
+        (chunk) => this.chunkPulled(chunk),
+        (error: unknown) => this.#fail(error),
+      );
       return;
     }
     // A chunk the source has at once comes within pullInto, and its write asks for the next one:
@@ -72,13 +82,13 @@ class StreamWriter {
     this.#pulling = true;
     do {
       this.#again = false;
-      body.pullInto(this.#onChunk);
+      body.pullInto(this);
     } while (this.#again);
     this.#pulling = false;
   }
 
   /** Sends the head on its own: no chunk came in time to carry it. */
-  readonly #flushHead = (): void => {
+  #flushHead(): void {
     this.#headFlush = undefined;
     const res = this.#res;
     // (`headersSent` is true from writeHead on, sent or not: no chunk came, so the head waits still.)
@@ -86,11 +96,12 @@ class StreamWriter {
     try {
       res.flushHeaders();
     } catch (error) {
-      this.#failed(error);
+      this.#fail(error);
     }
-  };
+  }
 
-  readonly #onChunk = (chunk: Uint8Array | undefined): void => {
+  /** Writes the pulled chunk (see `ChunkSource.pullInto`), or ends the response. */
+  chunkPulled(chunk: Uint8Array | undefined): void {
     if (this.#headFlush !== undefined) {
       clearImmediate(this.#headFlush);
       this.#headFlush = undefined;
@@ -106,38 +117,38 @@ class StreamWriter {
       }
       if (res.write(chunk)) return this.#next();
     } catch (error) {
-      return this.#failed(error);
+      return this.#fail(error);
     }
     this.#draining = true;
-    res.on("drain", this.#onDrain);
-  };
+    res.on("drain", (this.#onDrain ??= () => this.#drained()));
+  }
 
-  readonly #onDrain = (): void => {
+  #drained(): void {
     this.#draining = false;
-    this.#res.off("drain", this.#onDrain);
+    this.#res.off("drain", this.#onDrain!);
     this.#next();
-  };
+  }
 
   readonly #onClose = (): void => {
     if (this.#res.writableFinished) return;
     this.#clientGone = true;
-    this.#abort();
+    this.#body.abort();
     // A closed response never drains: the pull that waits would never come.
     if (this.#draining) {
       this.#draining = false;
-      this.#res.off("drain", this.#onDrain);
+      this.#res.off("drain", this.#onDrain!);
       this.#finish();
     }
   };
 
   /** Only a compressor fails a pull (or a broken response a write); the response must not stay open. */
-  readonly #failed = (_error: unknown): void => {
+  #fail(_error: unknown): void {
     if (!this.#clientGone) {
-      this.#abort();
+      this.#body.abort();
       this.#res.destroy();
     }
     this.#finish();
-  };
+  }
 
   #finish(): void {
     if (this.#headFlush !== undefined) {

@@ -11,7 +11,7 @@ import { EventType } from "../model/event-type.js";
 import type { AguiEvent } from "../model/index.js";
 import { encodeValidSSE } from "../sse/index.js";
 import type { RunReader, StoredEvents } from "../store/run-store.js";
-import type { ChunkSource } from "./chunk-source.js";
+import type { ChunkReceiver, ChunkSource } from "./chunk-source.js";
 import { batchFor, checkSSESize, EventTooLargeError, KEEP_ALIVE_BYTES, sseKeepAliveMs } from "./batch.js";
 import { silencesOf, type Silences, type Silent } from "./silences.js";
 
@@ -107,7 +107,7 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
   /** A step that came while nobody pulled (after a keep-alive), for the next pull. */
   #held: { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; error: unknown } | undefined;
   /** Who waits for the next chunk. */
-  #deliver: ((chunk: Uint8Array | undefined) => void) | undefined;
+  #deliver: ChunkReceiver<Uint8Array> | undefined;
   #ended = false;
 
   constructor(params: ReplayParams) {
@@ -120,14 +120,14 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
     this.#iterator = params.reader[Symbol.asyncIterator]();
   }
 
-  readonly pull = (): Promise<Uint8Array | undefined> => new Promise((resolve) => this.pullInto(resolve));
+  readonly pull = (): Promise<Uint8Array | undefined> => new Promise((resolve) => this.pullInto({ chunkPulled: resolve }));
 
-  pullInto(receiver: (chunk: Uint8Array | undefined) => void): void {
-    if (this.#ended) return receiver(undefined);
+  pullInto(receiver: ChunkReceiver<Uint8Array>): void {
+    if (this.#ended) return receiver.chunkPulled(undefined);
     const held = this.#held;
     if (held !== undefined) {
       this.#held = undefined;
-      return receiver(held.ok ? this.#chunkOf(held.result) : this.#failed(held.error));
+      return receiver.chunkPulled(held.ok ? this.#chunkOf(held.result) : this.#failed(held.error));
     }
     this.#deliver = receiver;
     if (!this.#stepping) {
@@ -171,7 +171,7 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
   #send(chunk: Uint8Array | undefined): void {
     const deliver = this.#deliver;
     this.#deliver = undefined;
-    deliver?.(chunk);
+    deliver?.chunkPulled(chunk);
   }
 
   /** The chunk of a step: its events, or nothing at the run's end. */

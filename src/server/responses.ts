@@ -29,7 +29,8 @@ export interface StreamResult {
   body: ChunkSource<Uint8Array>;
   /**
    * Ends the run because the client went away: fires the agent's signal and returns its
-   * iterator. Idempotent; a no-op once the stream has ended.
+   * iterator. Idempotent; a no-op once the stream has ended. Must do what `body.abort()` does:
+   * the Node adapter calls that instead, so that an open stream keeps no closure for this.
    */
   abort(): void;
   /**

@@ -33,7 +33,8 @@ export class Silences {
   arm(stream: Silent): void {
     const waiting = this.#waiting;
     waiting.delete(stream);
-    const at = performance.now() + this.#ms;
+    // Whole ms: a small integer is kept in the Map's entry itself, a fraction in a number object of its own.
+    const at = Math.ceil(performance.now() + this.#ms);
     waiting.set(stream, at);
     if (this.#timer === undefined) this.#schedule(at);
   }

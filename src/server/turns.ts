@@ -18,21 +18,28 @@ const SLICE_MS = 2;
  */
 let lastTurnAt = 0;
 
-/**
- * The callbacks waiting for the next turn: one queue and one macrotask for every stream, rather
- * than a promise and an `Immediate` each. Every callback queued before the macrotask runs would
- * have run in the same check phase with one `setImmediate` of its own.
- */
-let waiting: (() => void)[] = [];
+/** What waits for the next turn (see {@link afterTurn}). */
+export interface TurnWaiter {
+  /** The turn came. Should not throw. */
+  turnCame(): void;
+}
 
-/** Runs what waited for this turn; a callback's error is rethrown on its own, the rest still run. */
+/**
+ * What waits for the next turn: one queue and one macrotask for every stream, rather than a
+ * promise and an `Immediate` each. Every waiter queued before the macrotask runs would have run in
+ * the same check phase with one `setImmediate` of its own. Objects with a method rather than
+ * callbacks: a stream then needs no closure of its own to wait.
+ */
+let waiting: TurnWaiter[] = [];
+
+/** Runs what waited for this turn; a waiter's error is rethrown on its own, the rest still run. */
 function turned(): void {
   lastTurnAt = performance.now();
-  const callbacks = waiting;
+  const waiters = waiting;
   waiting = [];
-  for (const callback of callbacks) {
+  for (const waiter of waiters) {
     try {
-      callback();
+      waiter.turnCame();
     } catch (error) {
       queueMicrotask(() => {
         throw error;
@@ -56,14 +63,14 @@ function schedule(): void {
 }
 
 /**
- * Calls `callback` on the next macrotask: an agent whose next event is not ready by then is
- * waiting for I/O, and what is batched so far goes out. `callback` should not throw (what it
- * throws is rethrown from a microtask of its own, as an uncaught error).
+ * Calls `waiter.turnCame()` on the next macrotask: an agent whose next event is not ready by then
+ * is waiting for I/O, and what is batched so far goes out. It should not throw (what it throws is
+ * rethrown from a microtask of its own, as an uncaught error).
  *
  * @throws Never.
  */
-export function afterTurn(callback: () => void): void {
-  waiting.push(callback);
+export function afterTurn(waiter: TurnWaiter): void {
+  waiting.push(waiter);
   if (waiting.length === 1) schedule();
 }
 

@@ -47,8 +47,8 @@ describe("Silences", () => {
 });
 
 /** Reads one chunk with pullInto. */
-function pullInto<T>(source: { pullInto?(receiver: (chunk: T | undefined) => void): void }): Promise<T | undefined> {
-  return new Promise((resolve) => source.pullInto!(resolve));
+function pullInto<T>(source: { pullInto?(receiver: { chunkPulled(chunk: T | undefined): void }): void }): Promise<T | undefined> {
+  return new Promise((chunkPulled) => source.pullInto!({ chunkPulled }));
 }
 
 const text = (chunk: Uint8Array | undefined): string | undefined => (chunk === undefined ? undefined : new TextDecoder().decode(chunk));

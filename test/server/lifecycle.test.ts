@@ -164,9 +164,12 @@ describe.each(HANDLERS)("$name", ({ serve }) => {
 });
 
 describe("createAgentHandler, in process", () => {
-  const state = { aborted: false, finallyRan: false };
+  const state = { aborted: false, finallyRan: false, reason: undefined as unknown };
   async function* endless(input: RunAgentInput, { signal }: RunContext): AsyncGenerator<AguiEventInput> {
-    signal.addEventListener("abort", () => (state.aborted = true));
+    signal.addEventListener("abort", () => {
+      state.aborted = true;
+      state.reason = signal.reason;
+    });
     try {
       yield { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId };
       for (let i = 0; ; i++) {
@@ -203,6 +206,8 @@ describe("createAgentHandler, in process", () => {
     await readUntil(reader, new FrameDecoder(), 3);
     stop.abort();
     await waitFor(() => state.aborted && state.finallyRan, 2000, "the agent to be stopped");
+    // The agent is told why, as the Node handler tells it (not the request signal's abort event).
+    expect(state.reason).toMatchObject({ code: "aborted", message: "the client went away" });
     // Read what was already queued, if anything: then the body ends, it does not fail.
     let read = await reader.read();
     while (!read.done) read = await reader.read();
