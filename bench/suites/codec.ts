@@ -124,6 +124,12 @@ const suite: Suite = {
       ctx.progress(`[codec] encode ${id}: encodeFrame against encodeSSE, paired`);
       paired[`codec/encode ${id}/ours/x sse`] = (await pairedSpeeds(group.tasks, "ours-sse", ["ours"], rounds, 20)).ours!;
     }
+    // The goal against @ag-ui/encoder, paired the same way (its rate, timed apart, swung from 10.8x
+    // to 26.7x between two full runs of the same encoder).
+    const mixed = groups.find((g) => g.id === "encode mixed")!;
+    ctx.progress("[codec] encode mixed: encodeFrame against @ag-ui/encoder, paired");
+    const againstPeer = (await pairedSpeeds(mixed.tasks, "ours", ["ag-encoder"], rounds, 20))["ag-encoder"]!;
+    paired["codec/encode mixed/ours/x ag-encoder"] = 1 / againstPeer;
     const inGroup = (id: string) => measurements.filter((m) => m.group === id);
     const tables = [
       measurementTable(`Encode, mixed trace (${trace.length} events, one realistic run)`, inGroup("encode mixed"), "@ag-ui/encoder", true),
@@ -137,9 +143,12 @@ const suite: Suite = {
       perTypeTable("Encode per event type (batches of 100 events; `largest`: 100 copies of the type's largest event in the snapshot trace, MESSAGES_SNAPSHOT's in the token trace)", measurements, "encode"),
       perTypeTable("Decode per event type (batches of 100 events; `largest` as above)", measurements, "decode"),
       {
-        title: `encodeFrame against encodeSSE, paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs both, the order turning; CPU time, about 20 ms a sample)`,
-        columns: [{ header: "events" }, { header: "encodeFrame x encodeSSE", align: "right" }],
-        rows: Object.entries(paired).map(([key, r]) => [key.slice("codec/encode ".length, -"/ours/x sse".length), fmtRatio(r)]),
+        title: `encodeFrame against encodeSSE (and, on the mixed trace, @ag-ui/encoder), paired: the median over ${rounds} rounds of the per-round speed ratio (each round runs both, the order turning; CPU time, about 20 ms a sample)`,
+        columns: [{ header: "events" }, { header: "against" }, { header: "encodeFrame x", align: "right" }],
+        rows: Object.entries(paired).map(([key, r]) => {
+          const [, events, against] = /^codec\/encode (.+)\/ours\/x (.+)$/.exec(key) ?? [];
+          return [events ?? key, against === "sse" ? "encodeSSE" : "@ag-ui/encoder encodeBinary", fmtRatio(r)];
+        }),
       } satisfies Table,
     ];
     const panel = (group: string, title: string) => ({
