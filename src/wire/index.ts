@@ -7,7 +7,7 @@
  */
 export { fromWireMessage, fromWireRunAgentInput, fromWireRunErrorEvent, fromWireRunFinishedEvent, fromWireSubagentFinishedEvent, fromWireToolCallResultEvent, toWireMessage, toWireRunAgentInput, toWireRunErrorEvent, toWireRunFinishedEvent, toWireSubagentFinishedEvent, toWireToolCallResultEvent } from "./adapters.js";
 export { checkContentPart, checkContext, checkInterrupt, checkJsonPatchOperation, checkMessage, checkResumeEntry, checkTokenUsage, checkTool, checkToolCall } from "./element-checks.js";
-export { jsonValuesWritten, readStruct, readValue, resetJsonValuesWritten, writeStruct, writeStructField, writeValue, writeValueField } from "./json-value.js";
+export { jsonValuesWritten, readStruct, readValue, resetJsonValuesWritten, writeStructField, writeValue, writeValueField } from "./json-value.js";
 export { NOT_JSON } from "./json-writer.js";
 export { enumName, malformed, Reader, skipField } from "./reader.js";
 export { closeSmallFrame, openSmallFrame, putSmallString, SMALL_STRING_UNITS } from "./small-frame.js";

@@ -6,7 +6,7 @@
  */
 import { MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { malformed, skipField, type Reader } from "./reader.js";
-import { NOT_JSON, writeCompositeValue, writeDelimitedComposite, writeDelimitedStruct, writeStructBody } from "./json-writer.js";
+import { NOT_JSON, writeCompositeValue, writeDelimitedComposite, writeDelimitedStruct } from "./json-writer.js";
 import type { Writer } from "./writer.js";
 
 // JSON values (fields of Value or Struct type) written since resetJsonValuesWritten().
@@ -65,17 +65,6 @@ export function writeValue(w: Writer, v: JsonValue): void {
         writeCompositeValue(w, v);
       }
   }
-}
-
-/**
- * Writes the body of a `google.protobuf.Struct` holding the JSON object `v` (the caller writes tag
- * and length), checking it as {@link writeValue} does.
- *
- * @throws {@link NOT_JSON} as writeValue does.
- */
-export function writeStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
-  written++;
-  writeStructBody(w, v);
 }
 
 /**

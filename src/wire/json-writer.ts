@@ -61,12 +61,6 @@ export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key:
   copyTo(w, value(v, buf.length, 0));
 }
 
-/** Writes the JSON object `v` as the body of a `google.protobuf.Struct` to `w`. */
-export function writeStructBody(w: Writer, v: { readonly [key: string]: JsonValue }): void {
-  top = 0;
-  copyTo(w, struct(v, buf.length, 0));
-}
-
 /**
  * Writes `v`, an array or an object, as the length and body of a `google.protobuf.Value` field (the
  * caller writes the tag) to `w`.
