@@ -14,6 +14,9 @@ import type { Agent, RunContext } from "../../src/agent/contract.js";
 import { createAgentHandler, createNodeHandler, RESUME_TOKEN_HEADER, type AgentHandlerOptions } from "../../src/server/index.js";
 import { drained } from "../../src/server/node.js";
 import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
+import { sleep, until } from "../fixtures/until.js";
+
+export { sleep };
 
 /** A server listening on an ephemeral port of 127.0.0.1. */
 export interface Served {
@@ -255,16 +258,9 @@ export function rawRequest(
   });
 }
 
-/** Resolves after `ms` milliseconds. */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Resolves once `condition()` holds, checking every few milliseconds; rejects after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, timeoutMs = 3000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
+export function waitFor(condition: () => boolean, timeoutMs = 3000, what = "condition"): Promise<void> {
+  return until(condition, what, timeoutMs, 5);
 }
 
 /** What {@link tickingAgent} records of its run. */

@@ -17,6 +17,7 @@ import { createNodeHandler, redisStore, RESUME_TOKEN_HEADER, type RunStore } fro
 import { startRedisCluster, type RedisCluster } from "../fixtures/redis-cluster.js";
 import { listen, postRun, runInput, sleep, SSE, BINARY, type Served } from "../server/helpers.js";
 import { firstLine } from "../fixtures/child.js";
+import { until } from "../fixtures/until.js";
 import { ACCESS, collect, describeRunStoreContract, errorEvent, fired, newRunId, textEvent } from "./contract.js";
 
 const CHILD = fileURLToPath(new URL("../fixtures/redis-child.ts", import.meta.url));
@@ -45,15 +46,6 @@ function store(options: Parameters<typeof redisStore>[1] = {}): RunStore {
   const s = redisStore({ cluster: cluster.urls }, { blockMs: 100, ...options });
   open.push(s);
   return s;
-}
-
-/** Polls `condition` until it holds (tests wait for conditions, never for fixed times). */
-async function until(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describeRunStoreContract("redisStore({ cluster })", async () => {
@@ -239,7 +231,7 @@ describe("two handler instances sharing the cluster", () => {
       const seen: AguiEvent[] = [];
       for (let i = 0; i < 7; i++) seen.push((await reader.next()).value as AguiEvent);
       await reader.return!();
-      await until(() => gates.has(runId), "the agent on A to reach its gate");
+      await until(() => gates.has(runId), "the agent on A to reach its gate", 30_000);
       const rest = await reattach(b.url, runId, token, accept, seen.length - 1);
       expect(rest.status).toBe(200);
       const restEvents = eventsOf(rest);

@@ -7,6 +7,7 @@ import { redisStore } from "../../src/store/redis.js";
 import type { RunEvent, RunStore, StoredEvents } from "../../src/store/run-store.js";
 import { encodeSSE } from "../../src/sse/encode.js";
 import { firstLine } from "../fixtures/child.js";
+import { until } from "../fixtures/until.js";
 import { startRedis, type RedisServer } from "../fixtures/redis-server.js";
 import { ACCESS, collect, describeRunStoreContract, errorEvent, expand, fired, newRunId, textEvent, type StoredEvent } from "./contract.js";
 
@@ -36,15 +37,6 @@ function store(options: Parameters<typeof redisStore>[1] = {}): RunStore {
   const s = redisStore({ url: server.url }, { blockMs: 50, ...options });
   open.push(s);
   return s;
-}
-
-/** Polls `condition` until it holds (tests wait for conditions, never for fixed times). */
-async function until(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const decoded = (events: readonly StoredEvent[]) => events.map((e) => decodeEvent(e.frame!, 4));
