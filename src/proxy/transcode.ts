@@ -208,7 +208,8 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const relayLines = (sse: RelayableSSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
     texts.length = 0;
     const completed = canonical!.push(chunk);
-    const events = sse.pushRelayable(chunk, texts);
+    // A canonical chunk's messages have one data line each.
+    const events = sse.pushRelayable(chunk, texts, completed >= 0);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       if (e.type === "RUN_STARTED" && e.protocolVersion === undefined) {
