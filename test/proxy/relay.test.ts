@@ -324,50 +324,53 @@ describe("the size bound in relay mode", () => {
 });
 
 describe("keep-alive comments", () => {
-  it("tells an SSE client of an SSE upstream's comments with a keep-alive of its own, never the upstream's text", async () => {
-    const events: AguiEventInput[] = [
-      { type: "RUN_STARTED", threadId: "t", runId: "r", protocolVersion: "1.1" },
-      { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "hi" },
-      { type: "RUN_FINISHED", threadId: "t", runId: "r" },
-    ];
-    const upstream = await listen(
-      withBody(async (_req, res) => {
-        res.writeHead(200, { "content-type": SSE_MEDIA_TYPE });
-        res.write(encodeSSE(events[0]!));
-        for (let i = 0; i < 3; i++) {
-          await sleep(5);
-          res.write(`: upstream is thinking\r\n\r\n`);
-        }
-        for (const event of events.slice(1)) res.write(encodeSSE(event));
-        res.end();
-      }),
-    );
-    servers.push(upstream);
-    const stop = new AbortController();
-    const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
-    if (!opening.ok) throw new Error(opening.message);
-    const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
-    const body = transcode({
-      answer: opening.answer,
-      contentType: SSE_MEDIA_TYPE,
-      // Shorter than the upstream's pauses: each of its comments earns the client one keep-alive.
-      keepAliveMs: 1,
-      idleTimeoutMs: Infinity,
-      maxEventBytes: 1 << 20,
-      deadline: runDeadline(Infinity, stop),
-      stop,
-      tally,
-      onFailure: () => {},
-      onWarning: () => {},
-      onEnd: () => {},
-      relay: true,
+  // With LF line ends the upstream's bytes are canonical (relayed as they came); with CRLF they are not.
+  for (const lineEnd of ["\n", "\r\n"]) {
+    it(`tells an SSE client of an SSE upstream's comments with a keep-alive of its own, never the upstream's text (${JSON.stringify(lineEnd)})`, async () => {
+      const events: AguiEventInput[] = [
+        { type: "RUN_STARTED", threadId: "t", runId: "r", protocolVersion: "1.1" },
+        { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "hi" },
+        { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+      ];
+      const upstream = await listen(
+        withBody(async (_req, res) => {
+          res.writeHead(200, { "content-type": SSE_MEDIA_TYPE });
+          res.write(encodeSSE(events[0]!));
+          for (let i = 0; i < 3; i++) {
+            await sleep(5);
+            res.write(`: upstream is thinking${lineEnd}${lineEnd}`);
+          }
+          for (const event of events.slice(1)) res.write(encodeSSE(event));
+          res.end();
+        }),
+      );
+      servers.push(upstream);
+      const stop = new AbortController();
+      const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
+      if (!opening.ok) throw new Error(opening.message);
+      const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
+      const body = transcode({
+        answer: opening.answer,
+        contentType: SSE_MEDIA_TYPE,
+        // Shorter than the upstream's pauses: each of its comments earns the client one keep-alive.
+        keepAliveMs: 1,
+        idleTimeoutMs: Infinity,
+        maxEventBytes: 1 << 20,
+        deadline: runDeadline(Infinity, stop),
+        stop,
+        tally,
+        onFailure: () => {},
+        onWarning: () => {},
+        onEnd: () => {},
+        relay: true,
+      });
+      let out = "";
+      for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) out += text(chunk);
+      expect(out).toContain(": keep-alive\n\n");
+      expect(out).not.toContain("thinking");
+      expect(await decoded(utf8.encode(out), SSE_MEDIA_TYPE)).toStrictEqual({ events: normalized(events) });
     });
-    let out = "";
-    for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) out += text(chunk);
-    expect(out).toContain(": keep-alive\n\n");
-    expect(out).not.toContain("thinking");
-    expect(await decoded(utf8.encode(out), SSE_MEDIA_TYPE)).toStrictEqual({ events: normalized(events) });
-  });
+  }
 });
 
 describe("resumable runs through the proxy's store", () => {
