@@ -16,6 +16,7 @@ import { pushDecoderFor } from "../stream/index.js";
 import { declaringVersion, dropUnknown, type WarningHandler } from "../protocol/index.js";
 import { FrameDecoder } from "../binary/index.js";
 import { RelayableSSEDecoder } from "../sse/index.js";
+import { CanonicalSSE } from "./canonical-sse.js";
 import { note, STOPPED, type RunDeadline, type RunTally } from "./tally.js";
 import type { ChunkSource } from "../server/chunk-source.js";
 import { failureOf, UPSTREAM_FAILURES, UpstreamIdle, type UpstreamAnswer, type UpstreamFailure } from "./upstream.js";
@@ -111,6 +112,8 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
   const lines = params.relay && decoder instanceof RelayableSSEDecoder && params.contentType === SSE_MEDIA_TYPE ? decoder : undefined;
   /** The relayable text of each event of the chunk in hand (see `RelayableSSEDecoder.pushRelayable`). */
   const texts: (string | undefined)[] = [];
+  /** When both sides speak SSE: which of the upstream's bytes are already what the relay would write. */
+  const canonical = lines === undefined ? undefined : new CanonicalSSE();
   const upstream = (answer.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const keepAliveMs = sseKeepAliveMs(params.contentType, params.keepAliveMs);
   const idleTimeoutMs = params.idleTimeoutMs;
@@ -197,11 +200,16 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
    * else encoded. Only those lines pass, under the proxy's own
    * framing: the upstream's other lines (`event:`, `id:`, `retry:`, comments) and its line ends
    * never reach the client, so nothing it sends can change how the client's parser splits the
-   * stream. Throws at the first event refused, the events before it batched.
+   * stream. When every event of the chunk goes as its line, and the upstream wrote each as
+   * `data: <line>\n\n` (see {@link CanonicalSSE}), the upstream's bytes of those events are that
+   * text already, and go as they came. Throws at the first event refused, the events before it
+   * batched.
    */
   const relayLines = (sse: RelayableSSEDecoder, chunk: Uint8Array): Uint8Array | undefined => {
     texts.length = 0;
-    const events = sse.pushRelayable(chunk, texts);
+    const completed = canonical!.push(chunk);
+    // A canonical chunk's messages have one data line each.
+    const events = sse.pushRelayable(chunk, texts, completed >= 0);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       if (e.type === "RUN_STARTED" && e.protocolVersion === undefined) {
@@ -210,12 +218,42 @@ export function transcode(params: TranscodeParams): ChunkSource<Uint8Array> {
         texts[i] = undefined;
       }
     }
+    if (completed === events.length && asTheyCame(events.length)) {
+      let i = 0;
+      try {
+        for (; i < events.length; i++) {
+          verifier.push(events[i]!);
+          count(events[i]!);
+        }
+      } catch (error) {
+        canonical!.drop();
+        for (let j = 0; j < i; j++) addRelayed(events[j]!, texts[j]);
+        throw error;
+      }
+      return canonical!.take();
+    }
+    canonical!.drop();
     for (let i = 0; i < events.length; i++) {
       verifier.push(events[i]!);
       addRelayed(events[i]!, texts[i]);
       count(events[i]!);
     }
     return batch.take();
+  };
+
+  /**
+   * Whether the chunk's `n` events, one for each canonical event its bytes completed, may go as
+   * those bytes: each has its relayable text (so it is the upstream's event unchanged), within
+   * `maxEventBytes`, and valid UTF-8 (a U+FFFD may stand for bytes that were not: then the bytes
+   * are not the text's).
+   */
+  const asTheyCame = (n: number): boolean => {
+    if (canonical!.longest > params.maxEventBytes) return false;
+    for (let i = 0; i < n; i++) {
+      const text = texts[i];
+      if (text === undefined || text.includes("\uFFFD")) return false;
+    }
+    return true;
   };
 
   /** Batches one event: the upstream's `data` line when it has a relayable one, else encoded. */

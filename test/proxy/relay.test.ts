@@ -29,6 +29,14 @@ const TRACE = run10Trace(300);
 const utf8 = new TextEncoder();
 const CANONICAL_SSE = TRACE.map((event) => encodeSSE(event)).join("");
 const FRAMES = concatBytes(TRACE.map((event) => encodeFrame(event)));
+/** The trace as our server's resumable runs write it: each event after its `id:` line, with keep-alive comments between. */
+const NUMBERED_SSE = TRACE.map((event, i) => `${i % 50 === 49 ? ": keep-alive\n\n" : ""}id: ${i}\n${encodeSSE(event)}`).join("");
+/** Canonical SSE with a byte that is no UTF-8 (0xFF) inside a delta: a decoder reads it as U+FFFD. */
+function invalidUtf8(): Uint8Array {
+  const at = CANONICAL_SSE.indexOf('"delta":"') + '"delta":"'.length;
+  return concatBytes([utf8.encode(CANONICAL_SSE.slice(0, at)), new Uint8Array([0xff]), utf8.encode(CANONICAL_SSE.slice(at))]);
+}
+const INVALID_UTF8 = invalidUtf8();
 
 /** An upstream answering `body()` in `contentType`, cut into pieces, each written after a pause. */
 function piecewise(contentType: string, body: () => { bytes: Uint8Array; cuts: number[] }): Promise<TestServer> {
@@ -136,6 +144,8 @@ beforeAll(async () => {
   const agents: Record<string, { url: string }> = {
     canonical: { url: canonicalSSE.url },
     messy: { url: await up(SSE_MEDIA_TYPE, sse(messySSE(TRACE))) },
+    numbered: { url: await up(SSE_MEDIA_TYPE, sse(NUMBERED_SSE)) },
+    invalidUtf8: { url: await up(SSE_MEDIA_TYPE, () => ({ bytes: INVALID_UTF8, cuts: randomCuts(INVALID_UTF8.length) })) },
     frames: { url: await up(BINARY_MEDIA_TYPE, () => ({ bytes: FRAMES, cuts: randomCuts(FRAMES.length) })) },
   };
   for (const [name, bad] of Object.entries(BAD)) agents[name] = { url: await up(SSE_MEDIA_TYPE, sse(BEFORE_BAD + bad + AFTER_BAD)) };
@@ -199,6 +209,25 @@ describe("relaying what the upstream sent", () => {
     }
   });
 
+  it("sends the very bytes a re-encoding proxy sends for canonical SSE with id: lines and keep-alive comments, cut anywhere", async () => {
+    for (let round = 0; round < 3; round++) {
+      const relayed = await post(relay, "numbered", SSE_MEDIA_TYPE);
+      const encoded = await post(encode, "numbered", SSE_MEDIA_TYPE);
+      expect(text(relayed.bytes)).toBe(text(encoded.bytes));
+      expect(text(relayed.bytes)).toBe(CANONICAL_SSE);
+    }
+  });
+
+  it("sends the very bytes a re-encoding proxy sends for SSE holding a byte that is no UTF-8 (U+FFFD, encoded)", async () => {
+    for (let round = 0; round < 3; round++) {
+      const relayed = await post(relay, "invalidUtf8", SSE_MEDIA_TYPE);
+      const encoded = await post(encode, "invalidUtf8", SSE_MEDIA_TYPE);
+      expect(relayed.bytes).toStrictEqual(encoded.bytes);
+      expect(relayed.bytes.includes(0xff)).toBe(false);
+      expect(text(relayed.bytes)).toContain("\uFFFD");
+    }
+  });
+
   it("sends the very bytes a re-encoding proxy sends for binary frames, cut anywhere", async () => {
     const relayed = await post(relay, "frames", BINARY_MEDIA_TYPE);
     const encoded = await post(encode, "frames", BINARY_MEDIA_TYPE);
@@ -257,51 +286,91 @@ describe("refusing in relay mode", () => {
   }
 });
 
-describe("keep-alive comments", () => {
-  it("tells an SSE client of an SSE upstream's comments with a keep-alive of its own, never the upstream's text", async () => {
-    const events: AguiEventInput[] = [
-      { type: "RUN_STARTED", threadId: "t", runId: "r", protocolVersion: "1.1" },
-      { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "hi" },
-      { type: "RUN_FINISHED", threadId: "t", runId: "r" },
-    ];
-    const upstream = await listen(
-      withBody(async (_req, res) => {
-        res.writeHead(200, { "content-type": SSE_MEDIA_TYPE });
-        res.write(encodeSSE(events[0]!));
-        for (let i = 0; i < 3; i++) {
-          await sleep(5);
-          res.write(`: upstream is thinking\r\n\r\n`);
-        }
-        for (const event of events.slice(1)) res.write(encodeSSE(event));
-        res.end();
-      }),
-    );
+describe("the size bound in relay mode", () => {
+  it("refuses an event whose data line passes maxEventBytes in UTF-8 though not in UTF-16 units, as a re-encoding relay does", async () => {
+    const big = { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "é".repeat(60) };
+    const upstreamText = `${BEFORE_BAD}data: ${JSON.stringify(big)}\n\n${AFTER_BAD}`;
+    const upstream = await piecewise(SSE_MEDIA_TYPE, sse(upstreamText));
     servers.push(upstream);
-    const stop = new AbortController();
-    const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
-    if (!opening.ok) throw new Error(opening.message);
-    const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
-    const body = transcode({
-      answer: opening.answer,
-      contentType: SSE_MEDIA_TYPE,
-      // Shorter than the upstream's pauses: each of its comments earns the client one keep-alive.
-      keepAliveMs: 1,
-      idleTimeoutMs: Infinity,
-      maxEventBytes: 1 << 20,
-      deadline: runDeadline(Infinity, stop),
-      stop,
-      tally,
-      onFailure: () => {},
-      onWarning: () => {},
-      onEnd: () => {},
-      relay: true,
-    });
-    let out = "";
-    for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) out += text(chunk);
-    expect(out).toContain(": keep-alive\n\n");
-    expect(out).not.toContain("thinking");
-    expect(await decoded(utf8.encode(out), SSE_MEDIA_TYPE)).toStrictEqual({ events: normalized(events) });
+    const outputs: string[] = [];
+    for (const relayed of [true, false]) {
+      const stop = new AbortController();
+      const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
+      if (!opening.ok) throw new Error(opening.message);
+      const body = transcode({
+        answer: opening.answer,
+        contentType: SSE_MEDIA_TYPE,
+        keepAliveMs: 0,
+        idleTimeoutMs: Infinity,
+        // Within the decoder's bound (UTF-16 units), past the relay's (UTF-8 bytes).
+        maxEventBytes: 150,
+        deadline: runDeadline(Infinity, stop),
+        stop,
+        tally: { outcome: UNFINISHED, events: 0, bytes: 0 },
+        onFailure: () => {},
+        onWarning: () => {},
+        onEnd: () => {},
+        relay: relayed,
+      });
+      let out = "";
+      for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) out += text(chunk);
+      outputs.push(out);
+    }
+    expect(outputs[0]).toBe(outputs[1]);
+    const { events } = await decoded(utf8.encode(outputs[0]!), SSE_MEDIA_TYPE);
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]);
+    expect(outputs[0]).not.toContain("ééé");
   });
+});
+
+describe("keep-alive comments", () => {
+  // With LF line ends the upstream's bytes are canonical (relayed as they came); with CRLF they are not.
+  for (const lineEnd of ["\n", "\r\n"]) {
+    it(`tells an SSE client of an SSE upstream's comments with a keep-alive of its own, never the upstream's text (${JSON.stringify(lineEnd)})`, async () => {
+      const events: AguiEventInput[] = [
+        { type: "RUN_STARTED", threadId: "t", runId: "r", protocolVersion: "1.1" },
+        { type: "TEXT_MESSAGE_CHUNK", messageId: "m", delta: "hi" },
+        { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+      ];
+      const upstream = await listen(
+        withBody(async (_req, res) => {
+          res.writeHead(200, { "content-type": SSE_MEDIA_TYPE });
+          res.write(encodeSSE(events[0]!));
+          for (let i = 0; i < 3; i++) {
+            await sleep(5);
+            res.write(`: upstream is thinking${lineEnd}${lineEnd}`);
+          }
+          for (const event of events.slice(1)) res.write(encodeSSE(event));
+          res.end();
+        }),
+      );
+      servers.push(upstream);
+      const stop = new AbortController();
+      const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
+      if (!opening.ok) throw new Error(opening.message);
+      const tally: RunTally = { outcome: UNFINISHED, events: 0, bytes: 0 };
+      const body = transcode({
+        answer: opening.answer,
+        contentType: SSE_MEDIA_TYPE,
+        // Shorter than the upstream's pauses: each of its comments earns the client one keep-alive.
+        keepAliveMs: 1,
+        idleTimeoutMs: Infinity,
+        maxEventBytes: 1 << 20,
+        deadline: runDeadline(Infinity, stop),
+        stop,
+        tally,
+        onFailure: () => {},
+        onWarning: () => {},
+        onEnd: () => {},
+        relay: true,
+      });
+      let out = "";
+      for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) out += text(chunk);
+      expect(out).toContain(": keep-alive\n\n");
+      expect(out).not.toContain("thinking");
+      expect(await decoded(utf8.encode(out), SSE_MEDIA_TYPE)).toStrictEqual({ events: normalized(events) });
+    });
+  }
 });
 
 describe("resumable runs through the proxy's store", () => {
