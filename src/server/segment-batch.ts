@@ -11,6 +11,7 @@ import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { validEvent, validEventInOrder } from "../model/exact.js";
 import type { Segment } from "../store/segment.js";
 import { encodeValidSSE } from "../sse/index.js";
+import { concatBytes } from "../util/index.js";
 import { checkSSESize, EventTooLargeError, type Batch } from "./batch.js";
 
 const utf8 = new TextEncoder();
@@ -37,8 +38,16 @@ export class SegmentBatch implements Batch<number> {
   readonly #sse: boolean;
   /** The seq of the first event not in a taken segment yet. */
   #first = 0;
-  /** The append's SSE text, `id:` lines and all (SSE). */
+  /** The SSE text, `id:` lines and all, of the append's events since its last piece (SSE). */
   #text = "";
+  /**
+   * The append's SSE text before that, as UTF-8, a piece per chunk: encoded chunk by chunk, as
+   * the handler's own batches are, rather than as one string of a whole group commit, which costs
+   * several times as much to encode (a string of a thousand events is mostly two-byte, where most
+   * of a chunk's are one-byte).
+   */
+  #pieces: Uint8Array[] = [];
+  #pieceBytes = 0;
   /** The append's frames, views of the encoder's pool until they are copied out (binary). */
   #frames: Uint8Array[] = [];
   #frameBytes = 0;
@@ -89,6 +98,7 @@ export class SegmentBatch implements Batch<number> {
   take(): number | undefined {
     const n = this.count;
     if (n === 0) return undefined;
+    if (this.#sse) this.#encodeText();
     this.count = 0;
     this.size = 0;
     return n;
@@ -107,8 +117,11 @@ export class SegmentBatch implements Batch<number> {
     let segment: Segment;
     if (this.#sse) {
       // Kept as UTF-8, what every SSE reader is sent (see segmentOf).
-      const bytes = utf8.encode(this.#text);
-      this.#text = "";
+      this.#encodeText();
+      const pieces = this.#pieces;
+      const bytes = concatBytes(pieces, this.#pieceBytes);
+      this.#pieces = [];
+      this.#pieceBytes = 0;
       segment = { first, count: n, frames: undefined, sse: { bytes, offsets: undefined }, size: bytes.length };
     } else {
       const frames = this.#frames;
@@ -130,5 +143,14 @@ export class SegmentBatch implements Batch<number> {
     this.#first = first + n;
     this.pending = 0;
     return { segment, runEnded };
+  }
+
+  /** The text gathered since the last piece, as a piece. */
+  #encodeText(): void {
+    if (this.#text === "") return;
+    const piece = utf8.encode(this.#text);
+    this.#text = "";
+    this.#pieces.push(piece);
+    this.#pieceBytes += piece.length;
   }
 }
