@@ -102,10 +102,11 @@ interface Appends<T> {
   /** Takes a chunk of the agent's stream into the next append. */
   gather(chunk: T): void;
   /**
-   * Appends what is gathered (at least one event): the store's promise, and how its events leave
-   * the run (see `TakenSegment.runEnded`).
+   * Appends what is gathered (at least one event): the store's promise (`undefined` when the
+   * events are in the store already), and how its events leave the run (see
+   * `TakenSegment.runEnded`).
    */
-  append(): { written: Promise<void>; runEnded: boolean | undefined };
+  append(): { written: Promise<void> | undefined; runEnded: boolean | undefined };
 }
 
 /** Appends of events, each with its record (a store of another's). */
@@ -157,7 +158,7 @@ class SegmentAppends implements Appends<number> {
     // The chunk's events are in the batch's append already.
   }
 
-  append(): { written: Promise<void>; runEnded: boolean | undefined } {
+  append(): { written: Promise<void> | undefined; runEnded: boolean | undefined } {
     const { segment, runEnded } = this.#batch.takeSegment()!;
     return { written: this.#writer[APPEND_SEGMENT](segment), runEnded };
   }
@@ -214,6 +215,11 @@ async function record<R, T>(params: RecordRunParams<R>, chunks: AgentEventStream
         if (appends.pending === 0) continue;
       }
       const { written, runEnded: ends } = appends.append();
+      if (written === undefined) {
+        // In the store already (a store in memory): nothing to wait for, nothing to gather meanwhile.
+        if (ends !== undefined) runEnded = ends;
+        continue;
+      }
       let settled = false;
       const appending = written.finally(() => (settled = true));
       // Group commit: what the agent makes while a store's round trip is under way goes into the

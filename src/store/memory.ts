@@ -170,9 +170,9 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     return segments[s]!;
   };
 
-  /** Adds an append's segment, numbered from the run's next seq, within the run's bound. */
-  const appendSegment = (run: Run, segment: Segment): Promise<void> => {
-    if (run.ended) return Promise.resolve();
+  /** Adds an append's segment, numbered from the run's next seq, within the run's bound: `undefined` once it is in. */
+  const appendSegment = (run: Run, segment: Segment): Promise<void> | undefined => {
+    if (run.ended) return undefined;
     if (segment.first !== run.count) return Promise.reject(misnumbered(segment, run.count));
     if (run.bytes + segment.size > maxBytesPerRun) {
       return Promise.reject(
@@ -181,7 +181,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     }
     add(run, segment);
     wake(run);
-    return Promise.resolve();
+    return undefined;
   };
 
   const writer = (run: Run, runId: string): SegmentWriter => ({
@@ -189,7 +189,7 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     cancelled: run.cancel.signal,
     append(events) {
       if (run.ended || events.length === 0) return Promise.resolve();
-      return appendSegment(run, segmentOf(run.count, events));
+      return appendSegment(run, segmentOf(run.count, events)) ?? Promise.resolve();
     },
     [APPEND_SEGMENT](segment) {
       return appendSegment(run, segment);

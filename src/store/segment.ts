@@ -38,11 +38,13 @@ export const APPEND_SEGMENT: unique symbol = Symbol("agui-wire.append-segment");
 export interface SegmentWriter extends RunWriter {
   /**
    * Adds `segment`'s events to the run, as `append` adds events; its `first` must be the run's
-   * next seq (the caller numbered its `id:` lines from it).
+   * next seq (the caller numbered its `id:` lines from it). Returns `undefined` when the events
+   * are in the run already (a store in this process's memory): the caller then goes on at once,
+   * without a promise to wait on.
    *
-   * @throws {RunStoreError} As `append`; `store_unavailable` when `first` is not the next seq.
+   * @throws {RunStoreError} (rejects) As `append`; `store_unavailable` when `first` is not the next seq.
    */
-  [APPEND_SEGMENT](segment: Segment): Promise<void>;
+  [APPEND_SEGMENT](segment: Segment): Promise<void> | undefined;
 }
 
 /**
