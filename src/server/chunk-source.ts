@@ -29,6 +29,9 @@ export interface ChunkSource<T> {
    * {@link pull} without a promise, offered by sources whose pull never rejects (the agent's, a stored run's replay):
    * the next chunk, or `undefined` at the end, goes to `receiver`, within this call when the source
    * has it at once, else later. A reader waiting with it holds no promise, only its receiver.
+   * Only the Node handler's writer reads with it, and only writes the chunks to its socket: a
+   * source may hand it views of bytes it keeps (a stored run's replay does), which it must neither
+   * change nor transfer.
    */
   pullInto?(receiver: ChunkReceiver<T>): void;
 }

@@ -39,16 +39,21 @@ function framesOfText(sse: string | Uint8Array): Uint8Array {
 /**
  * Stored events as one chunk: their frames, or SSE text with each event's `seq` as its `id`, so
  * that a client (a browser's EventSource among them) reattaches after the last one it saw. Made
- * from the other form when the store kept one only. Always a copy: a chunk belongs to its reader,
- * which may keep or transfer it, and the store's bytes must stay as they are.
+ * from the other form when the store kept one only. A copy of the store's bytes unless `views`:
+ * a chunk pulled with `pull` belongs to its reader, which may keep, change or transfer it, and the
+ * store's bytes must stay as they are; one pulled with `pullInto` goes to the Node handler, which
+ * only writes it to its socket.
  *
  * @throws {EventTooLargeError} For an SSE event made here whose `data:` line is over `max` bytes
  *   (SSE text the store kept was held to the bound when it was recorded).
  */
-function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number): Uint8Array {
-  if (contentType !== SSE_MEDIA_TYPE) return events.frames !== undefined ? events.frames.slice() : framesOfText(events.sse!);
-  // The store's bytes copied (a memcpy), or the text encoded.
-  if (events.sse !== undefined) return typeof events.sse === "string" ? utf8.encode(events.sse) : events.sse.slice();
+function chunkOf(events: StoredEvents, contentType: EventMediaType, max: number, views: boolean): Uint8Array {
+  if (contentType !== SSE_MEDIA_TYPE) {
+    if (events.frames === undefined) return framesOfText(events.sse!);
+    return views ? events.frames : events.frames.slice();
+  }
+  // The store's bytes (or a copy of them: a memcpy), or the text encoded.
+  if (events.sse !== undefined) return typeof events.sse === "string" ? utf8.encode(events.sse) : views ? events.sse : events.sse.slice();
   const frames = events.frames!;
   const view = new DataView(frames.buffer, frames.byteOffset, frames.byteLength);
   let text = "";
@@ -108,6 +113,8 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
   #held: { ok: true; result: IteratorResult<StoredEvents> } | { ok: false; error: unknown } | undefined;
   /** Who waits for the next chunk. */
   #deliver: ChunkReceiver<Uint8Array> | undefined;
+  /** Whether it takes views of the store's bytes (see {@link pullInto}). */
+  #views = false;
   #ended = false;
 
   constructor(params: ReplayParams) {
@@ -120,16 +127,26 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
     this.#iterator = params.reader[Symbol.asyncIterator]();
   }
 
-  readonly pull = (): Promise<Uint8Array | undefined> => new Promise((resolve) => this.pullInto({ chunkPulled: resolve }));
+  readonly pull = (): Promise<Uint8Array | undefined> => new Promise((resolve) => this.#pullWith({ chunkPulled: resolve }, false));
 
+  /**
+   * The next chunk, as `pull` gives it, to `receiver`. Offered to the Node handler alone, which
+   * only writes a chunk to its socket: its chunks may be the store's own bytes, not copies, which
+   * the receiver must not change or transfer.
+   */
   pullInto(receiver: ChunkReceiver<Uint8Array>): void {
+    this.#pullWith(receiver, true);
+  }
+
+  #pullWith(receiver: ChunkReceiver<Uint8Array>, views: boolean): void {
     if (this.#ended) return receiver.chunkPulled(undefined);
     const held = this.#held;
     if (held !== undefined) {
       this.#held = undefined;
-      return receiver.chunkPulled(held.ok ? this.#chunkOf(held.result) : this.#failed(held.error));
+      return receiver.chunkPulled(held.ok ? this.#chunkOf(held.result, views) : this.#failed(held.error));
     }
     this.#deliver = receiver;
+    this.#views = views;
     if (!this.#stepping) {
       this.#stepping = true;
       this.#iterator.next().then(this.#onStep, this.#onFailure);
@@ -157,7 +174,7 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
     if (this.#ended) return;
     this.#silences?.disarm(this);
     if (this.#deliver === undefined) this.#held = { ok: true, result };
-    else this.#send(this.#chunkOf(result));
+    else this.#send(this.#chunkOf(result, this.#views));
   };
 
   readonly #onFailure = (error: unknown): void => {
@@ -175,13 +192,13 @@ class Replay implements ChunkSource<Uint8Array>, Silent {
   }
 
   /** The chunk of a step: its events, or nothing at the run's end. */
-  #chunkOf(result: IteratorResult<StoredEvents>): Uint8Array | undefined {
+  #chunkOf(result: IteratorResult<StoredEvents>, views: boolean): Uint8Array | undefined {
     if (result.done) {
       this.#ended = true;
       return undefined;
     }
     try {
-      return chunkOf(result.value, this.#contentType, this.#maxEventBytes);
+      return chunkOf(result.value, this.#contentType, this.#maxEventBytes, views);
     } catch (error) {
       void this.#iterator.return?.(undefined)?.catch(() => {});
       if (error instanceof EventTooLargeError) return this.#endWith(error, { code: error.code, message: error.message });

@@ -9,8 +9,8 @@
 import { AguiWireError } from "../util/index.js";
 import { sameSecret } from "../util/index.js";
 import { DEFAULT_DETACHED_TIMEOUT_MS, DEFAULT_MAX_LIVE_RUNS_PER_OWNER } from "./bounds.js";
-import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore, type RunWriter } from "./run-store.js";
-import { segmentOf, storedFrom, type Segment } from "./segment.js";
+import { RunStoreError, runKeyOf, unknownRun, type RunAccess, type RunReader, type RunStore } from "./run-store.js";
+import { APPEND_SEGMENT, misnumbered, segmentOf, storedFrom, type Segment, type SegmentWriter } from "./segment.js";
 import { wakeAll } from "./waiters.js";
 
 /** Options of {@link memoryStore}. */
@@ -170,20 +170,29 @@ export function memoryStore(options: MemoryStoreOptions = {}, now: () => number 
     return segments[s]!;
   };
 
-  const writer = (run: Run, runId: string): RunWriter => ({
+  /** Adds an append's segment, numbered from the run's next seq, within the run's bound: `undefined` once it is in. */
+  const appendSegment = (run: Run, segment: Segment): Promise<void> | undefined => {
+    if (run.ended) return undefined;
+    if (segment.first !== run.count) return Promise.reject(misnumbered(segment, run.count));
+    if (run.bytes + segment.size > maxBytesPerRun) {
+      return Promise.reject(
+        new RunStoreError("run_too_large", `the run outgrew the store: expected at most ${maxBytesPerRun} bytes of events (maxBytesPerRun), found ${run.bytes + segment.size}`),
+      );
+    }
+    add(run, segment);
+    wake(run);
+    return undefined;
+  };
+
+  const writer = (run: Run, runId: string): SegmentWriter => ({
     runId,
     cancelled: run.cancel.signal,
     append(events) {
       if (run.ended || events.length === 0) return Promise.resolve();
-      const segment = segmentOf(run.count, events);
-      if (run.bytes + segment.size > maxBytesPerRun) {
-        return Promise.reject(
-          new RunStoreError("run_too_large", `the run outgrew the store: expected at most ${maxBytesPerRun} bytes of events (maxBytesPerRun), found ${run.bytes + segment.size}`),
-        );
-      }
-      add(run, segment);
-      wake(run);
-      return Promise.resolve();
+      return appendSegment(run, segmentOf(run.count, events)) ?? Promise.resolve();
+    },
+    [APPEND_SEGMENT](segment) {
+      return appendSegment(run, segment);
     },
     end(last) {
       if (run.ended) return Promise.resolve();

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RunEvent, StoredEvents } from "./run-store.js";
+import { RunStoreError, type RunEvent, type RunWriter, type StoredEvents } from "./run-store.js";
 
 /** Consecutive events of a run, with where each starts: what a store keeps of an append. */
 export interface Segment {
@@ -25,6 +25,42 @@ export interface Segment {
 }
 
 const utf8 = new TextEncoder();
+
+/**
+ * The method of a writer of this package's stores that takes an append as a segment its caller
+ * made: the handlers' recorder encodes each event straight into one (its SSE text with its `id:`
+ * line, or its frame), with no object per event and no second pass to join them. Internal to the
+ * package: a store of another's gets `append` with its events.
+ */
+export const APPEND_SEGMENT: unique symbol = Symbol("agui-wire.append-segment");
+
+/** A writer that takes segments (see {@link APPEND_SEGMENT}). Internal to the package. */
+export interface SegmentWriter extends RunWriter {
+  /**
+   * Adds `segment`'s events to the run, as `append` adds events; its `first` must be the run's
+   * next seq (the caller numbered its `id:` lines from it). Returns `undefined` when the events
+   * are in the run already (a store in this process's memory): the caller then goes on at once,
+   * without a promise to wait on.
+   *
+   * @throws {RunStoreError} (rejects) As `append`; `store_unavailable` when `first` is not the next seq.
+   */
+  [APPEND_SEGMENT](segment: Segment): Promise<void> | undefined;
+}
+
+/**
+ * `writer` when it takes segments, else `undefined`. Never throws.
+ */
+export function segmentWriter(writer: RunWriter): SegmentWriter | undefined {
+  return typeof (writer as Partial<SegmentWriter>)[APPEND_SEGMENT] === "function" ? (writer as SegmentWriter) : undefined;
+}
+
+/**
+ * The error for a segment numbered from another seq than the run's next: the caller lost count
+ * (it appended past a failure, say). Never throws.
+ */
+export function misnumbered(segment: Segment, next: number): RunStoreError {
+  return new RunStoreError("store_unavailable", `could not append to the run: expected a segment numbered from its next event, ${next}, found one from ${segment.first}`);
+}
 
 /**
  * The events of one append, whose first is `first`, as a segment: the frames copied out of the

@@ -12,24 +12,23 @@ import { RunStoreError, type RunAccess, type RunEvent, type RunWriter } from "..
 import { noop, unavailable } from "./connection.js";
 import type { StoreContext } from "./context.js";
 import type { LocalRun } from "./local-window.js";
-import { segmentOf, type Segment } from "../segment.js";
+import { APPEND_SEGMENT, misnumbered, segmentOf, type Segment, type SegmentWriter } from "../segment.js";
 import { evalScript, frames, SCRIPTS, type Arg } from "./scripts.js";
 import { seenTtl } from "./reader.js";
 
 /**
- * An append as one stream entry: the segment the local window keeps, and the entry's field and
- * value made from it without another copy: its frames back to back (`f`) when every event has its
- * frame, else its SSE text (`s`), numbered from `first`, when every event has it. The text of a run
- * an SSE client started (the store is `textOnly`) is kept as it is sent, so its events are encoded
- * once; a binary reader gets frames made from it.
+ * An append's segment as one stream entry, the same segment the local window keeps: its field and
+ * value made from it without another copy, its frames back to back (`f`) when every event has its
+ * frame, else its SSE text (`s`), numbered from its `first`, when every event has it. The text of
+ * a run an SSE client started (the store is `textOnly`) is kept as it is sent, so its events are
+ * encoded once; a binary reader gets frames made from it.
  *
- * @throws {TypeError} When an event has neither.
+ * @throws {TypeError} When the segment holds neither.
  */
-function entryOf(first: number, events: readonly RunEvent[]): { segment: Segment; field: "f" | "s"; value: Buffer | string } {
-  const segment = segmentOf(first, events);
+function entryOf(segment: Segment): { field: "f" | "s"; value: Buffer } {
   const { frames, sse } = segment;
-  if (frames !== undefined) return { segment, field: "f", value: Buffer.from(frames.bytes.buffer, frames.bytes.byteOffset, frames.bytes.byteLength) };
-  if (sse !== undefined) return { segment, field: "s", value: Buffer.from(sse.bytes.buffer, sse.bytes.byteOffset, sse.bytes.byteLength) };
+  if (frames !== undefined) return { field: "f", value: Buffer.from(frames.bytes.buffer, frames.bytes.byteOffset, frames.bytes.byteLength) };
+  if (sse !== undefined) return { field: "s", value: Buffer.from(sse.bytes.buffer, sse.bytes.byteOffset, sse.bytes.byteLength) };
   throw new TypeError("redisStore: expected every event of an append to come with its binary frame, or every one with its SSE text, found neither");
 }
 
@@ -229,49 +228,56 @@ export class Writers {
       await this.diverge(key, local.acked);
       throw divergedError(runId, local.acked);
     };
-    return {
+    /** Adds an append's segment, numbered from what Redis last confirmed. */
+    const appendSegment = async (segment: Segment): Promise<void> => {
+      if (done) return;
+      if (segment.first !== local.acked) throw misnumbered(segment, local.acked);
+      const n = segment.count;
+      // One field for the whole append, made once for Redis and this instance's readers alike.
+      const { field, value } = entryOf(segment);
+      let result: unknown;
+      try {
+        result = await connections.command("append to a run", (c) =>
+          evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, value, local.acked, field]),
+        );
+      } catch (error) {
+        // Redis may have taken it or not: readers here go and ask.
+        windows.detach(run);
+        throw error;
+      }
+      if (result === DIVERGED) return await diverged();
+      if (result === -1) {
+        writers.delete(key);
+        windows.detach(run);
+        throw lostError(runId);
+      }
+      if (result === UNORDERED) {
+        windows.detach(run);
+        throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected Redis to hold the ${local.acked} events it had confirmed, found more`);
+      }
+      if (typeof result !== "number") {
+        windows.detach(run);
+        throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected the new count from Redis, found ${typeof result}`);
+      }
+      if (result <= -2) {
+        throw new RunStoreError(
+          "run_too_large",
+          `run ${JSON.stringify(runId)} outgrew the store: expected at most ${maxEvents} events (maxEventsPerRun), found ${-2 - result} and ${n} more`,
+        );
+      }
+      if (result > local.acked) local.acked = result;
+      // Numbered from what Redis had confirmed, which is where Redis put them unless it held
+      // more (frames only: text is refused then), which the window takes as a reason to detach.
+      windows.commit(run, result - n === segment.first ? segment : undefined);
+    };
+    const writer: SegmentWriter = {
       runId,
       cancelled: local.cancel.signal,
-      async append(events) {
-        if (done || events.length === 0) return;
-        const n = events.length;
-        // One field for the whole append, made once for Redis and this instance's readers alike.
-        const { segment, field, value } = entryOf(local.acked, events);
-        let result: unknown;
-        try {
-          result = await connections.command("append to a run", (c) =>
-            evalScript(c, SCRIPTS.append, k, [token, maxEvents, maxlen, liveTtl, ttlMs, frames().lost, n, value, local.acked, field]),
-          );
-        } catch (error) {
-          // Redis may have taken it or not: readers here go and ask.
-          windows.detach(run);
-          throw error;
-        }
-        if (result === DIVERGED) return await diverged();
-        if (result === -1) {
-          writers.delete(key);
-          windows.detach(run);
-          throw lostError(runId);
-        }
-        if (result === UNORDERED) {
-          windows.detach(run);
-          throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected Redis to hold the ${local.acked} events it had confirmed, found more`);
-        }
-        if (typeof result !== "number") {
-          windows.detach(run);
-          throw new RunStoreError("store_unavailable", `redisStore: could not append to run ${JSON.stringify(runId)}: expected the new count from Redis, found ${typeof result}`);
-        }
-        if (result <= -2) {
-          throw new RunStoreError(
-            "run_too_large",
-            `run ${JSON.stringify(runId)} outgrew the store: expected at most ${maxEvents} events (maxEventsPerRun), found ${-2 - result} and ${n} more`,
-          );
-        }
-        if (result > local.acked) local.acked = result;
-        // Numbered from what Redis had confirmed, which is where Redis put them unless it held
-        // more (frames only: text is refused then), which the window takes as a reason to detach.
-        windows.commit(run, result - n === segment.first ? segment : undefined);
+      append(events) {
+        if (done || events.length === 0) return Promise.resolve();
+        return appendSegment(segmentOf(local.acked, events));
       },
+      [APPEND_SEGMENT]: appendSegment,
       async end(last?: RunEvent) {
         if (done) return;
         // Stop refreshing first: if this end never gets through, the lease runs out and the run
@@ -302,5 +308,6 @@ export class Writers {
         else windows.ended(run);
       },
     };
+    return writer;
   }
 }
