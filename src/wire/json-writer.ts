@@ -97,7 +97,9 @@ function copyTo(w: Writer, pos: number): void {
     // A call to set() costs more than the copy for a few bytes.
     for (let i = pos; i < b.length; i++) out[at++] = b[i]!;
   } else {
-    out.set(b.subarray(pos), at);
+    // A view made by the constructor rather than subarray(), which also looks up the species
+    // constructor (see Writer.finish). The scratch buffer is a whole ArrayBuffer.
+    out.set(new Uint8Array(b.buffer, pos, len), at);
   }
   w.pos += len;
   if (b.length > KEEP_LIMIT) {
@@ -157,6 +159,16 @@ function value(v: JsonValue, p: number, depth: number): number {
         const need = typeof item === "string" ? 3 * item.length + 12 : 15;
         if (p < need) p = grow(p, need);
         p = scalar(item, p);
+      } else if (!Array.isArray(item)) {
+        // An object, the usual item of a list of records: its Struct written here rather than
+        // through value(), one call fewer per item.
+        p = struct(item, p, depth + 1);
+        if (p < 12) p = grow(p, 12);
+        const b = buf;
+        const len = b.length - p - itemEnd;
+        if (len < 0x80) b[--p] = len;
+        else p = prefixLong(b, p, len);
+        b[--p] = 0x2a; // 5: struct_value
       } else {
         p = value(item, p, depth + 1);
         if (p < 6) p = grow(p, 6);
@@ -248,8 +260,13 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
     const entryEnd = buf.length - p;
     // Room for the key with its length and tag, the value's and the entry's length and tag (and
     // for a scalar value, the value).
-    if (typeof item !== "object" || item === null) {
-      const need = 3 * key.length + (typeof item === "string" ? 3 * item.length + 24 : 27);
+    if (typeof item === "string") {
+      const need = 3 * (key.length + item.length) + 24;
+      if (p < need) p = grow(p, need);
+      p = string(item, p);
+      buf[--p] = 0x1a; // 3: string_value
+    } else if (typeof item !== "object" || item === null) {
+      const need = 3 * key.length + 27;
       if (p < need) p = grow(p, need);
       p = scalar(item, p);
     } else {
