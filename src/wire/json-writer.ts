@@ -143,8 +143,7 @@ function prefixLong(b: Uint8Array, p: number, len: number): number {
  */
 function value(v: JsonValue, p: number, depth: number): number {
   if (typeof v !== "object" || v === null) {
-    const need = typeof v === "string" ? 3 * v.length + 6 : 9;
-    if (p < need) p = grow(p, need);
+    if (p < 9) p = grow(p, 9);
     return scalar(v, p);
   }
   const end = buf.length - p;
@@ -155,9 +154,12 @@ function value(v: JsonValue, p: number, depth: number): number {
     for (let i = v.length - 1; i >= 0; i--) {
       const item = v[i]!;
       const itemEnd = buf.length - p;
-      if (typeof item !== "object" || item === null) {
-        const need = typeof item === "string" ? 3 * item.length + 12 : 15;
-        if (p < need) p = grow(p, need);
+      if (typeof item === "string") {
+        // Room below it for its tag, and the item's length and tag.
+        p = string(item, p, 7);
+        buf[--p] = 0x1a; // 3: string_value
+      } else if (typeof item !== "object" || item === null) {
+        if (p < 15) p = grow(p, 15);
         p = scalar(item, p);
       } else if (!Array.isArray(item)) {
         // An object, the usual item of a list of records: its Struct written here rather than
@@ -195,8 +197,7 @@ function value(v: JsonValue, p: number, depth: number): number {
 
 /**
  * Writes a `google.protobuf.Value` body holding a string, number, boolean or null before `p`;
- * returns where it starts. The caller has made room: 9 bytes, or for a string 3 per UTF-16 unit
- * and 6.
+ * returns where it starts. The caller has made room: 9 bytes (a string makes its own).
  *
  * @throws {@link NOT_JSON} for anything else that is not an object (undefined, a function, a symbol,
  *   a bigint) and for a number that is not finite.
@@ -204,7 +205,7 @@ function value(v: JsonValue, p: number, depth: number): number {
 function scalar(v: string | number | boolean | null, p: number): number {
   switch (typeof v) {
     case "string":
-      p = string(v, p);
+      p = string(v, p, 1);
       buf[--p] = 0x1a; // 3: string_value
       return p;
     case "number":
@@ -258,16 +259,15 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
     const item = vs[i]!;
     const key = ks[i]!;
     const entryEnd = buf.length - p;
-    // Room for the key with its length and tag, the value's and the entry's length and tag (and
-    // for a scalar value, the value).
+    // Room below the value for its tag (a string's), length and FieldsEntry.value tag; writeKey()
+    // makes room for the key and the entry's length and tag. (A string's length is read once: its
+    // property load sees every kind of string a server meets, a megamorphic load that costs
+    // about 13 ns where a monomorphic one costs 2.)
     if (typeof item === "string") {
-      const need = 3 * (key.length + item.length) + 24;
-      if (p < need) p = grow(p, need);
-      p = string(item, p);
+      p = string(item, p, 7);
       buf[--p] = 0x1a; // 3: string_value
     } else if (typeof item !== "object" || item === null) {
-      const need = 3 * key.length + 27;
-      if (p < need) p = grow(p, need);
+      if (p < 15) p = grow(p, 15);
       p = scalar(item, p);
     } else {
       // The nested value's entries go above this object's unwritten ones.
@@ -275,8 +275,7 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
       p = value(item, p, depth + 1);
       // Not kept alive by the stack once written.
       vs[i] = null;
-      const need = 3 * key.length + 18;
-      if (p < need) p = grow(p, need);
+      if (p < 6) p = grow(p, 6);
     }
     const b = buf;
     let len = b.length - p - entryEnd;
@@ -284,11 +283,13 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
     else p = prefixLong(b, p, len);
     b[--p] = 0x12; // FieldsEntry.value
     // An empty key is the proto3 default and is not written, as other encoders do.
-    if (key !== "") p = writeKey(b, p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
-    len = b.length - p - entryEnd;
-    if (len < 0x80) b[--p] = len;
-    else p = prefixLong(b, p, len);
-    b[--p] = 0x0a; // Struct.fields
+    if (key !== "") p = writeKey(p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
+    else if (p < 6) p = grow(p, 6);
+    const c = buf;
+    len = c.length - p - entryEnd;
+    if (len < 0x80) c[--p] = len;
+    else p = prefixLong(c, p, len);
+    c[--p] = 0x0a; // Struct.fields
   }
   top = base;
   return p;
@@ -307,22 +308,26 @@ const KEY_CACHE_SIZE = 4096;
 const KEY_CACHE_MAX_LENGTH = 64;
 
 /**
- * Writes the FieldsEntry.key field of `key` before `p` in `b`, from the cache (`slot` is its place
- * in the first level); returns where it starts. The caller has made room: 3 bytes per UTF-16 unit
- * and 6, which also covers encoding the key when it is not cached.
+ * Writes the FieldsEntry.key field of `key` before `p`, from the cache (`slot` is its place in the
+ * first level); returns where it starts, with room before it for the entry's length and tag.
  */
-function writeKey(b: Uint8Array, p: number, key: string, slot: number): number {
+function writeKey(p: number, key: string, slot: number): number {
   let words: Int32Array;
   if (slotKeys[slot] === key) {
     words = slotWords[slot]!;
   } else {
+    // Room to encode the key, which encodeKey() needs (it must not grow the buffer under `p`).
+    const units = key.length;
+    if (p < 3 * units + 12) p = grow(p, 3 * units + 12);
     words = keyCache.get(key) ?? encodeKey(key, p);
-    if (key.length <= KEY_CACHE_MAX_LENGTH) {
+    if (units <= KEY_CACHE_MAX_LENGTH) {
       slotKeys[slot] = key;
       slotWords[slot] = words;
     }
   }
   const n = words[0]!;
+  if (p < n + 6) p = grow(p, n + 6);
+  const b = buf;
   if (n >= 4) {
     // Whole words from the end, then the first four bytes over the start (overlapping what the
     // last word wrote when n is not a multiple of 4).
@@ -351,7 +356,7 @@ function writeKey(b: Uint8Array, p: number, key: string, slot: number): number {
  */
 function encodeKey(key: string, p: number): Int32Array {
   const end = buf.length - p;
-  let q = string(key, p);
+  let q = string(key, p, 1);
   buf[--q] = 0x0a;
   const bytes = buf.slice(q, buf.length - end);
   const n = bytes.length;
@@ -372,14 +377,14 @@ function encodeKey(key: string, p: number): Int32Array {
 }
 
 /**
- * Writes `s` as UTF-8 with its length before `end`; returns where it starts. Lone surrogates
- * become U+FFFD, as `TextEncoder` does. The caller has made room for a short string: 3 bytes per
- * UTF-16 unit and 5.
+ * Writes `s` as UTF-8 with its length before `end`; returns where it starts, with room for `extra`
+ * more bytes before it. Lone surrogates become U+FFFD, as `TextEncoder` does.
  */
-function string(s: string, end: number): number {
+function string(s: string, end: number, extra: number): number {
   const n = s.length;
   let p = end;
   if (n <= SHORT_STRING) {
+    if (p < 3 * n + 5 + extra) p = end = grow(p, 3 * n + 5 + extra);
     // One pass from the last character to the first, each written as it is read (UTF-8 read
     // backwards: a pair is met low surrogate first).
     const b = buf;
@@ -435,7 +440,7 @@ function string(s: string, end: number): number {
   // Long strings: the native encoder writes them at the bottom of a worst-case gap, and they are
   // moved up against what follows.
   const max = 3 * n;
-  if (p < max + 5) p = grow(p, max + 5);
+  if (p < max + 5 + extra) p = grow(p, max + 5 + extra);
   const b = buf;
   const at = p - max;
   const written = encoder.encodeInto(s, b.subarray(at, p)).written;

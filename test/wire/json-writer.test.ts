@@ -74,6 +74,25 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     expect(hex(ours({ a: [1, "b"] }))).toBe(hex(theirs({ a: [1, "b"] })));
   });
 
+  it("grow the scratch buffer at any write: a short string, a cached or new key, a number, a list item", () => {
+    // Written back to front, the filler list (the last entry) goes first and fills most of the
+    // initial 16 KiB buffer (numbers, 11 bytes each, leave little room), by an amount that steps
+    // byte by byte (the tail string); the entries before it then cross the buffer's end at every
+    // point. A value over 1 MiB before each puts the buffer back to 16 KiB.
+    for (let count = 1470; count < 1490; count++) {
+      for (let tail = 0; tail < 11; tail++) {
+        ours({ reset: "r".repeat(400_000) });
+        const v: JsonValue = {
+          first: "short é",
+          [`new-${count}-${tail}-ü`]: [1.5, "Genève — x", true, { k: "v", [`n${tail}`]: null }],
+          again: { first: "abcdefgh", again: -2 },
+          filler: [...Array.from({ length: count }, (_, i) => i + 0.5), "y".repeat(tail)],
+        };
+        expect(hex(ours(v)), `${count} ${tail}`).toBe(hex(theirs(v)));
+      }
+    }
+  });
+
   it("keep writing the right keys past the key cache's size", () => {
     const many: { [key: string]: JsonValue } = {};
     for (let i = 0; i < 5000; i++) many[`key-${i}`] = i;
