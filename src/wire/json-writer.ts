@@ -402,6 +402,19 @@ function string(s: string, end: number, extra: number): number {
         d.setInt32(p, c3 | (c2 << 8) | (c1 << 16) | (c0 << 24), true);
         i -= 4;
       } while (i >= 3);
+      if (i >= 0 && i < 3) {
+        // One to three characters left, and all after them ASCII: the first four as a word, over
+        // the start of what is written (the same bytes), rather than one by one.
+        const c0 = codeAt.call(s, 0);
+        const c1 = codeAt.call(s, 1);
+        const c2 = codeAt.call(s, 2);
+        const c3 = codeAt.call(s, 3);
+        if ((c0 | c1 | c2 | c3) < 0x80) {
+          p -= i + 1;
+          d.setInt32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
+          i = -1;
+        }
+      }
     }
     for (; i >= 0; i--) {
       const c = codeAt.call(s, i);
