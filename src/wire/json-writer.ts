@@ -22,9 +22,6 @@
 import { isPlainObjectPrototype, MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { varintSize, type Writer } from "./writer.js";
 
-const INITIAL_SIZE = 16 * 1024;
-// A scratch buffer grown past this by one large value is dropped afterwards, as the writer's pool is.
-const KEEP_LIMIT = 1024 * 1024;
 /** Strings up to this many UTF-16 units are encoded by a loop; longer ones by `encodeInto`. */
 const SHORT_STRING = 64;
 
@@ -37,13 +34,19 @@ const encoder = new TextEncoder();
  */
 const codeAt = String.prototype.charCodeAt;
 
-// The scratch buffer, and a view of it for writing several bytes at once. Encoding is synchronous
-// and never re-entered, so one buffer serves every value. Writing moves down from the end: the
-// functions below take the position before which they write and return the one they wrote down
-// to, so that it stays in a register rather than in this module's context (a module variable is a
-// memory load and store at every byte), and reload `buf` only after a call that may grow it.
-let buf = new Uint8Array(INITIAL_SIZE);
-let view = new DataView(buf.buffer);
+// The buffer written: the event writer's own, whose free space above what the event holds so far
+// takes the value, written down from the buffer's end and then moved down against the event's
+// bytes (one copyWithin: no scratch buffer to copy out of, which cost a view and a set() a value,
+// 2-3 times the move). `floor` is where the event's bytes end: nothing is written below it.
+// Encoding is synchronous and never re-entered. Writing moves down from the end: the functions
+// below take the position before which they write and return the one they wrote down to, so that
+// it stays in a register rather than in this module's context (a module variable is a memory load
+// and store at every byte), and reload `buf` only after a call that may grow it.
+let buf: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(buf.buffer);
+let floor = 0;
+// The event writer whose buffer `buf` is (grow() moves its bytes too).
+let target: Writer | undefined;
 
 /**
  * Thrown when a value being written is not JSON (see above): the writing is abandoned, and what was
@@ -56,9 +59,7 @@ export const NOT_JSON: Error = new Error("not a JSON value");
  * tag and length) to `w`.
  */
 export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
-  // A value abandoned with NOT_JSON leaves the stack where it stopped.
-  top = 0;
-  copyTo(w, value(v, buf.length, 0));
+  moveDown(w, value(v, begin(w), 0));
 }
 
 /**
@@ -66,19 +67,32 @@ export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key:
  * caller writes the tag) to `w`.
  */
 export function writeDelimitedComposite(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
-  top = 0;
-  copyTo(w, lengthBefore(value(v, buf.length, 0)));
+  moveDown(w, lengthBefore(value(v, begin(w), 0)));
 }
 
 /** Writes the JSON object `v` as the length and body of a `google.protobuf.Struct` field to `w`. */
 export function writeDelimitedStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
+  moveDown(w, lengthBefore(struct(v, begin(w), 0)));
+}
+
+/** Starts writing a value into `w`'s buffer; returns the position to write before (its end). */
+function begin(w: Writer): number {
+  // A value abandoned with NOT_JSON leaves the stack where it stopped.
   top = 0;
-  copyTo(w, lengthBefore(struct(v, buf.length, 0)));
+  const b = w.buf;
+  if (b !== buf) {
+    // Every buffer of the writer's is a whole ArrayBuffer (byteOffset 0).
+    buf = b;
+    view = new DataView(b.buffer);
+  }
+  target = w;
+  floor = w.pos;
+  return b.length;
 }
 
 /** Writes the length of what the scratch buffer holds from `p` on before it; returns where it starts. */
 function lengthBefore(p: number): number {
-  if (p < 5) p = grow(p, 5);
+  if (p - floor < 5) p = grow(p, 5);
   const b = buf;
   const len = b.length - p;
   if (len < 0x80) b[--p] = len;
@@ -86,39 +100,41 @@ function lengthBefore(p: number): number {
   return p;
 }
 
-/** Appends what the scratch buffer holds from `pos` on to `w`. */
-function copyTo(w: Writer, pos: number): void {
+/** Moves the value written from `pos` to the end of `w`'s buffer down to the end of its bytes. */
+function moveDown(w: Writer, pos: number): void {
   const b = buf;
-  const len = b.length - pos;
-  w.ensure(len);
-  const out = w.buf;
-  let at = w.pos;
-  if (len <= 32) {
-    // A call to set() costs more than the copy for a few bytes.
-    for (let i = pos; i < b.length; i++) out[at++] = b[i]!;
+  const at = w.pos;
+  const end = b.length;
+  if (end - pos <= 16) {
+    // A call to copyWithin() costs more than the copy for a few bytes.
+    let q = at;
+    for (let i = pos; i < end; i++) b[q++] = b[i]!;
   } else {
-    // A view made by the constructor rather than subarray(), which also looks up the species
-    // constructor (see Writer.finish). The scratch buffer is a whole ArrayBuffer.
-    out.set(new Uint8Array(b.buffer, pos, len), at);
+    b.copyWithin(at, pos, end);
   }
-  w.pos += len;
-  if (b.length > KEEP_LIMIT) {
-    buf = new Uint8Array(INITIAL_SIZE);
-    view = new DataView(buf.buffer);
-  }
+  w.pos = at + end - pos;
 }
 
 /**
- * Makes room for `n` bytes below `pos` by moving what is written to the end of a larger buffer;
- * returns where it starts there. Callers test `pos < n` first, so that the common case is no call.
+ * Makes room for `n` bytes below `pos` above the event's bytes: a larger buffer, with the event's
+ * bytes at its start and what is written of the value at its end, becomes the writer's; returns
+ * where the value starts there. Callers test `pos - floor < n` first, so that the common case is
+ * no call.
  */
 function grow(pos: number, n: number): number {
+  const w = target!;
+  const head = w.pos - w.start;
   const used = buf.length - pos;
-  const size = Math.max(2 * buf.length, 2 * (used + n));
+  const size = Math.max(2 * buf.length, 2 * (head + used + n));
   const grown = new Uint8Array(size);
+  grown.set(buf.subarray(w.start, w.pos));
   grown.set(buf.subarray(pos), size - used);
+  w.buf = grown;
+  w.start = 0;
+  w.pos = head;
   buf = grown;
   view = new DataView(grown.buffer);
+  floor = head;
   return size - used;
 }
 
@@ -143,7 +159,7 @@ function prefixLong(b: Uint8Array, p: number, len: number): number {
  */
 function value(v: JsonValue, p: number, depth: number): number {
   if (typeof v !== "object" || v === null) {
-    if (p < 9) p = grow(p, 9);
+    if (p - floor < 9) p = grow(p, 9);
     return scalar(v, p);
   }
   const end = buf.length - p;
@@ -159,13 +175,13 @@ function value(v: JsonValue, p: number, depth: number): number {
         p = string(item, p, 7);
         buf[--p] = 0x1a; // 3: string_value
       } else if (typeof item !== "object" || item === null) {
-        if (p < 15) p = grow(p, 15);
+        if (p - floor < 15) p = grow(p, 15);
         p = scalar(item, p);
       } else if (!Array.isArray(item)) {
         // An object, the usual item of a list of records: its Struct written here rather than
         // through value(), one call fewer per item.
         p = struct(item, p, depth + 1);
-        if (p < 12) p = grow(p, 12);
+        if (p - floor < 12) p = grow(p, 12);
         const b = buf;
         const len = b.length - p - itemEnd;
         if (len < 0x80) b[--p] = len;
@@ -173,7 +189,7 @@ function value(v: JsonValue, p: number, depth: number): number {
         b[--p] = 0x2a; // 5: struct_value
       } else {
         p = value(item, p, depth + 1);
-        if (p < 6) p = grow(p, 6);
+        if (p - floor < 6) p = grow(p, 6);
       }
       const b = buf;
       const len = b.length - p - itemEnd;
@@ -186,7 +202,7 @@ function value(v: JsonValue, p: number, depth: number): number {
     p = struct(v, p, depth);
     tag = 0x2a; // 5: struct_value
   }
-  if (p < 6) p = grow(p, 6);
+  if (p - floor < 6) p = grow(p, 6);
   const b = buf;
   const len = b.length - p - end;
   if (len < 0x80) b[--p] = len;
@@ -267,7 +283,7 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
       p = string(item, p, 7);
       buf[--p] = 0x1a; // 3: string_value
     } else if (typeof item !== "object" || item === null) {
-      if (p < 15) p = grow(p, 15);
+      if (p - floor < 15) p = grow(p, 15);
       p = scalar(item, p);
     } else {
       // The nested value's entries go above this object's unwritten ones.
@@ -275,7 +291,7 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
       p = value(item, p, depth + 1);
       // Not kept alive by the stack once written.
       vs[i] = null;
-      if (p < 6) p = grow(p, 6);
+      if (p - floor < 6) p = grow(p, 6);
     }
     const b = buf;
     let len = b.length - p - entryEnd;
@@ -284,7 +300,7 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
     b[--p] = 0x12; // FieldsEntry.value
     // An empty key is the proto3 default and is not written, as other encoders do.
     if (key !== "") p = writeKey(p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
-    else if (p < 6) p = grow(p, 6);
+    else if (p - floor < 6) p = grow(p, 6);
     const c = buf;
     len = c.length - p - entryEnd;
     if (len < 0x80) c[--p] = len;
@@ -318,7 +334,7 @@ function writeKey(p: number, key: string, slot: number): number {
   } else {
     // Room to encode the key, which encodeKey() needs (it must not grow the buffer under `p`).
     const units = key.length;
-    if (p < 3 * units + 12) p = grow(p, 3 * units + 12);
+    if (p - floor < 3 * units + 12) p = grow(p, 3 * units + 12);
     words = keyCache.get(key) ?? encodeKey(key, p);
     if (units <= KEY_CACHE_MAX_LENGTH) {
       slotKeys[slot] = key;
@@ -326,7 +342,7 @@ function writeKey(p: number, key: string, slot: number): number {
     }
   }
   const n = words[0]!;
-  if (p < n + 6) p = grow(p, n + 6);
+  if (p - floor < n + 6) p = grow(p, n + 6);
   const b = buf;
   if (n >= 4) {
     // Whole words from the end, then the first four bytes over the start (overlapping what the
@@ -384,7 +400,7 @@ function string(s: string, end: number, extra: number): number {
   const n = s.length;
   let p = end;
   if (n <= SHORT_STRING) {
-    if (p < 3 * n + 5 + extra) p = end = grow(p, 3 * n + 5 + extra);
+    if (p - floor < 3 * n + 5 + extra) p = end = grow(p, 3 * n + 5 + extra);
     // One pass from the last character to the first, each written as it is read (UTF-8 read
     // backwards: a pair is met low surrogate first).
     const b = buf;
@@ -453,7 +469,7 @@ function string(s: string, end: number, extra: number): number {
   // Long strings: the native encoder writes them at the bottom of a worst-case gap, and they are
   // moved up against what follows.
   const max = 3 * n;
-  if (p < max + 5 + extra) p = grow(p, max + 5 + extra);
+  if (p - floor < max + 5 + extra) p = grow(p, max + 5 + extra);
   const b = buf;
   const at = p - max;
   const written = encoder.encodeInto(s, b.subarray(at, p)).written;

@@ -38,6 +38,14 @@ function theirs(v: JsonValue): Uint8Array {
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
+/** The varint of `n`, in hex. */
+function varint(n: number): string {
+  const out: number[] = [];
+  for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  out.push(n);
+  return Buffer.from(out).toString("hex");
+}
+
 describe("JSON values as google.protobuf.Value, written back to front", () => {
   it("match protobuf-es for arbitrary JSON", () => {
     const json = fc.jsonValue({ maxDepth: 6, noUnicodeString: false }).map((v) => withoutEmptyKeys(JSON.parse(JSON.stringify(v)) as JsonValue));
@@ -75,11 +83,12 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
   });
 
   it("grow the scratch buffer at any write: a short string, a cached or new key, a number, a list item", () => {
-    // Written back to front, the filler list (the last entry) goes first and fills most of the
-    // initial 16 KiB buffer (numbers, 11 bytes each, leave little room), by an amount that steps
-    // byte by byte (the tail string); the entries before it then cross the buffer's end at every
-    // point. A value over 1 MiB before each puts the buffer back to 16 KiB.
-    for (let count = 1470; count < 1490; count++) {
+    // The value is written back to front from the end of the writer's buffer (a fresh 64 KiB
+    // pool after the value over 1 MiB before each, which the writer drops), the filler list (the
+    // last entry) first: it fills most of the pool (numbers, 11 bytes each, leave little room) by
+    // an amount that steps byte by byte (the tail string), and the entries before it cross the
+    // room's end at every point.
+    for (let count = 5940; count < 5960; count++) {
       for (let tail = 0; tail < 11; tail++) {
         ours({ reset: "r".repeat(400_000) });
         const v: JsonValue = {
@@ -118,12 +127,6 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
 
   it("write a field's length and body, the length as long as the body needs", () => {
     // Scalars (fork and join), and arrays and objects whose bodies take 1, 2 and 3 bytes of length.
-    const varint = (n: number) => {
-      const out: number[] = [];
-      for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
-      out.push(n);
-      return Buffer.from(out).toString("hex");
-    };
     const cases: JsonValue[] = ["s", "é".repeat(100), 1.5, true, null, [1], { a: "x".repeat(200) }, ["y".repeat(20_000)]];
     for (const v of cases) {
       const w = beginWrite();
@@ -137,6 +140,27 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
       writeStructField(w, v);
       const body = toBinary(StructSchema, fromJson(StructSchema, v));
       expect(hex(w.finish())).toBe(varint(body.length) + hex(body));
+    }
+  });
+
+  it("keep the event's bytes before a value whose writing grows the writer's buffer", () => {
+    // The value is written in the writer's buffer above the event's bytes so far: when it needs a
+    // larger buffer, those bytes go with it. Values from a few bytes to a few times the pool,
+    // after events of several sizes have moved the pool's start on.
+    const head = Array.from({ length: 300 }, (_, i) => (i * 7) & 0xff);
+    for (const size of [10, 1_000, 30_000, 70_000, 200_000]) {
+      for (const before of [0, 1, 299, 300]) {
+        const v: JsonValue = { rows: Array.from({ length: Math.ceil(size / 40) }, (_, i) => ({ id: `r${i}`, n: i })) };
+        ours({ skip: "s".repeat(before) });
+        const w = beginWrite();
+        w.ensure(before);
+        for (let i = 0; i < before; i++) w.byte(head[i]!);
+        writeValueField(w, v);
+        const body = theirs(v);
+        const out = hex(w.finish());
+        expect(out.slice(0, 2 * before), `${size} ${before}`).toBe(hex(Uint8Array.from(head.slice(0, before))));
+        expect(out.slice(2 * before), `${size} ${before}`).toBe(varint(body.length) + hex(body));
+      }
     }
   });
 });
