@@ -22,6 +22,8 @@
 import { isPlainObjectPrototype, MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { varintSize, type Writer } from "./writer.js";
 
+/** Room the writer's buffer should have for a value before one is written (see begin()). */
+const VALUE_ROOM = 16 * 1024;
 /** Strings up to this many UTF-16 units are encoded by a loop; longer ones by `encodeInto`. */
 const SHORT_STRING = 64;
 
@@ -79,6 +81,9 @@ export function writeDelimitedStruct(w: Writer, v: { readonly [key: string]: Jso
 function begin(w: Writer): number {
   // A value abandoned with NOT_JSON leaves the stack where it stopped.
   top = 0;
+  // A value moved to a larger buffer midway is copied once more, and the buffer doubles: with
+  // less room than this left, the writer starts a fresh pool now, taking only the event's bytes.
+  w.ensure(VALUE_ROOM);
   const b = w.buf;
   if (b !== buf) {
     // Every buffer of the writer's is a whole ArrayBuffer (byteOffset 0).
