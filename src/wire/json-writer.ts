@@ -22,6 +22,8 @@
 import { isPlainObjectPrototype, MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { varintSize, type Writer } from "./writer.js";
 
+/** This realm's `Object.prototype`: the prototype of nearly every object written, tested first. */
+const OBJECT_PROTOTYPE: object = Object.prototype;
 /** Room the writer's buffer should have for a value before one is written (see begin()). */
 const VALUE_ROOM = 16 * 1024;
 /** Strings up to this many UTF-16 units are encoded by a loop; longer ones by `encodeInto`. */
@@ -266,7 +268,9 @@ let top = 0;
  * @throws {@link NOT_JSON} as value() does.
  */
 function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: number): number {
-  if (depth >= MAX_JSON_DEPTH || !isPlainObjectPrototype(Object.getPrototypeOf(v) as object | null)) throw NOT_JSON;
+  if (depth >= MAX_JSON_DEPTH) throw NOT_JSON;
+  const proto = Object.getPrototypeOf(v) as object | null;
+  if (proto !== OBJECT_PROTOTYPE && !isPlainObjectPrototype(proto)) throw NOT_JSON;
   const ks = keyStack;
   const vs = valueStack;
   const base = top;
