@@ -5,7 +5,8 @@
  * several deep (Value, Struct, entry, Value, ...). Written front to back, every body longer than
  * 127 bytes has to be moved once its length is known, at every level, and a size-first pass walks
  * the value twice. Written back to front, as upb does, each body is complete when its length is
- * due: one walk, no moves, and the only copy is the finished value's into the event's writer.
+ * due: one walk, no moves, and the only copy is the finished value's move down in the event
+ * writer's buffer, from its end (where it is written) against the event's bytes.
  * Bytes are those protobuf-es writes: entries in the object's key order, minimal varints, the
  * empty key not written, `null` as an explicit null_value.
  *
@@ -97,7 +98,7 @@ function begin(w: Writer): number {
   return b.length;
 }
 
-/** Writes the length of what the scratch buffer holds from `p` on before it; returns where it starts. */
+/** Writes the length of the value written from `p` to the buffer's end before it; returns where it starts. */
 function lengthBefore(p: number): number {
   if (p - floor < 5) p = grow(p, 5);
   const b = buf;

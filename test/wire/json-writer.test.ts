@@ -1,7 +1,7 @@
 /**
  * The back-to-front JSON value writer (src/wire/json-writer.ts) against protobuf-es: for any JSON
  * value, the bytes of `google.protobuf.Value` / `Struct` are the ones protobuf-es writes, including
- * where the writer's own machinery is at work (its scratch buffer growing mid-value, the key cache
+ * where the writer's own machinery is at work (the buffer it writes in growing mid-value, the key cache
  * filling up and starting again, long and non-ASCII strings, lone surrogates, the empty key).
  */
 import { fromJson, toBinary } from "@bufbuild/protobuf";
@@ -70,8 +70,8 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     for (const v of cases) expect(hex(ours(v)), JSON.stringify(v).slice(0, 60)).toBe(hex(theirs(v)));
   });
 
-  it("grow the scratch buffer in the middle of a value without losing what is written", () => {
-    // Nested lists and objects whose total is many times the initial 16 KiB scratch buffer.
+  it("grow the buffer in the middle of a value without losing what is written", () => {
+    // Nested lists and objects whose total is many times the writer's 64 KiB pool.
     const v: JsonValue = {
       rows: Array.from({ length: 400 }, (_, i) => ({ id: `row-${i}`, text: "é".repeat(i % 90), nested: { deep: [i, { s: "x".repeat(i) }] } })),
       big: "y".repeat(300_000),
@@ -82,7 +82,7 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     expect(hex(ours({ a: [1, "b"] }))).toBe(hex(theirs({ a: [1, "b"] })));
   });
 
-  it("grow the scratch buffer at any write: a short string, a cached or new key, a number, a list item", () => {
+  it("grow the buffer at any write: a short string, a cached or new key, a number, a list item", () => {
     // The value is written back to front from the end of the writer's buffer (a fresh 64 KiB
     // pool after the value over 1 MiB before each, which the writer drops), the filler list (the
     // last entry) first: it fills most of the pool (numbers, 11 bytes each, leave little room) by
