@@ -5,7 +5,8 @@
  * several deep (Value, Struct, entry, Value, ...). Written front to back, every body longer than
  * 127 bytes has to be moved once its length is known, at every level, and a size-first pass walks
  * the value twice. Written back to front, as upb does, each body is complete when its length is
- * due: one walk, no moves, and the only copy is the finished value's into the event's writer.
+ * due: one walk, no moves, and the only copy is the finished value's move down in the event
+ * writer's buffer, from its end (where it is written) against the event's bytes.
  * Bytes are those protobuf-es writes: entries in the object's key order, minimal varints, the
  * empty key not written, `null` as an explicit null_value.
  *
@@ -22,9 +23,10 @@
 import { isPlainObjectPrototype, MAX_JSON_DEPTH, type JsonValue } from "../model/json-problem.js";
 import { varintSize, type Writer } from "./writer.js";
 
-const INITIAL_SIZE = 16 * 1024;
-// A scratch buffer grown past this by one large value is dropped afterwards, as the writer's pool is.
-const KEEP_LIMIT = 1024 * 1024;
+/** This realm's `Object.prototype`: the prototype of nearly every object written, tested first. */
+const OBJECT_PROTOTYPE: object = Object.prototype;
+/** Room the writer's buffer should have for a value before one is written (see begin()). */
+const VALUE_ROOM = 16 * 1024;
 /** Strings up to this many UTF-16 units are encoded by a loop; longer ones by `encodeInto`. */
 const SHORT_STRING = 64;
 
@@ -37,13 +39,19 @@ const encoder = new TextEncoder();
  */
 const codeAt = String.prototype.charCodeAt;
 
-// The scratch buffer, and a view of it for writing several bytes at once. Encoding is synchronous
-// and never re-entered, so one buffer serves every value. Writing moves down from the end: the
-// functions below take the position before which they write and return the one they wrote down
-// to, so that it stays in a register rather than in this module's context (a module variable is a
-// memory load and store at every byte), and reload `buf` only after a call that may grow it.
-let buf = new Uint8Array(INITIAL_SIZE);
-let view = new DataView(buf.buffer);
+// The buffer written: the event writer's own, whose free space above what the event holds so far
+// takes the value, written down from the buffer's end and then moved down against the event's
+// bytes (one copyWithin: no scratch buffer to copy out of, which cost a view and a set() a value,
+// 2-3 times the move). `floor` is where the event's bytes end: nothing is written below it.
+// Encoding is synchronous and never re-entered. Writing moves down from the end: the functions
+// below take the position before which they write and return the one they wrote down to, so that
+// it stays in a register rather than in this module's context (a module variable is a memory load
+// and store at every byte), and reload `buf` only after a call that may grow it.
+let buf: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(buf.buffer);
+let floor = 0;
+// The event writer whose buffer `buf` is (grow() moves its bytes too).
+let target: Writer | undefined;
 
 /**
  * Thrown when a value being written is not JSON (see above): the writing is abandoned, and what was
@@ -56,9 +64,7 @@ export const NOT_JSON: Error = new Error("not a JSON value");
  * tag and length) to `w`.
  */
 export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
-  // A value abandoned with NOT_JSON leaves the stack where it stopped.
-  top = 0;
-  copyTo(w, value(v, buf.length, 0));
+  moveDown(w, value(v, begin(w), 0));
 }
 
 /**
@@ -66,19 +72,35 @@ export function writeCompositeValue(w: Writer, v: JsonValue[] | { readonly [key:
  * caller writes the tag) to `w`.
  */
 export function writeDelimitedComposite(w: Writer, v: JsonValue[] | { readonly [key: string]: JsonValue }): void {
-  top = 0;
-  copyTo(w, lengthBefore(value(v, buf.length, 0)));
+  moveDown(w, lengthBefore(value(v, begin(w), 0)));
 }
 
 /** Writes the JSON object `v` as the length and body of a `google.protobuf.Struct` field to `w`. */
 export function writeDelimitedStruct(w: Writer, v: { readonly [key: string]: JsonValue }): void {
-  top = 0;
-  copyTo(w, lengthBefore(struct(v, buf.length, 0)));
+  moveDown(w, lengthBefore(struct(v, begin(w), 0)));
 }
 
-/** Writes the length of what the scratch buffer holds from `p` on before it; returns where it starts. */
+/** Starts writing a value into `w`'s buffer; returns the position to write before (its end). */
+function begin(w: Writer): number {
+  // A value abandoned with NOT_JSON leaves the stack where it stopped.
+  top = 0;
+  // A value moved to a larger buffer midway is copied once more, and the buffer doubles: with
+  // less room than this left, the writer starts a fresh pool now, taking only the event's bytes.
+  w.ensure(VALUE_ROOM);
+  const b = w.buf;
+  if (b !== buf) {
+    // Every buffer of the writer's is a whole ArrayBuffer (byteOffset 0).
+    buf = b;
+    view = new DataView(b.buffer);
+  }
+  target = w;
+  floor = w.pos;
+  return b.length;
+}
+
+/** Writes the length of the value written from `p` to the buffer's end before it; returns where it starts. */
 function lengthBefore(p: number): number {
-  if (p < 5) p = grow(p, 5);
+  if (p - floor < 5) p = grow(p, 5);
   const b = buf;
   const len = b.length - p;
   if (len < 0x80) b[--p] = len;
@@ -86,37 +108,41 @@ function lengthBefore(p: number): number {
   return p;
 }
 
-/** Appends what the scratch buffer holds from `pos` on to `w`. */
-function copyTo(w: Writer, pos: number): void {
+/** Moves the value written from `pos` to the end of `w`'s buffer down to the end of its bytes. */
+function moveDown(w: Writer, pos: number): void {
   const b = buf;
-  const len = b.length - pos;
-  w.ensure(len);
-  const out = w.buf;
-  let at = w.pos;
-  if (len <= 32) {
-    // A call to set() costs more than the copy for a few bytes.
-    for (let i = pos; i < b.length; i++) out[at++] = b[i]!;
+  const at = w.pos;
+  const end = b.length;
+  if (end - pos <= 16) {
+    // A call to copyWithin() costs more than the copy for a few bytes.
+    let q = at;
+    for (let i = pos; i < end; i++) b[q++] = b[i]!;
   } else {
-    out.set(b.subarray(pos), at);
+    b.copyWithin(at, pos, end);
   }
-  w.pos += len;
-  if (b.length > KEEP_LIMIT) {
-    buf = new Uint8Array(INITIAL_SIZE);
-    view = new DataView(buf.buffer);
-  }
+  w.pos = at + end - pos;
 }
 
 /**
- * Makes room for `n` bytes below `pos` by moving what is written to the end of a larger buffer;
- * returns where it starts there. Callers test `pos < n` first, so that the common case is no call.
+ * Makes room for `n` bytes below `pos` above the event's bytes: a larger buffer, with the event's
+ * bytes at its start and what is written of the value at its end, becomes the writer's; returns
+ * where the value starts there. Callers test `pos - floor < n` first, so that the common case is
+ * no call.
  */
 function grow(pos: number, n: number): number {
+  const w = target!;
+  const head = w.pos - w.start;
   const used = buf.length - pos;
-  const size = Math.max(2 * buf.length, 2 * (used + n));
+  const size = Math.max(2 * buf.length, 2 * (head + used + n));
   const grown = new Uint8Array(size);
+  grown.set(buf.subarray(w.start, w.pos));
   grown.set(buf.subarray(pos), size - used);
+  w.buf = grown;
+  w.start = 0;
+  w.pos = head;
   buf = grown;
   view = new DataView(grown.buffer);
+  floor = head;
   return size - used;
 }
 
@@ -141,8 +167,7 @@ function prefixLong(b: Uint8Array, p: number, len: number): number {
  */
 function value(v: JsonValue, p: number, depth: number): number {
   if (typeof v !== "object" || v === null) {
-    const need = typeof v === "string" ? 3 * v.length + 6 : 9;
-    if (p < need) p = grow(p, need);
+    if (p - floor < 9) p = grow(p, 9);
     return scalar(v, p);
   }
   const end = buf.length - p;
@@ -153,13 +178,26 @@ function value(v: JsonValue, p: number, depth: number): number {
     for (let i = v.length - 1; i >= 0; i--) {
       const item = v[i]!;
       const itemEnd = buf.length - p;
-      if (typeof item !== "object" || item === null) {
-        const need = typeof item === "string" ? 3 * item.length + 12 : 15;
-        if (p < need) p = grow(p, need);
+      if (typeof item === "string") {
+        // Room below it for its tag, and the item's length and tag.
+        p = string(item, p, 7);
+        buf[--p] = 0x1a; // 3: string_value
+      } else if (typeof item !== "object" || item === null) {
+        if (p - floor < 15) p = grow(p, 15);
         p = scalar(item, p);
+      } else if (!Array.isArray(item)) {
+        // An object, the usual item of a list of records: its Struct written here rather than
+        // through value(), one call fewer per item.
+        p = struct(item, p, depth + 1);
+        if (p - floor < 12) p = grow(p, 12);
+        const b = buf;
+        const len = b.length - p - itemEnd;
+        if (len < 0x80) b[--p] = len;
+        else p = prefixLong(b, p, len);
+        b[--p] = 0x2a; // 5: struct_value
       } else {
         p = value(item, p, depth + 1);
-        if (p < 6) p = grow(p, 6);
+        if (p - floor < 6) p = grow(p, 6);
       }
       const b = buf;
       const len = b.length - p - itemEnd;
@@ -172,7 +210,7 @@ function value(v: JsonValue, p: number, depth: number): number {
     p = struct(v, p, depth);
     tag = 0x2a; // 5: struct_value
   }
-  if (p < 6) p = grow(p, 6);
+  if (p - floor < 6) p = grow(p, 6);
   const b = buf;
   const len = b.length - p - end;
   if (len < 0x80) b[--p] = len;
@@ -183,8 +221,7 @@ function value(v: JsonValue, p: number, depth: number): number {
 
 /**
  * Writes a `google.protobuf.Value` body holding a string, number, boolean or null before `p`;
- * returns where it starts. The caller has made room: 9 bytes, or for a string 3 per UTF-16 unit
- * and 6.
+ * returns where it starts. The caller has made room: 9 bytes (a string makes its own).
  *
  * @throws {@link NOT_JSON} for anything else that is not an object (undefined, a function, a symbol,
  *   a bigint) and for a number that is not finite.
@@ -192,7 +229,7 @@ function value(v: JsonValue, p: number, depth: number): number {
 function scalar(v: string | number | boolean | null, p: number): number {
   switch (typeof v) {
     case "string":
-      p = string(v, p);
+      p = string(v, p, 1);
       buf[--p] = 0x1a; // 3: string_value
       return p;
     case "number":
@@ -232,7 +269,9 @@ let top = 0;
  * @throws {@link NOT_JSON} as value() does.
  */
 function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: number): number {
-  if (depth >= MAX_JSON_DEPTH || !isPlainObjectPrototype(Object.getPrototypeOf(v) as object | null)) throw NOT_JSON;
+  if (depth >= MAX_JSON_DEPTH) throw NOT_JSON;
+  const proto = Object.getPrototypeOf(v) as object | null;
+  if (proto !== OBJECT_PROTOTYPE && !isPlainObjectPrototype(proto)) throw NOT_JSON;
   const ks = keyStack;
   const vs = valueStack;
   const base = top;
@@ -246,11 +285,15 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
     const item = vs[i]!;
     const key = ks[i]!;
     const entryEnd = buf.length - p;
-    // Room for the key with its length and tag, the value's and the entry's length and tag (and
-    // for a scalar value, the value).
-    if (typeof item !== "object" || item === null) {
-      const need = 3 * key.length + (typeof item === "string" ? 3 * item.length + 24 : 27);
-      if (p < need) p = grow(p, need);
+    // Room below the value for its tag (a string's), length and FieldsEntry.value tag; writeKey()
+    // makes room for the key and the entry's length and tag. (A string's length is read once: its
+    // property load sees every kind of string a server meets, a megamorphic load that costs
+    // about 13 ns where a monomorphic one costs 2.)
+    if (typeof item === "string") {
+      p = string(item, p, 7);
+      buf[--p] = 0x1a; // 3: string_value
+    } else if (typeof item !== "object" || item === null) {
+      if (p - floor < 15) p = grow(p, 15);
       p = scalar(item, p);
     } else {
       // The nested value's entries go above this object's unwritten ones.
@@ -258,8 +301,7 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
       p = value(item, p, depth + 1);
       // Not kept alive by the stack once written.
       vs[i] = null;
-      const need = 3 * key.length + 18;
-      if (p < need) p = grow(p, need);
+      if (p - floor < 6) p = grow(p, 6);
     }
     const b = buf;
     let len = b.length - p - entryEnd;
@@ -267,11 +309,13 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
     else p = prefixLong(b, p, len);
     b[--p] = 0x12; // FieldsEntry.value
     // An empty key is the proto3 default and is not written, as other encoders do.
-    if (key !== "") p = writeKey(b, p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
-    len = b.length - p - entryEnd;
-    if (len < 0x80) b[--p] = len;
-    else p = prefixLong(b, p, len);
-    b[--p] = 0x0a; // Struct.fields
+    if (key !== "") p = writeKey(p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
+    else if (p - floor < 6) p = grow(p, 6);
+    const c = buf;
+    len = c.length - p - entryEnd;
+    if (len < 0x80) c[--p] = len;
+    else p = prefixLong(c, p, len);
+    c[--p] = 0x0a; // Struct.fields
   }
   top = base;
   return p;
@@ -290,22 +334,26 @@ const KEY_CACHE_SIZE = 4096;
 const KEY_CACHE_MAX_LENGTH = 64;
 
 /**
- * Writes the FieldsEntry.key field of `key` before `p` in `b`, from the cache (`slot` is its place
- * in the first level); returns where it starts. The caller has made room: 3 bytes per UTF-16 unit
- * and 6, which also covers encoding the key when it is not cached.
+ * Writes the FieldsEntry.key field of `key` before `p`, from the cache (`slot` is its place in the
+ * first level); returns where it starts, with room before it for the entry's length and tag.
  */
-function writeKey(b: Uint8Array, p: number, key: string, slot: number): number {
+function writeKey(p: number, key: string, slot: number): number {
   let words: Int32Array;
   if (slotKeys[slot] === key) {
     words = slotWords[slot]!;
   } else {
+    // Room to encode the key, which encodeKey() needs (it must not grow the buffer under `p`).
+    const units = key.length;
+    if (p - floor < 3 * units + 12) p = grow(p, 3 * units + 12);
     words = keyCache.get(key) ?? encodeKey(key, p);
-    if (key.length <= KEY_CACHE_MAX_LENGTH) {
+    if (units <= KEY_CACHE_MAX_LENGTH) {
       slotKeys[slot] = key;
       slotWords[slot] = words;
     }
   }
   const n = words[0]!;
+  if (p - floor < n + 6) p = grow(p, n + 6);
+  const b = buf;
   if (n >= 4) {
     // Whole words from the end, then the first four bytes over the start (overlapping what the
     // last word wrote when n is not a multiple of 4).
@@ -334,7 +382,7 @@ function writeKey(b: Uint8Array, p: number, key: string, slot: number): number {
  */
 function encodeKey(key: string, p: number): Int32Array {
   const end = buf.length - p;
-  let q = string(key, p);
+  let q = string(key, p, 1);
   buf[--q] = 0x0a;
   const bytes = buf.slice(q, buf.length - end);
   const n = bytes.length;
@@ -355,14 +403,14 @@ function encodeKey(key: string, p: number): Int32Array {
 }
 
 /**
- * Writes `s` as UTF-8 with its length before `end`; returns where it starts. Lone surrogates
- * become U+FFFD, as `TextEncoder` does. The caller has made room for a short string: 3 bytes per
- * UTF-16 unit and 5.
+ * Writes `s` as UTF-8 with its length before `end`; returns where it starts, with room for `extra`
+ * more bytes before it. Lone surrogates become U+FFFD, as `TextEncoder` does.
  */
-function string(s: string, end: number): number {
+function string(s: string, end: number, extra: number): number {
   const n = s.length;
   let p = end;
   if (n <= SHORT_STRING) {
+    if (p - floor < 3 * n + 5 + extra) p = end = grow(p, 3 * n + 5 + extra);
     // One pass from the last character to the first, each written as it is read (UTF-8 read
     // backwards: a pair is met low surrogate first).
     const b = buf;
@@ -380,6 +428,19 @@ function string(s: string, end: number): number {
         d.setInt32(p, c3 | (c2 << 8) | (c1 << 16) | (c0 << 24), true);
         i -= 4;
       } while (i >= 3);
+      if (i >= 0 && i < 3) {
+        // One to three characters left, and all after them ASCII: the first four as a word, over
+        // the start of what is written (the same bytes), rather than one by one.
+        const c0 = codeAt.call(s, 0);
+        const c1 = codeAt.call(s, 1);
+        const c2 = codeAt.call(s, 2);
+        const c3 = codeAt.call(s, 3);
+        if ((c0 | c1 | c2 | c3) < 0x80) {
+          p -= i + 1;
+          d.setInt32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
+          i = -1;
+        }
+      }
     }
     for (; i >= 0; i--) {
       const c = codeAt.call(s, i);
@@ -418,7 +479,7 @@ function string(s: string, end: number): number {
   // Long strings: the native encoder writes them at the bottom of a worst-case gap, and they are
   // moved up against what follows.
   const max = 3 * n;
-  if (p < max + 5) p = grow(p, max + 5);
+  if (p - floor < max + 5 + extra) p = grow(p, max + 5 + extra);
   const b = buf;
   const at = p - max;
   const written = encoder.encodeInto(s, b.subarray(at, p)).written;

@@ -1,7 +1,7 @@
 /**
  * The back-to-front JSON value writer (src/wire/json-writer.ts) against protobuf-es: for any JSON
  * value, the bytes of `google.protobuf.Value` / `Struct` are the ones protobuf-es writes, including
- * where the writer's own machinery is at work (its scratch buffer growing mid-value, the key cache
+ * where the writer's own machinery is at work (the buffer it writes in growing mid-value, the key cache
  * filling up and starting again, long and non-ASCII strings, lone surrogates, the empty key).
  */
 import { fromJson, toBinary } from "@bufbuild/protobuf";
@@ -38,6 +38,14 @@ function theirs(v: JsonValue): Uint8Array {
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
+/** The varint of `n`, in hex. */
+function varint(n: number): string {
+  const out: number[] = [];
+  for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  out.push(n);
+  return Buffer.from(out).toString("hex");
+}
+
 describe("JSON values as google.protobuf.Value, written back to front", () => {
   it("match protobuf-es for arbitrary JSON", () => {
     const json = fc.jsonValue({ maxDepth: 6, noUnicodeString: false }).map((v) => withoutEmptyKeys(JSON.parse(JSON.stringify(v)) as JsonValue));
@@ -62,8 +70,8 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     for (const v of cases) expect(hex(ours(v)), JSON.stringify(v).slice(0, 60)).toBe(hex(theirs(v)));
   });
 
-  it("grow the scratch buffer in the middle of a value without losing what is written", () => {
-    // Nested lists and objects whose total is many times the initial 16 KiB scratch buffer.
+  it("grow the buffer in the middle of a value without losing what is written", () => {
+    // Nested lists and objects whose total is many times the writer's 64 KiB pool.
     const v: JsonValue = {
       rows: Array.from({ length: 400 }, (_, i) => ({ id: `row-${i}`, text: "é".repeat(i % 90), nested: { deep: [i, { s: "x".repeat(i) }] } })),
       big: "y".repeat(300_000),
@@ -72,6 +80,26 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
     expect(hex(ours(v))).toBe(hex(theirs(v)));
     // And the writer is still right afterwards, with its buffer back to the small size.
     expect(hex(ours({ a: [1, "b"] }))).toBe(hex(theirs({ a: [1, "b"] })));
+  });
+
+  it("grow the buffer at any write: a short string, a cached or new key, a number, a list item", () => {
+    // The value is written back to front from the end of the writer's buffer (a fresh 64 KiB
+    // pool after the value over 1 MiB before each, which the writer drops), the filler list (the
+    // last entry) first: it fills most of the pool (numbers, 11 bytes each, leave little room) by
+    // an amount that steps byte by byte (the tail string), and the entries before it cross the
+    // room's end at every point.
+    for (let count = 5940; count < 5960; count++) {
+      for (let tail = 0; tail < 11; tail++) {
+        ours({ reset: "r".repeat(400_000) });
+        const v: JsonValue = {
+          first: "short é",
+          [`new-${count}-${tail}-ü`]: [1.5, "Genève — x", true, { k: "v", [`n${tail}`]: null }],
+          again: { first: "abcdefgh", again: -2 },
+          filler: [...Array.from({ length: count }, (_, i) => i + 0.5), "y".repeat(tail)],
+        };
+        expect(hex(ours(v)), `${count} ${tail}`).toBe(hex(theirs(v)));
+      }
+    }
   });
 
   it("keep writing the right keys past the key cache's size", () => {
@@ -99,12 +127,6 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
 
   it("write a field's length and body, the length as long as the body needs", () => {
     // Scalars (fork and join), and arrays and objects whose bodies take 1, 2 and 3 bytes of length.
-    const varint = (n: number) => {
-      const out: number[] = [];
-      for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
-      out.push(n);
-      return Buffer.from(out).toString("hex");
-    };
     const cases: JsonValue[] = ["s", "é".repeat(100), 1.5, true, null, [1], { a: "x".repeat(200) }, ["y".repeat(20_000)]];
     for (const v of cases) {
       const w = beginWrite();
@@ -118,6 +140,27 @@ describe("JSON values as google.protobuf.Value, written back to front", () => {
       writeStructField(w, v);
       const body = toBinary(StructSchema, fromJson(StructSchema, v));
       expect(hex(w.finish())).toBe(varint(body.length) + hex(body));
+    }
+  });
+
+  it("keep the event's bytes before a value whose writing grows the writer's buffer", () => {
+    // The value is written in the writer's buffer above the event's bytes so far: when it needs a
+    // larger buffer, those bytes go with it. Values from a few bytes to a few times the pool,
+    // after events of several sizes have moved the pool's start on.
+    const head = Array.from({ length: 300 }, (_, i) => (i * 7) & 0xff);
+    for (const size of [10, 1_000, 30_000, 70_000, 200_000]) {
+      for (const before of [0, 1, 299, 300]) {
+        const v: JsonValue = { rows: Array.from({ length: Math.ceil(size / 40) }, (_, i) => ({ id: `r${i}`, n: i })) };
+        ours({ skip: "s".repeat(before) });
+        const w = beginWrite();
+        w.ensure(before);
+        for (let i = 0; i < before; i++) w.byte(head[i]!);
+        writeValueField(w, v);
+        const body = theirs(v);
+        const out = hex(w.finish());
+        expect(out.slice(0, 2 * before), `${size} ${before}`).toBe(hex(Uint8Array.from(head.slice(0, before))));
+        expect(out.slice(2 * before), `${size} ${before}`).toBe(varint(body.length) + hex(body));
+      }
     }
   });
 });
