@@ -198,6 +198,33 @@ function parsed(text: string): { messages: { data: string; event: string; id: st
 
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
+/**
+ * The chunks the proxy's transcoder hands a client of `clientType` for `upstream`'s run, relaying
+ * (`relayed`) or re-encoding, with events held to `maxEventBytes`.
+ */
+async function transcodedChunks(upstream: TestServer, clientType: string, relayed: boolean, maxEventBytes = 1 << 20): Promise<Uint8Array[]> {
+  const stop = new AbortController();
+  const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
+  if (!opening.ok) throw new Error(opening.message);
+  const body = transcode({
+    answer: opening.answer,
+    contentType: clientType === SSE_MEDIA_TYPE ? SSE_MEDIA_TYPE : BINARY_MEDIA_TYPE,
+    keepAliveMs: 0,
+    idleTimeoutMs: Infinity,
+    maxEventBytes,
+    deadline: runDeadline(Infinity, stop),
+    stop,
+    tally: { outcome: UNFINISHED, events: 0, bytes: 0 },
+    onFailure: () => {},
+    onWarning: () => {},
+    onEnd: () => {},
+    relay: relayed,
+  });
+  const chunks: Uint8Array[] = [];
+  for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) chunks.push(chunk);
+  return chunks;
+}
+
 describe("relaying what the upstream sent", () => {
   it("sends the very bytes a re-encoding proxy sends for canonical SSE, cut anywhere", async () => {
     for (let round = 0; round < 3; round++) {
@@ -293,29 +320,8 @@ describe("the size bound in relay mode", () => {
     const upstream = await piecewise(SSE_MEDIA_TYPE, sse(upstreamText));
     servers.push(upstream);
     const outputs: string[] = [];
-    for (const relayed of [true, false]) {
-      const stop = new AbortController();
-      const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
-      if (!opening.ok) throw new Error(opening.message);
-      const body = transcode({
-        answer: opening.answer,
-        contentType: SSE_MEDIA_TYPE,
-        keepAliveMs: 0,
-        idleTimeoutMs: Infinity,
-        // Within the decoder's bound (UTF-16 units), past the relay's (UTF-8 bytes).
-        maxEventBytes: 150,
-        deadline: runDeadline(Infinity, stop),
-        stop,
-        tally: { outcome: UNFINISHED, events: 0, bytes: 0 },
-        onFailure: () => {},
-        onWarning: () => {},
-        onEnd: () => {},
-        relay: relayed,
-      });
-      let out = "";
-      for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) out += text(chunk);
-      outputs.push(out);
-    }
+    // Within the decoder's bound (UTF-16 units), past the relay's (UTF-8 bytes).
+    for (const relayed of [true, false]) outputs.push((await transcodedChunks(upstream, SSE_MEDIA_TYPE, relayed, 150)).map(text).join(""));
     expect(outputs[0]).toBe(outputs[1]);
     const { events } = await decoded(utf8.encode(outputs[0]!), SSE_MEDIA_TYPE);
     expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]);
@@ -415,26 +421,7 @@ describe("the client's first event", () => {
   async function chunksOf(contentType: string, bytes: Uint8Array, clientType: string, relayed: boolean): Promise<Uint8Array[]> {
     const upstream = await piecewise(contentType, () => ({ bytes, cuts: [] }));
     servers.push(upstream);
-    const stop = new AbortController();
-    const opening = await openUpstream({ url: upstream.url, body: utf8.encode("{}"), headers: {}, stop, firstByteTimeoutMs: 10_000, send: nodeSend() });
-    if (!opening.ok) throw new Error(opening.message);
-    const body = transcode({
-      answer: opening.answer,
-      contentType: clientType === SSE_MEDIA_TYPE ? SSE_MEDIA_TYPE : BINARY_MEDIA_TYPE,
-      keepAliveMs: 0,
-      idleTimeoutMs: Infinity,
-      maxEventBytes: 1 << 20,
-      deadline: runDeadline(Infinity, stop),
-      stop,
-      tally: { outcome: UNFINISHED, events: 0, bytes: 0 },
-      onFailure: () => {},
-      onWarning: () => {},
-      onEnd: () => {},
-      relay: relayed,
-    });
-    const chunks: Uint8Array[] = [];
-    for (let chunk = await body.pull(); chunk !== undefined; chunk = await body.pull()) chunks.push(chunk);
-    return chunks;
+    return transcodedChunks(upstream, clientType, relayed);
   }
 
   const cases: [string, string, Uint8Array][] = [
