@@ -17,7 +17,7 @@ import { build } from "esbuild";
 import { browserFiles } from "../scripts/browser-files.js";
 import { createNodeHandler, memoryStore } from "../src/server/index.js";
 import { createNodeProxyHandler } from "../src/proxy/index.js";
-import { createDemoAgent } from "./agent.js";
+import { createDemoAgent, type BeforeEvent } from "./agent.js";
 
 /** Options of {@link startDemoServer}. */
 export interface DemoServerOptions {
@@ -29,6 +29,8 @@ export interface DemoServerOptions {
   delayMs?: number;
   /** Print the proxy's record of each run it relays, as a JSON line; default false. */
   logRuns?: boolean;
+  /** Awaited by the agent before each event (both the direct agent and the proxy's upstream); see `BeforeEvent`. */
+  beforeEvent?: BeforeEvent;
 }
 
 /** The bearer token the demo page sends to the proxy (a demo's, not a secret). */
@@ -84,15 +86,15 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
  *   `EACCES`), as the underlying esbuild or node:http error.
  */
 export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
-  const { port = 3000, host = "127.0.0.1", delayMs = 40 } = options;
+  const { port = 3000, host = "127.0.0.1", delayMs = 40, beforeEvent } = options;
   const [page, script] = await Promise.all([readFile(here("./index.html"), "utf8"), bundlePage()]);
   // The page says how the agent is paced, so that it can tell its reader how much of a run's
   // time is that pacing.
   const html = page.replace(/(<meta name="agent-delay-ms" content=")\d+(")/, `$1${delayMs}$2`);
   const onError = (error: unknown): void => console.error("demo agent failed:", error);
   const store = memoryStore();
-  const agent = createNodeHandler(createDemoAgent(delayMs), { store, onError });
-  const upstream = createNodeHandler(createDemoAgent(delayMs), { onError });
+  const agent = createNodeHandler(createDemoAgent(delayMs, beforeEvent), { store, onError });
+  const upstream = createNodeHandler(createDemoAgent(delayMs, beforeEvent), { onError });
   /** The proxy's own store: the runs it relays to its upstream (which keeps none), resumable through it. */
   const proxyStore = memoryStore();
   /**

@@ -19,6 +19,8 @@ warnIfUnavailable("test/demo/browser.test.ts");
 
 const EVENTS = [...conversationRun({ threadId: "t", runId: "r" })].length;
 const DELAY_MS = 30;
+/** Where a drop test holds its run: past the events it waits to see, well before the end. */
+const HOLD_AT = 25;
 
 interface Shown {
   state: string | undefined;
@@ -115,8 +117,28 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
   let page: Page;
   const problems: string[] = [];
 
+  /**
+   * Runs whose id starts with `prefix` wait before event `at` until released: a test that drops
+   * connections mid-run drops them while the run surely goes on, however slowly this machine
+   * shows its events (a page that lags its server could otherwise show event 15 of a run the
+   * server has finished).
+   */
+  let held: { prefix: string; at: number; released: Promise<void> } | undefined;
+  function hold(prefix: string, at = HOLD_AT): () => void {
+    let release!: () => void;
+    held = { prefix, at, released: new Promise<void>((resolve) => (release = resolve)) };
+    return () => {
+      held = undefined;
+      release();
+    };
+  }
+
   beforeAll(async () => {
-    server = await startDemoServer({ port: 0, delayMs: DELAY_MS });
+    server = await startDemoServer({
+      port: 0,
+      delayMs: DELAY_MS,
+      beforeEvent: (runId, index) => (held && runId.startsWith(held.prefix) && index === held.at ? held.released : undefined),
+    });
     browser = await launchChromium();
     page = await open({ width: 1366, height: 768 });
   });
@@ -252,10 +274,12 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
   });
 
   it("drops both connections mid-run on a click: each client reattaches, gets what it missed, and completes the run whole", async () => {
+    const release = hold("run-5");
     await page.click("#run");
     await page.waitForFunction(() => ["binary", "sse"].every((id) => (document.querySelectorAll(`#${id} ol.events li`).length ?? 0) >= 15));
     await page.click("#drop");
     await page.waitForFunction(() => Number(document.getElementById("comparison")?.dataset.dropped) >= 1);
+    release();
     await expectCompleteRun("run-5", page);
     for (const id of ["binary", "sse"] as const) {
       const note = await page.$eval(`#${id} .resumed`, (p) => p.textContent ?? "");
@@ -281,6 +305,7 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       answered.push(`${response.request().method()} ${url.pathname}${url.search} ${response.status()}`);
     };
     page.on("response", onResponse);
+    const release = hold("run-6");
     try {
       // Checking the box starts a run through the proxy (its lists are emptied at once).
       await page.check("#via-proxy");
@@ -290,6 +315,7 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       expect(await page.isEnabled("#drop")).toBe(true);
       await page.click("#drop");
       await page.waitForFunction(() => document.getElementById("comparison")?.dataset.dropped !== undefined);
+      release();
       // The page's two connections to the proxy, and not the proxy's own to its upstream (the
       // run would then end with a RUN_ERROR rather than complete).
       expect(await page.$eval("#comparison", (p) => (p as HTMLElement).dataset.dropped)).toBe("2");
@@ -308,6 +334,7 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
       // Nothing went straight to the agent.
       expect(answered.filter((line) => line.includes(" /agent")), answered.join("\n")).toEqual([]);
     } finally {
+      release();
       page.off("response", onResponse);
     }
     const cut = problems.filter((p) => /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION|network error/i.test(p));
@@ -324,8 +351,10 @@ describe.skipIf(skip)("the demo page in headless Chromium", () => {
     await page.waitForFunction(() => ["binary", "sse"].every((id) => document.getElementById(id)?.dataset.state === "done"), undefined, { timeout: 15_000 });
     // Between runs too the button can be clicked: a run lasts a few seconds, too short to aim at.
     expect(await page.isEnabled("#drop")).toBe(true);
+    const release = hold("run-8");
     await page.click("#drop");
     await page.waitForFunction(() => document.getElementById("comparison")?.dataset.dropped !== undefined);
+    release();
     expect(Number(await page.$eval("#comparison", (p) => (p as HTMLElement).dataset.dropped))).toBe(2);
     await expectCompleteRun("run-8", page);
     for (const id of ["binary", "sse"] as const) {
