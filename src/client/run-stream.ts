@@ -65,6 +65,11 @@ export interface RunStreamOptions {
 export class RunStream implements AsyncIterable<AguiEvent> {
   #open: RunOpener | undefined;
   readonly #controller = new AbortController();
+  /**
+   * Set by {@link abort}, the one way the run's signal fires before the run is over: read per
+   * event instead of `signal.aborted`, a getter on an EventTarget.
+   */
+  #aborted = false;
   #onEnd: (() => void) | undefined;
   readonly #unlink: () => void;
 
@@ -86,6 +91,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
 
   /** Cancels the run (before or during it); a no-op once it is over. Never throws. */
   abort(reason?: unknown): void {
+    this.#aborted = true;
     this.#controller.abort(reason);
   }
 
@@ -139,7 +145,7 @@ export class RunStream implements AsyncIterable<AguiEvent> {
     const step = (): Pulled<AguiEvent> => {
       if (over) return done();
       try {
-        if (signal.aborted) throw abortedError(signal);
+        if (this.#aborted) throw abortedError(signal);
         source ??= open(signal)[Symbol.asyncIterator]();
         const pulled = (source as Partial<Pullable>)[PULL]?.() ?? source.next();
         return pulled instanceof Promise ? pulled.then(settle, fail) : settle(pulled);

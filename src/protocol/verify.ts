@@ -112,6 +112,15 @@ export class EventVerifier {
   #owners: Map<string, Owner>[] = [];
   /** Turns chunk events into the START, content and END events 1.0 derives from them. */
   readonly #chunks = new ChunkExpander();
+  /**
+   * The type and id of the event checked last when it continued an item (TEXT_MESSAGE_CONTENT,
+   * TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT), else "". Most events of a stream are such,
+   * continuing the same item: one of the same type and id right after, naming no
+   * `subagentRunId`, passes at once, since its item is still open and with no owner named there
+   * is nothing else to check.
+   */
+  #last = "";
+  #lastId = "";
 
   /**
    * Checks the next event of the stream.
@@ -133,6 +142,8 @@ export class EventVerifier {
     const type = event.type;
     const fields: Fields = event;
     const owner: Owner = fields.subagentRunId;
+    if (type === this.#last && owner === undefined && (fields.messageId ?? fields.toolCallId) === this.#lastId) return;
+    this.#last = "";
     if (event.type === "RUN_STARTED") {
       if (this.#phase === IN_RUN) this.#fail("run-already-started", "RUN_FINISHED or RUN_ERROR first", "a run open");
       this.#phase = IN_RUN;
@@ -286,6 +297,11 @@ export class EventVerifier {
       open.add(id);
       if (!owners.has(id)) owners.set(id, owner);
     } else if (action === CLOSE) open.delete(id);
+    else {
+      // Content (of an event of the stream's: a chunk's type never matches a derived event's).
+      this.#last = this.#type;
+      this.#lastId = id;
+    }
     this.#via = "";
   }
 }

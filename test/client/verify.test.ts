@@ -203,6 +203,39 @@ describe("EventVerifier: one test per rule", () => {
   });
 });
 
+describe("EventVerifier: content repeating the last event's item (checked at once)", () => {
+  const reasoningStart = { type: "REASONING_MESSAGE_START", messageId: "m", role: "reasoning" } as const;
+  const reasoningContent = { type: "REASONING_MESSAGE_CONTENT", messageId: "m", delta: "x" } as const;
+  const subagent = (subagentRunId: string) => ({ type: "SUBAGENT_STARTED", subagentRunId, name: "s" }) as const;
+
+  it("accepts runs of content for one item, interleaved with other events", () => {
+    const m = msgContent("m");
+    const a = toolArgs("c");
+    expect(check([started, msgStart("m"), m, m, m, toolStart("c"), a, a, m, a, custom, a, msgEnd("m"), toolEnd("c"), finished])).toBeUndefined();
+  });
+
+  it("fails content after its item closed, right after content of it", () => {
+    expectViolation([started, msgStart("m"), msgContent("m"), msgEnd("m"), msgContent("m")], "message-not-started", 4);
+    expectViolation([started, toolStart("c"), toolArgs("c"), toolEnd("c"), toolArgs("c")], "tool-call-not-started", 4);
+  });
+
+  it("fails content of an item a failed run left open, in the next run", () => {
+    expectViolation([started, msgStart("m"), msgContent("m"), failed, msgContent("m")], "run-started-first", 4);
+    expectViolation([started, msgStart("m"), msgContent("m"), failed, started, msgContent("m")], "message-not-started", 5);
+  });
+
+  it("fails content of another kind with the same id", () => {
+    expectViolation([started, msgStart("m"), msgContent("m"), reasoningContent], "reasoning-message-not-started", 3);
+    expect(check([started, msgStart("m"), reasoningStart, msgContent("m"), reasoningContent, msgContent("m"), { type: "REASONING_MESSAGE_END", messageId: "m" }, msgEnd("m"), finished])).toBeUndefined();
+  });
+
+  it("checks the owner of content naming a subagentRunId, right after content of the same item", () => {
+    const error = check([started, subagent("s"), msgStart("m"), msgContent("m"), { ...msgContent("m"), subagentRunId: "s" }]);
+    expect((error as ProtocolViolationError).rule).toBe("subagent-mismatch");
+    expect((error as ProtocolViolationError).index).toBe(4);
+  });
+});
+
 describe("verifyEvents", () => {
   it("passes a valid stream through unchanged", async () => {
     const events = [...sampleRun({ threadId: "t", runId: "r" })].map((e) => parseEvent(e));
