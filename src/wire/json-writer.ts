@@ -159,6 +159,20 @@ function prefixLong(b: Uint8Array, p: number, len: number): number {
 }
 
 /**
+ * Writes before `p` the length of what was written since the mark `end` (counted from the
+ * buffer's end, as value() marks it), then the field's `tag`; returns where the tag starts. The
+ * caller has made room: 6 bytes.
+ */
+function lengthAndTag(p: number, end: number, tag: number): number {
+  const b = buf;
+  const len = b.length - p - end;
+  if (len < 0x80) b[--p] = len;
+  else p = prefixLong(b, p, len);
+  b[--p] = tag;
+  return p;
+}
+
+/**
  * Writes a `google.protobuf.Value` body holding `v` before `p`; returns where it starts. `depth`
  * counts the arrays and objects enclosing `v`. (Marks count from the end of the buffer, which
  * stays put when grow() moves what is written.)
@@ -190,20 +204,12 @@ function value(v: JsonValue, p: number, depth: number): number {
         // through value(), one call fewer per item.
         p = struct(item, p, depth + 1);
         if (p - floor < 12) p = grow(p, 12);
-        const b = buf;
-        const len = b.length - p - itemEnd;
-        if (len < 0x80) b[--p] = len;
-        else p = prefixLong(b, p, len);
-        b[--p] = 0x2a; // 5: struct_value
+        p = lengthAndTag(p, itemEnd, 0x2a); // 5: struct_value
       } else {
         p = value(item, p, depth + 1);
         if (p - floor < 6) p = grow(p, 6);
       }
-      const b = buf;
-      const len = b.length - p - itemEnd;
-      if (len < 0x80) b[--p] = len;
-      else p = prefixLong(b, p, len);
-      b[--p] = 0x0a; // ListValue.values
+      p = lengthAndTag(p, itemEnd, 0x0a); // ListValue.values
     }
     tag = 0x32; // 6: list_value
   } else {
@@ -211,12 +217,7 @@ function value(v: JsonValue, p: number, depth: number): number {
     tag = 0x2a; // 5: struct_value
   }
   if (p - floor < 6) p = grow(p, 6);
-  const b = buf;
-  const len = b.length - p - end;
-  if (len < 0x80) b[--p] = len;
-  else p = prefixLong(b, p, len);
-  b[--p] = tag;
-  return p;
+  return lengthAndTag(p, end, tag);
 }
 
 /**
@@ -303,19 +304,11 @@ function struct(v: { readonly [key: string]: JsonValue }, p: number, depth: numb
       vs[i] = null;
       if (p - floor < 6) p = grow(p, 6);
     }
-    const b = buf;
-    let len = b.length - p - entryEnd;
-    if (len < 0x80) b[--p] = len;
-    else p = prefixLong(b, p, len);
-    b[--p] = 0x12; // FieldsEntry.value
+    p = lengthAndTag(p, entryEnd, 0x12); // FieldsEntry.value
     // An empty key is the proto3 default and is not written, as other encoders do.
     if (key !== "") p = writeKey(p, key, ((depth << 4) + i - base) & (KEY_SLOTS - 1));
     else if (p - floor < 6) p = grow(p, 6);
-    const c = buf;
-    len = c.length - p - entryEnd;
-    if (len < 0x80) c[--p] = len;
-    else p = prefixLong(c, p, len);
-    c[--p] = 0x0a; // Struct.fields
+    p = lengthAndTag(p, entryEnd, 0x0a); // Struct.fields
   }
   top = base;
   return p;
