@@ -9,7 +9,7 @@ import { encodeValidFrame } from "../binary/index.js";
 import { EventType } from "../model/event-type.js";
 import type { AguiEvent, AguiEventInput } from "../model/index.js";
 import { validEvent, validEventInOrder } from "../model/exact.js";
-import type { Segment } from "../store/segment.js";
+import { packFrames, type Segment } from "../store/segment.js";
 import { encodeValidSSE } from "../sse/index.js";
 import { concatBytes } from "../util/index.js";
 import { checkSSESize, EventTooLargeError, type Batch } from "./batch.js";
@@ -124,19 +124,10 @@ export class SegmentBatch implements Batch<number> {
       this.#pieceBytes = 0;
       segment = { first, count: n, frames: undefined, sse: { bytes, offsets: undefined }, size: bytes.length };
     } else {
-      const frames = this.#frames;
-      const offsets = new Uint32Array(n + 1);
-      const bytes = new Uint8Array(this.#frameBytes);
-      let at = 0;
-      for (let i = 0; i < n; i++) {
-        offsets[i] = at;
-        bytes.set(frames[i]!, at);
-        at += frames[i]!.length;
-      }
-      offsets[n] = at;
+      const frames = packFrames(this.#frames, this.#frameBytes);
       this.#frames = [];
       this.#frameBytes = 0;
-      segment = { first, count: n, frames: { bytes, offsets }, sse: undefined, size: at };
+      segment = { first, count: n, frames, sse: undefined, size: frames.bytes.length };
     }
     const runEnded = this.#runEnded;
     this.#runEnded = undefined;

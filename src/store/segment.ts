@@ -63,6 +63,31 @@ export function misnumbered(segment: Segment, next: number): RunStoreError {
 }
 
 /**
+ * `frames` copied back to back into one buffer (out of the encoder's pool), with where each starts
+ * (one more entry than frames, the last the total). `size`: their summed length, when the caller
+ * kept it.
+ *
+ * @throws Never.
+ */
+export function packFrames(frames: readonly Uint8Array[], size?: number): NonNullable<Segment["frames"]> {
+  const n = frames.length;
+  if (size === undefined) {
+    size = 0;
+    for (let i = 0; i < n; i++) size += frames[i]!.length;
+  }
+  const offsets = new Uint32Array(n + 1);
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = at;
+    bytes.set(frames[i]!, at);
+    at += frames[i]!.length;
+  }
+  offsets[n] = at;
+  return { bytes, offsets };
+}
+
+/**
  * The events of one append, whose first is `first`, as a segment: the frames copied out of the
  * encoder's pool into one buffer, the SSE texts joined and encoded.
  *
@@ -70,19 +95,7 @@ export function misnumbered(segment: Segment, next: number): RunStoreError {
  */
 export function segmentOf(first: number, events: readonly RunEvent[]): Segment {
   const n = events.length;
-  let frames: Segment["frames"];
-  if (events.every((e) => e.frame !== undefined)) {
-    const offsets = new Uint32Array(n + 1);
-    let size = 0;
-    for (let i = 0; i < n; i++) {
-      offsets[i] = size;
-      size += events[i]!.frame!.length;
-    }
-    offsets[n] = size;
-    const bytes = new Uint8Array(size);
-    for (let i = 0; i < n; i++) bytes.set(events[i]!.frame!, offsets[i]!);
-    frames = { bytes, offsets };
-  }
+  const frames = events.every((e) => e.frame !== undefined) ? packFrames(events.map((e) => e.frame!)) : undefined;
   let sse: Segment["sse"];
   if (n > 0 && events.every((e) => e.sse !== undefined)) {
     const parts: string[] = new Array<string>(2 * n);
